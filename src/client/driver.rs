@@ -1,0 +1,391 @@
+//! The session loop: one future that owns the transport and the pending
+//! requests, and multiplexes everything without spawning.
+//!
+//! Like async-lsp's main loop, it is a plain `Future` polled by whoever runs
+//! it: `tokio::spawn` natively, `spawn_local` in a browser, or a test's own
+//! executor. Handles ([`super::Client`]) talk to it through a channel, so the
+//! loop has exclusive ownership of its state and needs no locks.
+
+use std::collections::HashMap;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Poll};
+
+use futures::channel::{mpsc, oneshot};
+use futures::future::{AbortHandle, Abortable};
+use futures::stream::FuturesUnordered;
+use futures::StreamExt;
+use serde_json::{Value, json};
+
+use super::error::Error;
+use super::handlers::{NotificationListener, RequestContext, RequestHandler};
+use crate::protocol::types::Progress;
+use crate::protocol::{ErrorObject, Message, Notification, ProtocolVersion, Request, RequestId, Response, codes, methods};
+use crate::runtime::{BoxFuture, boxed};
+use crate::transport::{Transport, TransportError, TransportEvent};
+
+/// What a handle asks the loop to do.
+pub(crate) enum Command {
+    /// Send a request and route its answer (and progress) back.
+    Request {
+        request: Request,
+        reply: oneshot::Sender<Result<Value, Error>>,
+        progress: Option<mpsc::UnboundedSender<Progress>>,
+    },
+    /// Send a notification; `sent` learns whether the transport delivered it.
+    Notify { notification: Notification, sent: oneshot::Sender<Result<(), Error>> },
+    /// Stop waiting for a request; tell the server unless it is `initialize`.
+    Cancel { id: RequestId, reason: String },
+    /// The handshake negotiated this version (before `initialized` is sent).
+    Negotiated(ProtocolVersion),
+    /// `notifications/initialized` was delivered.
+    Initialized,
+    /// Add a notification listener.
+    Listen(NotificationListener),
+    /// Fail everything pending and close the transport.
+    Close { done: oneshot::Sender<()> },
+}
+
+struct Pending {
+    method: String,
+    reply: oneshot::Sender<Result<Value, Error>>,
+    progress: Option<mpsc::UnboundedSender<Progress>>,
+}
+
+/// Why a transport send was made, so its outcome reaches the right place.
+enum SendPurpose {
+    Request(RequestId),
+    Notification(Option<oneshot::Sender<Result<(), Error>>>),
+    Reply,
+}
+
+type SendFuture = BoxFuture<'static, (SendPurpose, Result<(), TransportError>)>;
+type HandlerFuture = BoxFuture<'static, Option<Message>>;
+
+/// The loop's state. Polled through [`Driver`].
+pub(crate) struct SessionLoop<T: Transport> {
+    transport: T,
+    commands: mpsc::UnboundedReceiver<Command>,
+    commands_done: bool,
+    pending: HashMap<RequestId, Pending>,
+    sends: FuturesUnordered<SendFuture>,
+    running_handlers: FuturesUnordered<HandlerFuture>,
+    handler_aborts: HashMap<RequestId, AbortHandle>,
+    handlers: Arc<HashMap<String, Arc<dyn RequestHandler>>>,
+    listeners: Vec<NotificationListener>,
+    /// Set once the transport is gone; later commands fail with it.
+    closed: Option<TransportError>,
+    closing: Option<BoxFuture<'static, Result<(), TransportError>>>,
+    close_waiters: Vec<oneshot::Sender<()>>,
+}
+
+impl<T: Transport> SessionLoop<T> {
+    pub(crate) fn new(
+        transport: T,
+        commands: mpsc::UnboundedReceiver<Command>,
+        handlers: Arc<HashMap<String, Arc<dyn RequestHandler>>>,
+        listeners: Vec<NotificationListener>,
+    ) -> Self {
+        SessionLoop {
+            transport,
+            commands,
+            commands_done: false,
+            pending: HashMap::new(),
+            sends: FuturesUnordered::new(),
+            running_handlers: FuturesUnordered::new(),
+            handler_aborts: HashMap::new(),
+            handlers,
+            listeners,
+            closed: None,
+            closing: None,
+            close_waiters: Vec::new(),
+        }
+    }
+
+    fn send(&mut self, message: Message, purpose: SendPurpose) {
+        let sending = self.transport.send(message);
+        self.sends.push(boxed(async move { (purpose, sending.await) }));
+    }
+
+    fn handle_command(&mut self, command: Command) {
+        if let Some(reason) = self.closed.clone() {
+            return self.refuse(command, reason);
+        }
+        match command {
+            Command::Request { request, reply, progress } => {
+                let id = request.id.clone();
+                let method = request.method.clone();
+                self.pending.insert(id.clone(), Pending { method, reply, progress });
+                self.send(Message::Request(request), SendPurpose::Request(id));
+            }
+            Command::Notify { notification, sent } => {
+                self.send(Message::Notification(notification), SendPurpose::Notification(Some(sent)));
+            }
+            Command::Cancel { id, reason } => {
+                // Removing the entry is what makes a late answer harmless:
+                // it then has an unknown id and is dropped with a log line.
+                if let Some(pending) = self.pending.remove(&id)
+                    && pending.method != methods::INITIALIZE
+                {
+                    let params = json!({ "requestId": id.to_value(), "reason": reason });
+                    self.send(Message::notification(methods::CANCELLED, Some(params)), SendPurpose::Notification(None));
+                }
+            }
+            Command::Negotiated(version) => self.transport.set_protocol_version(version),
+            Command::Initialized => self.transport.on_initialized(),
+            Command::Listen(listener) => self.listeners.push(listener),
+            Command::Close { done } => {
+                self.close_waiters.push(done);
+                if self.closing.is_none() {
+                    self.shut_down(TransportError::Closed("the client closed the session".into()));
+                    self.closing = Some(self.transport.close());
+                }
+            }
+        }
+    }
+
+    /// Answers a command after the transport is gone.
+    fn refuse(&mut self, command: Command, reason: TransportError) {
+        match command {
+            Command::Request { reply, .. } => {
+                let _ = reply.send(Err(Error::Transport(reason)));
+            }
+            Command::Notify { sent, .. } => {
+                let _ = sent.send(Err(Error::Transport(reason)));
+            }
+            Command::Close { done } => {
+                if self.closing.is_some() {
+                    self.close_waiters.push(done);
+                } else {
+                    let _ = done.send(());
+                }
+            }
+            Command::Listen(listener) => self.listeners.push(listener),
+            Command::Cancel { .. } | Command::Negotiated(_) | Command::Initialized => {}
+        }
+    }
+
+    /// Fails every pending request and stops every running handler.
+    fn shut_down(&mut self, reason: TransportError) {
+        for (_, pending) in self.pending.drain() {
+            let _ = pending.reply.send(Err(Error::Transport(reason.clone())));
+        }
+        for (_, abort) in self.handler_aborts.drain() {
+            abort.abort();
+        }
+        self.closed = Some(reason);
+    }
+
+    fn handle_message(&mut self, message: Message) {
+        match message {
+            Message::Response(response) => self.handle_response(response),
+            Message::Notification(notification) => self.handle_notification(notification),
+            Message::Request(request) => self.handle_request(request),
+        }
+    }
+
+    fn handle_response(&mut self, response: Response) {
+        let Some(id) = response.id else {
+            // An error about a message too malformed to carry an id: no
+            // request can be matched, so it is only reported.
+            if let Err(error) = response.outcome {
+                log::warn!("the server reported an error with no request id: {error}");
+            }
+            return;
+        };
+        let Some(pending) = self.pending.remove(&id) else {
+            log::warn!("ignoring a response with unknown id {id} (late, cancelled or never sent)");
+            return;
+        };
+        let outcome = response.outcome.map_err(|error| Error::Rpc { method: pending.method, error });
+        let _ = pending.reply.send(outcome);
+    }
+
+    fn handle_notification(&mut self, notification: Notification) {
+        match notification.method.as_str() {
+            methods::PROGRESS => {
+                let progress = notification.params.clone().map(serde_json::from_value::<Progress>);
+                match progress {
+                    Some(Ok(progress)) => {
+                        let route = RequestId::from_value(&progress.progress_token)
+                            .and_then(|id| self.pending.get(&id))
+                            .and_then(|pending| pending.progress.as_ref());
+                        match route {
+                            Some(route) => {
+                                let _ = route.unbounded_send(progress);
+                            }
+                            None => log::debug!("progress for an unknown token {}", progress.progress_token),
+                        }
+                    }
+                    Some(Err(e)) => log::warn!("ignoring malformed progress notification: {e}"),
+                    None => log::warn!("ignoring a progress notification with no params"),
+                }
+            }
+            methods::CANCELLED => {
+                let id = notification.params.as_ref().and_then(|p| p.get("requestId")).and_then(RequestId::from_value);
+                match id.and_then(|id| self.handler_aborts.remove(&id)) {
+                    Some(abort) => abort.abort(),
+                    None => log::debug!("cancellation for a request that is not running"),
+                }
+            }
+            _ => {
+                for listener in &self.listeners {
+                    listener(&notification);
+                }
+            }
+        }
+    }
+
+    fn handle_request(&mut self, request: Request) {
+        let Request { id, method, params } = request;
+        if method == methods::PING {
+            return self.send(Message::result(id, json!({})), SendPurpose::Reply);
+        }
+        let Some(handler) = self.handlers.get(&method).cloned() else {
+            let error = ErrorObject::new(codes::METHOD_NOT_FOUND, format!("method not found: {method}"));
+            return self.send(Message::error(Some(id), error), SendPurpose::Reply);
+        };
+        let progress_token =
+            params.as_ref().and_then(|p| p.get("_meta")).and_then(|m| m.get("progressToken")).cloned();
+        let context = RequestContext { id: id.clone(), method, progress_token };
+        let (abort, registration) = AbortHandle::new_pair();
+        let work = Abortable::new(handler.handle(params, context), registration);
+        self.handler_aborts.insert(id.clone(), abort);
+        self.running_handlers.push(boxed(async move {
+            match work.await {
+                Ok(Ok(result)) => Some(Message::result(id, result)),
+                Ok(Err(error)) => Some(Message::error(Some(id), error)),
+                // Cancelled by the server: it expects no answer.
+                Err(_aborted) => None,
+            }
+        }));
+    }
+
+    fn handle_send_outcome(&mut self, purpose: SendPurpose, outcome: Result<(), TransportError>) {
+        match (purpose, outcome) {
+            (SendPurpose::Request(_), Ok(())) | (SendPurpose::Notification(None), Ok(())) => {}
+            (SendPurpose::Request(id), Err(error)) => {
+                if let Some(pending) = self.pending.remove(&id) {
+                    let _ = pending.reply.send(Err(Error::Transport(error)));
+                }
+            }
+            (SendPurpose::Notification(Some(sent)), outcome) => {
+                let _ = sent.send(outcome.map_err(Error::Transport));
+            }
+            (SendPurpose::Notification(None), Err(error)) => log::warn!("could not send a notification: {error}"),
+            (SendPurpose::Reply, Ok(())) => {}
+            (SendPurpose::Reply, Err(error)) => log::warn!("could not answer a server request: {error}"),
+        }
+    }
+
+    /// One turn of the loop: drain every source that is ready. Returns
+    /// `Ready` when the session is over.
+    fn poll_turn(&mut self, cx: &mut Context<'_>) -> Poll<()> {
+        loop {
+            let mut progressed = false;
+
+            while !self.commands_done {
+                match self.commands.poll_next_unpin(cx) {
+                    Poll::Ready(Some(command)) => {
+                        progressed = true;
+                        self.handle_command(command);
+                    }
+                    Poll::Ready(None) => {
+                        // Every handle is gone: nobody can use the session.
+                        progressed = true;
+                        self.commands_done = true;
+                        if self.closed.is_none() {
+                            self.shut_down(TransportError::Closed("every client handle was dropped".into()));
+                            self.closing = Some(self.transport.close());
+                        }
+                    }
+                    Poll::Pending => break,
+                }
+            }
+
+            while self.closed.is_none() {
+                match self.transport.poll_event(cx) {
+                    Poll::Ready(TransportEvent::Message(message)) => {
+                        progressed = true;
+                        self.handle_message(message);
+                    }
+                    Poll::Ready(TransportEvent::Closed(reason)) => {
+                        progressed = true;
+                        log::debug!("transport closed: {reason}");
+                        self.shut_down(reason);
+                    }
+                    Poll::Pending => break,
+                }
+            }
+
+            while let Poll::Ready(Some((purpose, outcome))) = self.sends.poll_next_unpin(cx) {
+                progressed = true;
+                self.handle_send_outcome(purpose, outcome);
+            }
+
+            while let Poll::Ready(Some(answer)) = self.running_handlers.poll_next_unpin(cx) {
+                progressed = true;
+                if let Some(Message::Response(Response { id: Some(id), .. })) = &answer {
+                    self.handler_aborts.remove(id);
+                }
+                if let Some(answer) = answer
+                    && self.closed.is_none()
+                {
+                    self.send(answer, SendPurpose::Reply);
+                }
+            }
+
+            if let Some(closing) = self.closing.as_mut()
+                && let Poll::Ready(outcome) = closing.as_mut().poll(cx)
+            {
+                progressed = true;
+                if let Err(error) = outcome {
+                    log::warn!("closing the transport: {error}");
+                }
+                self.closing = None;
+                for waiter in self.close_waiters.drain(..) {
+                    let _ = waiter.send(());
+                }
+            }
+
+            if self.commands_done && self.closing.is_none() {
+                return Poll::Ready(());
+            }
+            if !progressed {
+                return Poll::Pending;
+            }
+        }
+    }
+}
+
+/// The future that runs a session. Spawn it, or poll it yourself.
+///
+/// [`super::Client::connect`] spawns it through the runtime seam;
+/// [`super::Client::new`] hands it to you for hosts that bring their own
+/// executor. It finishes once every [`super::Client`] handle is dropped.
+#[must_use = "a session does nothing unless its driver is polled"]
+pub struct Driver {
+    inner: BoxFuture<'static, ()>,
+}
+
+impl Driver {
+    pub(crate) fn new<T: Transport>(session: SessionLoop<T>) -> Self {
+        let mut session = session;
+        Driver { inner: boxed(futures::future::poll_fn(move |cx| session.poll_turn(cx))) }
+    }
+}
+
+impl std::fmt::Debug for Driver {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Driver")
+    }
+}
+
+impl Future for Driver {
+    type Output = ();
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
+        self.inner.as_mut().poll(cx)
+    }
+}

@@ -1,0 +1,85 @@
+//! The one error type of the client API.
+
+use std::time::Duration;
+
+use crate::protocol::ErrorObject;
+use crate::transport::TransportError;
+
+/// Everything a client call can fail with.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum Error {
+    /// The server answered with a JSON-RPC error.
+    #[error("the server answered {method} with an error: {error}")]
+    Rpc {
+        /// The method that failed.
+        method: String,
+        /// The error the server sent.
+        error: ErrorObject,
+    },
+    /// No answer in time. `notifications/cancelled` was sent (except for `initialize`).
+    #[error("{method} timed out after {}", human(*.after))]
+    Timeout {
+        /// The method that timed out.
+        method: String,
+        /// How long we waited.
+        after: Duration,
+    },
+    /// The caller cancelled the request.
+    #[error("{method} was cancelled{}", .reason.as_ref().map(|r| format!(": {r}")).unwrap_or_default())]
+    Cancelled {
+        /// The method that was cancelled.
+        method: String,
+        /// Why, if the caller said.
+        reason: Option<String>,
+    },
+    /// The server chose a protocol version this client does not speak.
+    #[error("the server chose protocol version {answered:?}, which this client does not speak (offered {offered})")]
+    UnsupportedVersion {
+        /// What we offered.
+        offered: String,
+        /// What it answered.
+        answered: String,
+    },
+    /// The server did not declare the capability this call needs.
+    #[error("the server does not offer {capability} (needed for {method})")]
+    CapabilityMissing {
+        /// The capability, e.g. `tools` or `resources.subscribe`.
+        capability: String,
+        /// The method that needs it.
+        method: String,
+    },
+    /// The server's answer does not have the shape the protocol requires.
+    #[error("the server's answer to {method} is malformed: {reason}")]
+    InvalidResult {
+        /// The method.
+        method: String,
+        /// What is wrong.
+        reason: String,
+    },
+    /// A call before `initialize` completed, or after the handshake failed.
+    #[error("the session is not initialized")]
+    NotInitialized,
+    /// The transport failed.
+    #[error(transparent)]
+    Transport(#[from] TransportError),
+    /// The caller passed something unusable.
+    #[error("invalid argument: {0}")]
+    InvalidArgument(String),
+    /// The host cannot run the session.
+    #[error(transparent)]
+    Runtime(#[from] crate::runtime::SpawnError),
+}
+
+impl Error {
+    /// The JSON-RPC error code, when the server sent one.
+    pub fn rpc_code(&self) -> Option<i64> {
+        match self {
+            Error::Rpc { error, .. } => Some(error.code),
+            _ => None,
+        }
+    }
+}
+
+fn human(d: Duration) -> String {
+    if d.as_millis() < 1000 { format!("{} ms", d.as_millis()) } else { format!("{:.1} s", d.as_secs_f64()) }
+}

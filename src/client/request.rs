@@ -1,0 +1,136 @@
+//! One request's life on the handle's side: id, progress token, timeouts,
+//! and cancellation when the caller gives up or drops the future.
+
+use std::future::poll_fn;
+use std::sync::atomic::Ordering;
+use std::task::Poll;
+use std::time::Duration;
+
+use futures::channel::{mpsc, oneshot};
+use futures::{FutureExt, StreamExt};
+use serde_json::{Map, Value};
+
+use super::driver::Command;
+use super::{Client, Error, RequestOptions};
+use crate::protocol::{Request, RequestId};
+use crate::runtime::{BoxFuture, boxed, sleep};
+use crate::transport::TransportError;
+
+/// Sends `notifications/cancelled` if the request future is dropped before
+/// its answer came: dropping is how Rust callers (and an `AbortSignal`
+/// through the JS API) cancel.
+struct CancelOnDrop<'a> {
+    client: &'a Client,
+    id: Option<RequestId>,
+}
+
+impl CancelOnDrop<'_> {
+    fn disarm(&mut self) {
+        self.id = None;
+    }
+
+    fn cancel(&mut self, reason: String) {
+        if let Some(id) = self.id.take() {
+            // A closed session has nothing to cancel.
+            let _ = self.client.command(Command::Cancel { id, reason });
+        }
+    }
+}
+
+impl Drop for CancelOnDrop<'_> {
+    fn drop(&mut self) {
+        self.cancel("the request was abandoned by the caller".into());
+    }
+}
+
+enum Waited {
+    Answer(Result<Value, Error>),
+    TimedOut(Duration),
+}
+
+impl Client {
+    pub(crate) async fn send_request(
+        &self,
+        method: &str,
+        params: Option<Value>,
+        options: &mut RequestOptions,
+    ) -> Result<Value, Error> {
+        let id = RequestId::Int(self.inner.next_id.fetch_add(1, Ordering::Relaxed));
+        let mut params = params;
+        let (progress_tx, mut progress_rx) = match options.on_progress {
+            Some(_) => {
+                params = Some(with_progress_token(params, &id)?);
+                let (tx, rx) = mpsc::unbounded();
+                (Some(tx), Some(rx))
+            }
+            None => (None, None),
+        };
+        let (reply, answer) = oneshot::channel();
+        let request = Request { id: id.clone(), method: method.to_owned(), params };
+        self.command(Command::Request { request, reply, progress: progress_tx })?;
+        let mut guard = CancelOnDrop { client: self, id: Some(id) };
+
+        let timeout = options.timeout.unwrap_or(self.inner.options.request_timeout);
+        let mut idle: BoxFuture<'static, ()> = boxed(sleep(timeout));
+        let mut hard: Option<(BoxFuture<'static, ()>, Duration)> =
+            options.max_total_timeout.map(|limit| (boxed(sleep(limit)), limit));
+        let mut answer = answer;
+        let waited = poll_fn(|cx| {
+            if let Poll::Ready(outcome) = answer.poll_unpin(cx) {
+                let closed = || Error::Transport(TransportError::Closed("the session has ended".into()));
+                return Poll::Ready(Waited::Answer(outcome.unwrap_or_else(|_| Err(closed()))));
+            }
+            while let Some(rx) = progress_rx.as_mut() {
+                match rx.poll_next_unpin(cx) {
+                    Poll::Ready(Some(progress)) => {
+                        if let Some(callback) = options.on_progress.as_mut() {
+                            callback(&progress);
+                        }
+                        if options.reset_timeout_on_progress {
+                            idle = boxed(sleep(timeout));
+                        }
+                    }
+                    Poll::Ready(None) => progress_rx = None,
+                    Poll::Pending => break,
+                }
+            }
+            if idle.poll_unpin(cx).is_ready() {
+                return Poll::Ready(Waited::TimedOut(timeout));
+            }
+            if let Some((limit, after)) = hard.as_mut()
+                && limit.poll_unpin(cx).is_ready()
+            {
+                return Poll::Ready(Waited::TimedOut(*after));
+            }
+            Poll::Pending
+        })
+        .await;
+
+        match waited {
+            Waited::Answer(outcome) => {
+                guard.disarm();
+                outcome
+            }
+            Waited::TimedOut(after) => {
+                // The driver skips the cancellation notice for `initialize`.
+                guard.cancel(format!("timed out after {} ms", after.as_millis()));
+                Err(Error::Timeout { method: method.to_owned(), after })
+            }
+        }
+    }
+}
+
+/// Puts `_meta.progressToken` (the request id) into the params object.
+fn with_progress_token(params: Option<Value>, id: &RequestId) -> Result<Value, Error> {
+    let mut object = match params {
+        None => Map::new(),
+        Some(Value::Object(object)) => object,
+        Some(_) => return Err(Error::InvalidArgument("request params must be a JSON object".into())),
+    };
+    let meta = object.entry("_meta").or_insert_with(|| Value::Object(Map::new()));
+    let Value::Object(meta) = meta else {
+        return Err(Error::InvalidArgument("`_meta` in request params must be a JSON object".into()));
+    };
+    meta.insert("progressToken".into(), id.to_value());
+    Ok(Value::Object(object))
+}

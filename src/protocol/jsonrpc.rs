@@ -1,0 +1,330 @@
+//! JSON-RPC 2.0 messages and the one codec every transport shares.
+//!
+//! Decoding is lenient where the spec lets peers differ (a batch is accepted
+//! whatever the negotiated revision) and strict where a mistake would corrupt
+//! the session (ids keep their exact JSON type; a message that is neither a
+//! request, a notification nor a response is an error, not a guess).
+
+use std::fmt;
+
+use serde::de::{self, Deserializer};
+use serde::{Deserialize, Serialize, Serializer};
+use serde_json::{Map, Value};
+
+/// A request id, type-exact: `"1"` and `1` are different ids.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum RequestId {
+    /// A JSON integer id.
+    Int(i64),
+    /// A JSON string id.
+    Str(String),
+}
+
+impl fmt::Display for RequestId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            RequestId::Int(n) => write!(f, "{n}"),
+            RequestId::Str(s) => write!(f, "{s:?}"),
+        }
+    }
+}
+
+impl From<i64> for RequestId {
+    fn from(n: i64) -> Self {
+        RequestId::Int(n)
+    }
+}
+
+impl From<&str> for RequestId {
+    fn from(s: &str) -> Self {
+        RequestId::Str(s.to_owned())
+    }
+}
+
+impl RequestId {
+    /// Reads an id from a JSON value: an integer or a string, nothing else.
+    pub fn from_value(value: &Value) -> Option<RequestId> {
+        match value {
+            Value::String(s) => Some(RequestId::Str(s.clone())),
+            Value::Number(n) => n.as_i64().map(RequestId::Int),
+            _ => None,
+        }
+    }
+
+    /// The id as a JSON value.
+    pub fn to_value(&self) -> Value {
+        match self {
+            RequestId::Int(n) => Value::from(*n),
+            RequestId::Str(s) => Value::from(s.as_str()),
+        }
+    }
+}
+
+impl Serialize for RequestId {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self {
+            RequestId::Int(n) => serializer.serialize_i64(*n),
+            RequestId::Str(s) => serializer.serialize_str(s),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for RequestId {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let value = Value::deserialize(deserializer)?;
+        RequestId::from_value(&value)
+            .ok_or_else(|| de::Error::custom("a request id must be a string or an integer"))
+    }
+}
+
+/// A request: it expects exactly one response with the same id.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Request {
+    /// Its id.
+    pub id: RequestId,
+    /// The method to run.
+    pub method: String,
+    /// Parameters, an object when present.
+    pub params: Option<Value>,
+}
+
+/// A notification: no id, no answer.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Notification {
+    /// The notification's method.
+    pub method: String,
+    /// Parameters, an object when present.
+    pub params: Option<Value>,
+}
+
+/// The error object of an error response.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ErrorObject {
+    /// The error code.
+    pub code: i64,
+    /// A short description.
+    pub message: String,
+    /// Anything else the peer attached.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub data: Option<Value>,
+}
+
+impl ErrorObject {
+    /// An error object with no data.
+    pub fn new(code: i64, message: impl Into<String>) -> Self {
+        ErrorObject { code, message: message.into(), data: None }
+    }
+}
+
+impl fmt::Display for ErrorObject {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} (code {})", self.message, self.code)?;
+        if let Some(data) = &self.data {
+            write!(f, ", data: {data}")?;
+        }
+        Ok(())
+    }
+}
+
+/// A response: the result or the error of one request.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Response {
+    /// The id of the request it answers; `None` only for an error about a
+    /// request too malformed to read an id from.
+    pub id: Option<RequestId>,
+    /// The outcome.
+    pub outcome: Result<Value, ErrorObject>,
+}
+
+/// Any JSON-RPC message.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Message {
+    /// A request.
+    Request(Request),
+    /// A notification.
+    Notification(Notification),
+    /// A response (result or error).
+    Response(Response),
+}
+
+impl Message {
+    /// A request message.
+    pub fn request(id: impl Into<RequestId>, method: impl Into<String>, params: Option<Value>) -> Self {
+        Message::Request(Request { id: id.into(), method: method.into(), params })
+    }
+
+    /// A notification message.
+    pub fn notification(method: impl Into<String>, params: Option<Value>) -> Self {
+        Message::Notification(Notification { method: method.into(), params })
+    }
+
+    /// A successful response.
+    pub fn result(id: RequestId, result: Value) -> Self {
+        Message::Response(Response { id: Some(id), outcome: Ok(result) })
+    }
+
+    /// An error response.
+    pub fn error(id: Option<RequestId>, error: ErrorObject) -> Self {
+        Message::Response(Response { id, outcome: Err(error) })
+    }
+
+    /// The method, for requests and notifications.
+    pub fn method(&self) -> Option<&str> {
+        match self {
+            Message::Request(r) => Some(&r.method),
+            Message::Notification(n) => Some(&n.method),
+            Message::Response(_) => None,
+        }
+    }
+
+    /// Whether this is a request (it expects an answer).
+    pub fn is_request(&self) -> bool {
+        matches!(self, Message::Request(_))
+    }
+
+    /// Compact JSON with no raw newline, ready for a stdio line or a POST body.
+    pub fn to_json(&self) -> String {
+        // Serialising a `Value` tree of strings and numbers cannot fail.
+        serde_json::to_string(&self.to_value()).unwrap_or_default()
+    }
+
+    /// The message as a JSON value.
+    pub fn to_value(&self) -> Value {
+        let mut object = Map::new();
+        object.insert("jsonrpc".into(), Value::from("2.0"));
+        match self {
+            Message::Request(r) => {
+                object.insert("id".into(), r.id.to_value());
+                object.insert("method".into(), Value::from(r.method.as_str()));
+                if let Some(params) = &r.params {
+                    object.insert("params".into(), params.clone());
+                }
+            }
+            Message::Notification(n) => {
+                object.insert("method".into(), Value::from(n.method.as_str()));
+                if let Some(params) = &n.params {
+                    object.insert("params".into(), params.clone());
+                }
+            }
+            Message::Response(r) => {
+                object.insert("id".into(), r.id.as_ref().map_or(Value::Null, RequestId::to_value));
+                match &r.outcome {
+                    Ok(result) => {
+                        object.insert("result".into(), result.clone());
+                    }
+                    Err(error) => {
+                        object.insert("error".into(), serde_json::to_value(error).unwrap_or(Value::Null));
+                    }
+                }
+            }
+        }
+        Value::Object(object)
+    }
+}
+
+impl Serialize for Message {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        self.to_value().serialize(serializer)
+    }
+}
+
+/// Why bytes from a peer are not a JSON-RPC message.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum DecodeError {
+    /// Not JSON at all.
+    #[error("not JSON: {0}")]
+    NotJson(String),
+    /// JSON, but not a JSON-RPC 2.0 message.
+    #[error("not a JSON-RPC 2.0 message: {0}")]
+    Invalid(String),
+    /// An empty batch (`[]`), which JSON-RPC forbids.
+    #[error("an empty JSON-RPC batch")]
+    EmptyBatch,
+}
+
+/// Decodes one payload: a single message, or a batch of them.
+///
+/// The outer `Result` fails when the payload is not JSON; inside a batch each
+/// element succeeds or fails on its own, so one bad element does not lose the
+/// others.
+pub fn decode(payload: &str) -> Result<Vec<Result<Message, DecodeError>>, DecodeError> {
+    let value: Value = serde_json::from_str(payload).map_err(|e| DecodeError::NotJson(e.to_string()))?;
+    match value {
+        Value::Array(items) if items.is_empty() => Err(DecodeError::EmptyBatch),
+        Value::Array(items) => Ok(items.into_iter().map(decode_value).collect()),
+        single => Ok(vec![decode_value(single)]),
+    }
+}
+
+/// Decodes a payload that must hold exactly one message (no batch).
+pub fn decode_one(payload: &str) -> Result<Message, DecodeError> {
+    let value: Value = serde_json::from_str(payload).map_err(|e| DecodeError::NotJson(e.to_string()))?;
+    decode_value(value)
+}
+
+/// Classifies one JSON value as a message.
+pub fn decode_value(value: Value) -> Result<Message, DecodeError> {
+    let Value::Object(mut object) = value else {
+        return Err(DecodeError::Invalid("a message must be a JSON object".into()));
+    };
+    match object.get("jsonrpc") {
+        Some(Value::String(v)) if v == "2.0" => {}
+        Some(other) => return Err(DecodeError::Invalid(format!("\"jsonrpc\" must be \"2.0\", found {other}"))),
+        None => return Err(DecodeError::Invalid("missing \"jsonrpc\": \"2.0\"".into())),
+    }
+    let id = match object.remove("id") {
+        None | Some(Value::Null) => None,
+        Some(raw) => Some(
+            RequestId::from_value(&raw)
+                .ok_or_else(|| DecodeError::Invalid(format!("an id must be a string or an integer, found {raw}")))?,
+        ),
+    };
+    let params = object.remove("params");
+    if let Some(method) = object.remove("method") {
+        let Value::String(method) = method else {
+            return Err(DecodeError::Invalid("\"method\" must be a string".into()));
+        };
+        if let Some(p) = &params
+            && !(p.is_object() || p.is_array())
+        {
+            return Err(DecodeError::Invalid(format!("\"params\" of {method} must be an object or an array")));
+        }
+        return Ok(match id {
+            Some(id) => Message::Request(Request { id, method, params }),
+            None => Message::Notification(Notification { method, params }),
+        });
+    }
+    match (object.remove("result"), object.remove("error")) {
+        (Some(_), Some(_)) => Err(DecodeError::Invalid("a response has both \"result\" and \"error\"".into())),
+        (Some(result), None) => {
+            let id = id.ok_or_else(|| DecodeError::Invalid("a result response has no id".into()))?;
+            Ok(Message::Response(Response { id: Some(id), outcome: Ok(result) }))
+        }
+        (None, Some(error)) => {
+            let error: ErrorObject = serde_json::from_value(error)
+                .map_err(|e| DecodeError::Invalid(format!("malformed error object: {e}")))?;
+            Ok(Message::Response(Response { id, outcome: Err(error) }))
+        }
+        (None, None) => Err(DecodeError::Invalid("neither a request, a notification nor a response".into())),
+    }
+}
+
+/// The standard JSON-RPC and MCP error codes a client meets.
+pub mod codes {
+    /// Invalid JSON was received.
+    pub const PARSE_ERROR: i64 = -32700;
+    /// The JSON is not a valid request.
+    pub const INVALID_REQUEST: i64 = -32600;
+    /// The method does not exist or is not offered.
+    pub const METHOD_NOT_FOUND: i64 = -32601;
+    /// Invalid method parameters.
+    pub const INVALID_PARAMS: i64 = -32602;
+    /// Internal error.
+    pub const INTERNAL_ERROR: i64 = -32603;
+    /// MCP: the resource does not exist.
+    pub const RESOURCE_NOT_FOUND: i64 = -32002;
+    /// MCP 2025-11-25: the server needs URL-mode elicitation first.
+    pub const URL_ELICITATION_REQUIRED: i64 = -32042;
+    /// MCP: the user rejected a sampling request.
+    pub const USER_REJECTED: i64 = -1;
+}

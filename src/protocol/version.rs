@@ -1,0 +1,95 @@
+//! Protocol revisions and the era each belongs to.
+
+use std::fmt;
+use std::str::FromStr;
+
+/// A protocol revision this client can speak.
+///
+/// Ordered by date, so `v >= ProtocolVersion::V2025_06_18` asks "does this
+/// revision have what 2025-06-18 introduced?".
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum ProtocolVersion {
+    /// The first published revision; HTTP+SSE transport, no batching rules.
+    V2024_11_05,
+    /// Streamable HTTP, OAuth 2.1, batching, audio, completions.
+    V2025_03_26,
+    /// Elicitation, structured tool output, resource links; no batching.
+    V2025_06_18,
+    /// Tasks, URL elicitation, sampling with tools, icons.
+    V2025_11_25,
+}
+
+/// How a session is set up: with the `initialize` handshake (2024-11-05 to
+/// 2025-11-25), or statelessly with per-request metadata (2026-07-28 on).
+///
+/// The engine switches on this at run time, so a stateless engine can stand
+/// beside the handshake one without every layer assuming either.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Era {
+    /// `initialize`, `notifications/initialized`, sessions.
+    Handshake,
+    /// Revision 2026-07-28: no handshake, no sessions.
+    Stateless,
+}
+
+impl ProtocolVersion {
+    /// Every revision spoken, oldest first.
+    pub const ALL: [ProtocolVersion; 4] = [
+        ProtocolVersion::V2024_11_05,
+        ProtocolVersion::V2025_03_26,
+        ProtocolVersion::V2025_06_18,
+        ProtocolVersion::V2025_11_25,
+    ];
+
+    /// The revision offered in `initialize`.
+    pub const LATEST: ProtocolVersion = ProtocolVersion::V2025_11_25;
+
+    /// The `YYYY-MM-DD` string on the wire.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ProtocolVersion::V2024_11_05 => "2024-11-05",
+            ProtocolVersion::V2025_03_26 => "2025-03-26",
+            ProtocolVersion::V2025_06_18 => "2025-06-18",
+            ProtocolVersion::V2025_11_25 => "2025-11-25",
+        }
+    }
+
+    /// The era this revision belongs to.
+    pub fn era(self) -> Era {
+        Era::Handshake
+    }
+
+    /// Whether a peer may send JSON-RPC batches under this revision
+    /// (only 2025-03-26 allowed them; we accept them always, but never send).
+    pub fn allows_batches(self) -> bool {
+        self == ProtocolVersion::V2025_03_26
+    }
+}
+
+impl fmt::Display for ProtocolVersion {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A version string this client does not speak.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unsupported protocol version {0:?} (this client speaks 2024-11-05, 2025-03-26, 2025-06-18 and 2025-11-25)")]
+pub struct UnsupportedVersion(pub String);
+
+impl FromStr for ProtocolVersion {
+    type Err = UnsupportedVersion;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        ProtocolVersion::ALL
+            .into_iter()
+            .find(|v| v.as_str() == s)
+            .ok_or_else(|| UnsupportedVersion(s.to_owned()))
+    }
+}
+
+impl serde::Serialize for ProtocolVersion {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}

@@ -1,0 +1,81 @@
+//! The runtime seam: the only place that names an async runtime.
+//!
+//! The session engine needs three things from its host: a timer, a way to run
+//! a background future, and an answer to "must futures be `Send`?". Natively
+//! the answer is tokio and yes; on wasm32 it is the JS event loop
+//! (`setTimeout`, `spawn_local`) and no, because JS values are single-threaded.
+//! Everything above this module is written against [`MaybeSend`] and
+//! [`BoxFuture`] so the same code compiles for both.
+
+use std::future::Future;
+use std::pin::Pin;
+use std::time::Duration;
+
+#[cfg(not(target_arch = "wasm32"))]
+mod imp {
+    use super::*;
+
+    /// `Send` natively, where work may move between threads.
+    pub trait MaybeSend: Send {}
+    impl<T: Send + ?Sized> MaybeSend for T {}
+
+    /// `Sync` natively.
+    pub trait MaybeSync: Sync {}
+    impl<T: Sync + ?Sized> MaybeSync for T {}
+
+    /// A boxed future that is `Send` natively.
+    pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+
+    /// Sleeps on the tokio timer. Needs a tokio runtime with time enabled.
+    pub async fn sleep(duration: Duration) {
+        tokio::time::sleep(duration).await
+    }
+
+    /// Runs `future` in the background on the current tokio runtime.
+    pub fn spawn(future: impl Future<Output = ()> + Send + 'static) -> Result<(), SpawnError> {
+        let handle = tokio::runtime::Handle::try_current().map_err(|_| SpawnError)?;
+        handle.spawn(future);
+        Ok(())
+    }
+}
+
+#[cfg(target_arch = "wasm32")]
+mod imp {
+    use super::*;
+
+    /// No bound on wasm32: everything runs on the one JS thread.
+    pub trait MaybeSend {}
+    impl<T: ?Sized> MaybeSend for T {}
+
+    /// No bound on wasm32.
+    pub trait MaybeSync {}
+    impl<T: ?Sized> MaybeSync for T {}
+
+    /// A boxed future with no `Send` bound.
+    pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + 'a>>;
+
+    /// Sleeps through the global `setTimeout`, which pages, workers, Deno and
+    /// Node all have (no `window` needed). Dropping the future clears the timer.
+    pub async fn sleep(duration: Duration) {
+        let millis = u32::try_from(duration.as_millis()).unwrap_or(u32::MAX);
+        gloo_timers::future::TimeoutFuture::new(millis).await
+    }
+
+    /// Runs `future` on the JS event loop.
+    pub fn spawn(future: impl Future<Output = ()> + 'static) -> Result<(), SpawnError> {
+        wasm_bindgen_futures::spawn_local(future);
+        Ok(())
+    }
+}
+
+pub use imp::{BoxFuture, MaybeSend, MaybeSync, sleep, spawn};
+
+/// There is no runtime to run background work on (natively: not inside tokio).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error("no async runtime to run the session on: call this from inside a tokio runtime")]
+pub struct SpawnError;
+
+/// Boxes a future as a [`BoxFuture`].
+pub fn boxed<'a, T>(future: impl Future<Output = T> + MaybeSend + 'a) -> BoxFuture<'a, T> {
+    Box::pin(future)
+}

@@ -1,0 +1,155 @@
+//! An in-process transport: the client's end and a scriptable server's end.
+//!
+//! Used by the engine's own tests on every target, and useful to anyone who
+//! wants to test code built on the client without a real server.
+
+use std::collections::VecDeque;
+use std::sync::{Arc, Mutex};
+use std::task::{Context, Poll};
+
+use futures::StreamExt;
+use futures::channel::mpsc;
+
+use super::{Transport, TransportError, TransportEvent};
+use crate::protocol::{Message, ProtocolVersion};
+use crate::runtime::{BoxFuture, boxed};
+
+#[derive(Default)]
+struct Shared {
+    /// Failures the next sends report instead of delivering, oldest first.
+    injected_failures: VecDeque<TransportError>,
+    negotiated: Option<ProtocolVersion>,
+    initialized: bool,
+    closed: bool,
+}
+
+/// The client's end, to hand to the engine.
+pub struct MemoryTransport {
+    to_server: mpsc::UnboundedSender<Message>,
+    from_server: mpsc::UnboundedReceiver<TransportEvent>,
+    shared: Arc<Mutex<Shared>>,
+    finished: bool,
+}
+
+/// The server's end, driven by a test.
+pub struct MemoryServer {
+    from_client: mpsc::UnboundedReceiver<Message>,
+    to_client: mpsc::UnboundedSender<TransportEvent>,
+    shared: Arc<Mutex<Shared>>,
+}
+
+/// A connected pair.
+pub fn pair() -> (MemoryTransport, MemoryServer) {
+    let (to_server, from_client) = mpsc::unbounded();
+    let (to_client, from_server) = mpsc::unbounded();
+    let shared = Arc::new(Mutex::new(Shared::default()));
+    (
+        MemoryTransport { to_server, from_server, shared: shared.clone(), finished: false },
+        MemoryServer { from_client, to_client, shared },
+    )
+}
+
+fn lock(shared: &Mutex<Shared>) -> std::sync::MutexGuard<'_, Shared> {
+    // A test that panicked while holding the lock must not hide its own panic.
+    shared.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+impl std::fmt::Debug for MemoryTransport {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("MemoryTransport")
+    }
+}
+
+impl std::fmt::Debug for MemoryServer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("MemoryServer")
+    }
+}
+
+impl Transport for MemoryTransport {
+    fn send(&mut self, message: Message) -> BoxFuture<'static, Result<(), TransportError>> {
+        let outcome = match lock(&self.shared).injected_failures.pop_front() {
+            Some(failure) => Err(failure),
+            None => self
+                .to_server
+                .unbounded_send(message)
+                .map_err(|_| TransportError::Closed("the in-memory server is gone".into())),
+        };
+        boxed(async move { outcome })
+    }
+
+    fn poll_event(&mut self, cx: &mut Context<'_>) -> Poll<TransportEvent> {
+        if self.finished {
+            return Poll::Pending;
+        }
+        match self.from_server.poll_next_unpin(cx) {
+            Poll::Ready(Some(event)) => {
+                if matches!(event, TransportEvent::Closed(_)) {
+                    self.finished = true;
+                }
+                Poll::Ready(event)
+            }
+            Poll::Ready(None) => {
+                self.finished = true;
+                Poll::Ready(TransportEvent::Closed(TransportError::Closed("the in-memory server hung up".into())))
+            }
+            Poll::Pending => Poll::Pending,
+        }
+    }
+
+    fn set_protocol_version(&mut self, version: ProtocolVersion) {
+        lock(&self.shared).negotiated = Some(version);
+    }
+
+    fn on_initialized(&mut self) {
+        lock(&self.shared).initialized = true;
+    }
+
+    fn close(&mut self) -> BoxFuture<'static, Result<(), TransportError>> {
+        lock(&self.shared).closed = true;
+        self.to_server.close_channel();
+        boxed(async { Ok(()) })
+    }
+
+    fn kind(&self) -> &'static str {
+        "memory"
+    }
+}
+
+impl MemoryServer {
+    /// The next message the client sent, or `None` once the client closed.
+    pub async fn recv(&mut self) -> Option<Message> {
+        self.from_client.next().await
+    }
+
+    /// Sends a message to the client.
+    pub fn send(&self, message: Message) {
+        // A client that is gone simply does not read it.
+        let _ = self.to_client.unbounded_send(TransportEvent::Message(message));
+    }
+
+    /// Ends the connection with a reason, as a crashed server would.
+    pub fn fail(&self, reason: TransportError) {
+        let _ = self.to_client.unbounded_send(TransportEvent::Closed(reason));
+    }
+
+    /// Makes the client's next `send` fail with `error` instead of delivering.
+    pub fn fail_next_send(&self, error: TransportError) {
+        lock(&self.shared).injected_failures.push_back(error);
+    }
+
+    /// The version the engine reported through `set_protocol_version`, if any.
+    pub fn negotiated(&self) -> Option<ProtocolVersion> {
+        lock(&self.shared).negotiated
+    }
+
+    /// Whether the engine reported the handshake as finished.
+    pub fn initialized(&self) -> bool {
+        lock(&self.shared).initialized
+    }
+
+    /// Whether the engine closed the transport.
+    pub fn was_closed(&self) -> bool {
+        lock(&self.shared).closed
+    }
+}
