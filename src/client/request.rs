@@ -76,10 +76,8 @@ impl Client {
             options.max_total_timeout.map(|limit| (boxed(sleep(limit)), limit));
         let mut answer = answer;
         let waited = poll_fn(|cx| {
-            if let Poll::Ready(outcome) = answer.poll_unpin(cx) {
-                let closed = || Error::Transport(TransportError::Closed("the session has ended".into()));
-                return Poll::Ready(Waited::Answer(outcome.unwrap_or_else(|_| Err(closed()))));
-            }
+            // Progress first: the driver queued every update that arrived
+            // before the answer, and none may be lost to the caller.
             while let Some(rx) = progress_rx.as_mut() {
                 match rx.poll_next_unpin(cx) {
                     Poll::Ready(Some(progress)) => {
@@ -93,6 +91,10 @@ impl Client {
                     Poll::Ready(None) => progress_rx = None,
                     Poll::Pending => break,
                 }
+            }
+            if let Poll::Ready(outcome) = answer.poll_unpin(cx) {
+                let closed = || Error::Transport(TransportError::Closed("the session has ended".into()));
+                return Poll::Ready(Waited::Answer(outcome.unwrap_or_else(|_| Err(closed()))));
             }
             if idle.poll_unpin(cx).is_ready() {
                 return Poll::Ready(Waited::TimedOut(timeout));

@@ -128,6 +128,30 @@ impl MemoryServer {
         let _ = self.to_client.unbounded_send(TransportEvent::Message(message));
     }
 
+    /// Sends raw bytes as a server would write them (a single message or a
+    /// batch), through the shared codec. Returns how many messages were
+    /// delivered; elements that do not decode are logged and skipped.
+    pub fn send_raw(&self, payload: &str) -> usize {
+        let decoded = match crate::protocol::jsonrpc::decode(payload) {
+            Ok(decoded) => decoded,
+            Err(error) => {
+                log::warn!("skipping a payload that is not JSON-RPC: {error}");
+                return 0;
+            }
+        };
+        let mut delivered = 0;
+        for message in decoded {
+            match message {
+                Ok(message) => {
+                    self.send(message);
+                    delivered += 1;
+                }
+                Err(error) => log::warn!("skipping a batch element: {error}"),
+            }
+        }
+        delivered
+    }
+
     /// Ends the connection with a reason, as a crashed server would.
     pub fn fail(&self, reason: TransportError) {
         let _ = self.to_client.unbounded_send(TransportEvent::Closed(reason));

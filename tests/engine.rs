@@ -1,0 +1,538 @@
+//! The session engine against a scripted in-memory server: handshake,
+//! ids, timeouts, cancellation races, progress, server requests, sessions.
+//! Runs natively on tokio and, under wasm-bindgen-test, in headless Chromium
+//! on the JS event loop: the same engine code on both.
+
+use std::future::Future;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use futures::future::{Either, select};
+use mcp_edge::client::{ClientOptions, Error, RequestContext, RequestOptions, SessionEvent};
+use mcp_edge::protocol::types::{CreateMessageResult, ElicitAction, ElicitResult};
+use mcp_edge::protocol::{ErrorObject, Message, Notification, ProtocolVersion, Request, RequestId, Response, codes};
+use mcp_edge::runtime::{sleep, spawn};
+use mcp_edge::transport::TransportError;
+use mcp_edge::transport::memory::{self, MemoryServer};
+use mcp_edge::Client;
+use serde_json::{Value, json};
+
+#[cfg(target_arch = "wasm32")]
+wasm_bindgen_test::wasm_bindgen_test_configure!(run_in_browser);
+
+macro_rules! tests {
+    ($(async fn $name:ident() $body:block)*) => {
+        $(
+            #[cfg_attr(not(target_arch = "wasm32"), tokio::test)]
+            #[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
+            async fn $name() $body
+        )*
+    };
+}
+
+/// Every wait in these tests is bounded.
+async fn within<T>(what: &str, future: impl Future<Output = T>) -> T {
+    match select(Box::pin(future), Box::pin(sleep(Duration::from_secs(5)))).await {
+        Either::Left((value, _)) => value,
+        Either::Right(_) => panic!("timed out waiting for {what}"),
+    }
+}
+
+fn start(options: ClientOptions) -> (Client, MemoryServer) {
+    let (transport, server) = memory::pair();
+    let (client, driver) = Client::new(transport, options);
+    if spawn(driver).is_err() {
+        panic!("no runtime to run the driver on");
+    }
+    (client, server)
+}
+
+async fn next(server: &mut MemoryServer) -> Message {
+    within("a client message", server.recv()).await.unwrap_or_else(|| panic!("the client hung up"))
+}
+
+async fn next_request(server: &mut MemoryServer) -> Request {
+    match next(server).await {
+        Message::Request(request) => request,
+        other => panic!("expected a request, got {other:?}"),
+    }
+}
+
+async fn next_notification(server: &mut MemoryServer) -> Notification {
+    match next(server).await {
+        Message::Notification(notification) => notification,
+        other => panic!("expected a notification, got {other:?}"),
+    }
+}
+
+async fn next_response(server: &mut MemoryServer) -> Response {
+    match next(server).await {
+        Message::Response(response) => response,
+        other => panic!("expected a response, got {other:?}"),
+    }
+}
+
+fn init_result(version: &str) -> Value {
+    json!({
+        "protocolVersion": version,
+        "capabilities": {"tools": {}, "resources": {"subscribe": true}, "prompts": {}, "logging": {}},
+        "serverInfo": {"name": "scripted", "version": "1.0"}
+    })
+}
+
+/// Answers the handshake as a server of `version` would.
+async fn serve_handshake(server: &mut MemoryServer, version: &str) -> Request {
+    let initialize = next_request(server).await;
+    assert_eq!(initialize.method, "initialize");
+    server.send(Message::result(initialize.id.clone(), init_result(version)));
+    let initialized = next_notification(server).await;
+    assert_eq!(initialized.method, "notifications/initialized");
+    initialize
+}
+
+async fn connected(options: ClientOptions) -> (Client, MemoryServer) {
+    let (client, mut server) = start(options);
+    let (outcome, _) = futures::join!(within("initialize", client.initialize()), serve_handshake(&mut server, "2025-11-25"));
+    if let Err(e) = outcome {
+        panic!("initialize failed: {e}");
+    }
+    (client, server)
+}
+
+fn ok<T>(outcome: Result<T, Error>) -> T {
+    outcome.unwrap_or_else(|e| panic!("unexpected error: {e}"))
+}
+
+tests! {
+    async fn handshake_offers_latest_and_accepts_an_older_answer() {
+        let options = ClientOptions::new("tester", "0.0.1")
+            .on_sampling(|_, _| async { Err(ErrorObject::new(-1, "no")) })
+            .with_roots(vec![]);
+        let (client, mut server) = start(options);
+        let server_side = async {
+            let initialize = next_request(&mut server).await;
+            let params = initialize.params.clone().unwrap_or_default();
+            assert_eq!(params["protocolVersion"], "2025-11-25");
+            assert_eq!(params["clientInfo"]["name"], "tester");
+            assert_eq!(params["capabilities"]["sampling"], json!({}));
+            assert_eq!(params["capabilities"]["roots"], json!({"listChanged": false}));
+            assert!(params["capabilities"].get("elicitation").is_none(), "no elicitation handler, no capability");
+            server.send(Message::result(initialize.id, init_result("2025-06-18")));
+            let initialized = next_notification(&mut server).await;
+            assert_eq!(initialized.method, "notifications/initialized");
+            server
+        };
+        let (negotiated, server) = futures::join!(within("initialize", client.initialize()), server_side);
+        let negotiated = ok(negotiated);
+        assert_eq!(negotiated.version, ProtocolVersion::V2025_06_18);
+        assert_eq!(negotiated.result.server_info.name, "scripted");
+        assert_eq!(server.negotiated(), Some(ProtocolVersion::V2025_06_18));
+        // `initialized` is reported to the transport once it was delivered.
+        within("on_initialized", async { while !server.initialized() { sleep(Duration::from_millis(5)).await } }).await;
+    }
+
+    async fn an_unsupported_version_disconnects_with_a_clear_error() {
+        let (client, mut server) = start(ClientOptions::default());
+        let server_side = async {
+            let initialize = next_request(&mut server).await;
+            server.send(Message::result(initialize.id, init_result("2099-01-01")));
+        };
+        let (outcome, ()) = futures::join!(within("initialize", client.initialize()), server_side);
+        match outcome {
+            Err(Error::UnsupportedVersion { answered, offered }) => {
+                assert_eq!(answered, "2099-01-01");
+                assert_eq!(offered, "2025-11-25");
+            }
+            other => panic!("expected UnsupportedVersion, got {other:?}"),
+        }
+        assert!(server.was_closed(), "the transport must be closed");
+        assert!(matches!(client.ping().await, Err(Error::NotInitialized)));
+    }
+
+    async fn a_refused_version_is_retried_with_one_the_server_supports() {
+        let (client, mut server) = start(ClientOptions::default());
+        let server_side = async {
+            let first = next_request(&mut server).await;
+            let mut error = ErrorObject::new(codes::INVALID_PARAMS, "Unsupported protocol version");
+            error.data = Some(json!({"supported": ["2024-11-05", "2025-03-26"], "requested": "2025-11-25"}));
+            server.send(Message::error(Some(first.id.clone()), error));
+            let second = next_request(&mut server).await;
+            assert_eq!(second.params.unwrap_or_default()["protocolVersion"], "2025-03-26");
+            assert_ne!(second.id, first.id, "a new request needs a new id");
+            server.send(Message::result(second.id, init_result("2025-03-26")));
+            next_notification(&mut server).await;
+        };
+        let (outcome, ()) = futures::join!(within("initialize", client.initialize()), server_side);
+        assert_eq!(ok(outcome).version, ProtocolVersion::V2025_03_26);
+    }
+
+    async fn answers_are_routed_by_exact_id_in_any_order() {
+        let (client, mut server) = connected(ClientOptions::default()).await;
+        let calls = futures::future::join3(
+            client.request("tools/call", Some(json!({"name": "a"})), RequestOptions::default()),
+            client.request("tools/call", Some(json!({"name": "b"})), RequestOptions::default()),
+            client.request("tools/call", Some(json!({"name": "c"})), RequestOptions::default()),
+        );
+        let server_side = async {
+            let mut requests = Vec::new();
+            for _ in 0..3 {
+                requests.push(next_request(&mut server).await);
+            }
+            let ids: Vec<_> = requests.iter().map(|r| r.id.clone()).collect();
+            let mut sorted = ids.clone();
+            sorted.dedup();
+            assert_eq!(sorted.len(), 3, "ids are unique: {ids:?}");
+            for window in ids.windows(2) {
+                assert!(matches!((&window[0], &window[1]), (RequestId::Int(a), RequestId::Int(b)) if a < b));
+            }
+            // A string id that looks like ours must not match an integer id.
+            if let RequestId::Int(n) = &ids[0] {
+                server.send(Message::result(RequestId::Str(n.to_string()), json!({"wrong": true})));
+            }
+            for request in requests.into_iter().rev() {
+                let name = request.params.as_ref().map(|p| p["name"].clone()).unwrap_or_default();
+                server.send(Message::result(request.id, json!({"echo": name})));
+            }
+        };
+        let ((a, b, c), ()) = futures::join!(within("three calls", calls), server_side);
+        assert_eq!(ok(a)["echo"], "a");
+        assert_eq!(ok(b)["echo"], "b");
+        assert_eq!(ok(c)["echo"], "c");
+    }
+
+    async fn a_timeout_cancels_and_a_late_answer_is_ignored() {
+        let (client, mut server) = connected(ClientOptions::default()).await;
+        let options = RequestOptions::timeout(Duration::from_millis(100));
+        let call = client.request("tools/call", Some(json!({"name": "slow"})), options);
+        let server_side = async {
+            let request = next_request(&mut server).await;
+            let cancelled = next_notification(&mut server).await;
+            assert_eq!(cancelled.method, "notifications/cancelled");
+            let params = cancelled.params.unwrap_or_default();
+            assert_eq!(params["requestId"], request.id.to_value());
+            assert!(params["reason"].as_str().unwrap_or_default().contains("timed out"));
+            // The late answer arrives after the cancellation: it must vanish.
+            server.send(Message::result(request.id, json!({"late": true})));
+            server
+        };
+        let (outcome, mut server) = futures::join!(within("the timeout", call), server_side);
+        match outcome {
+            Err(Error::Timeout { method, after }) => {
+                assert_eq!(method, "tools/call");
+                assert_eq!(after, Duration::from_millis(100));
+            }
+            other => panic!("expected a timeout, got {other:?}"),
+        }
+        // The session keeps working and the late answer went to nobody.
+        let ping = client.ping();
+        let server_side = async {
+            let request = next_request(&mut server).await;
+            assert_eq!(request.method, "ping");
+            server.send(Message::result(request.id, json!({})));
+        };
+        let (pinged, ()) = futures::join!(within("ping", ping), server_side);
+        ok(pinged);
+    }
+
+    async fn initialize_is_never_cancelled() {
+        let (client, mut server) = start(ClientOptions::default().with_timeout(Duration::from_millis(80)));
+        let (outcome, request) = futures::join!(within("initialize", client.initialize()), next_request(&mut server));
+        assert_eq!(request.method, "initialize");
+        assert!(matches!(outcome, Err(Error::Timeout { .. })), "{outcome:?}");
+        // Nothing else may have been sent: no cancellation for initialize.
+        let extra = select(Box::pin(server.recv()), Box::pin(sleep(Duration::from_millis(150)))).await;
+        assert!(matches!(extra, Either::Right(_)), "unexpected message after an initialize timeout");
+    }
+
+    async fn dropping_a_request_cancels_it() {
+        let (client, mut server) = connected(ClientOptions::default()).await;
+        let call = client.request("tools/call", Some(json!({"name": "x"})), RequestOptions::default());
+        let abandoned = select(Box::pin(call), Box::pin(sleep(Duration::from_millis(50)))).await;
+        assert!(matches!(abandoned, Either::Right(_)));
+        drop(abandoned);
+        let request = next_request(&mut server).await;
+        let cancelled = next_notification(&mut server).await;
+        assert_eq!(cancelled.method, "notifications/cancelled");
+        assert_eq!(cancelled.params.unwrap_or_default()["requestId"], request.id.to_value());
+    }
+
+    async fn progress_reaches_its_request_and_resets_the_timeout() {
+        let (client, mut server) = connected(ClientOptions::default()).await;
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        let log = seen.clone();
+        let options = RequestOptions::timeout(Duration::from_millis(150))
+            .with_progress(move |p| log.lock().unwrap_or_else(|e| e.into_inner()).push(p.progress))
+            .reset_on_progress(Some(Duration::from_secs(3)));
+        let call = client.request("tools/call", Some(json!({"name": "long"})), options);
+        let server_side = async {
+            let request = next_request(&mut server).await;
+            let token = request.params.as_ref().map(|p| p["_meta"]["progressToken"].clone()).unwrap_or_default();
+            assert_eq!(token, request.id.to_value(), "the progress token is the request id");
+            // Five updates 100 ms apart: 500 ms in all, beyond the 150 ms
+            // timeout, which each update restarts.
+            for step in 1..=5 {
+                sleep(Duration::from_millis(100)).await;
+                let params = json!({"progressToken": token, "progress": step, "total": 5});
+                server.send(Message::notification("notifications/progress", Some(params)));
+            }
+            // Progress for a token nobody owns is dropped quietly.
+            server.send(Message::notification("notifications/progress", Some(json!({"progressToken": "other", "progress": 1}))));
+            server.send(Message::result(request.id, json!({"content": []})));
+        };
+        let (outcome, ()) = futures::join!(within("the long call", call), server_side);
+        ok(outcome);
+        assert_eq!(*seen.lock().unwrap_or_else(|e| e.into_inner()), vec![1.0, 2.0, 3.0, 4.0, 5.0]);
+    }
+
+    async fn progress_cannot_extend_past_the_hard_maximum() {
+        let (client, mut server) = connected(ClientOptions::default()).await;
+        let options = RequestOptions::timeout(Duration::from_millis(150))
+            .with_progress(|_| {})
+            .reset_on_progress(Some(Duration::from_millis(300)));
+        let call = client.request("tools/call", Some(json!({"name": "endless"})), options);
+        let server_side = async {
+            let request = next_request(&mut server).await;
+            let token = request.id.to_value();
+            for step in 1..=8 {
+                sleep(Duration::from_millis(60)).await;
+                server.send(Message::notification("notifications/progress", Some(json!({"progressToken": token, "progress": step}))));
+            }
+        };
+        let (outcome, ()) = futures::join!(within("the capped call", call), server_side);
+        assert!(matches!(outcome, Err(Error::Timeout { after, .. }) if after == Duration::from_millis(300)), "{outcome:?}");
+    }
+
+    async fn without_reset_progress_does_not_extend_the_timeout() {
+        let (client, mut server) = connected(ClientOptions::default()).await;
+        let options = RequestOptions::timeout(Duration::from_millis(150)).with_progress(|_| {});
+        let call = client.request("tools/call", Some(json!({"name": "slow"})), options);
+        let server_side = async {
+            let request = next_request(&mut server).await;
+            for step in 1..=4 {
+                sleep(Duration::from_millis(60)).await;
+                server.send(Message::notification("notifications/progress", Some(json!({"progressToken": request.id.to_value(), "progress": step}))));
+            }
+        };
+        let (outcome, ()) = futures::join!(within("the call", call), server_side);
+        assert!(matches!(outcome, Err(Error::Timeout { .. })), "{outcome:?}");
+    }
+
+    async fn a_batch_from_the_server_is_received_whole() {
+        let (client, mut server) = connected(ClientOptions::default()).await;
+        let heard = Arc::new(Mutex::new(Vec::new()));
+        let log = heard.clone();
+        client.on_notification(move |n| log.lock().unwrap_or_else(|e| e.into_inner()).push(n.method.clone()));
+        let call = client.request("tools/list", None, RequestOptions::default());
+        let server_side = async {
+            let request = next_request(&mut server).await;
+            let batch = json!([
+                {"jsonrpc": "2.0", "method": "notifications/tools/list_changed"},
+                {"jsonrpc": "2.0", "broken": true},
+                {"jsonrpc": "2.0", "id": request.id.to_value(), "result": {"tools": []}},
+                {"jsonrpc": "2.0", "id": "srv-1", "method": "ping"}
+            ]);
+            assert_eq!(server.send_raw(&batch.to_string()), 3);
+            let pong = next_response(&mut server).await;
+            assert_eq!(pong.id, Some(RequestId::from("srv-1")));
+            assert_eq!(pong.outcome, Ok(json!({})));
+        };
+        let (outcome, ()) = futures::join!(within("tools/list", call), server_side);
+        assert_eq!(ok(outcome), json!({"tools": []}));
+        assert_eq!(*heard.lock().unwrap_or_else(|e| e.into_inner()), vec!["notifications/tools/list_changed".to_string()]);
+    }
+
+    async fn server_requests_reach_handlers_and_unknown_methods_get_32601() {
+        let options = ClientOptions::default().on_sampling(|params, context: RequestContext| async move {
+            assert_eq!(context.method, "sampling/createMessage");
+            if params.max_tokens == 0 {
+                return Err(ErrorObject::new(-1, "user rejected"));
+            }
+            Ok(CreateMessageResult {
+                role: "assistant".into(),
+                content: json!({"type": "text", "text": format!("{} messages", params.messages.len())}),
+                model: "fixed".into(),
+                stop_reason: Some("endTurn".into()),
+            })
+        });
+        let (_client, mut server) = connected(options).await;
+        let sampling = json!({"messages": [{"role": "user", "content": {"type": "text", "text": "hi"}}], "maxTokens": 10});
+        server.send(Message::request(RequestId::from("s1"), "sampling/createMessage", Some(sampling)));
+        let answer = next_response(&mut server).await;
+        assert_eq!(answer.id, Some(RequestId::from("s1")));
+        let result = answer.outcome.unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(result["content"]["text"], "1 messages");
+        assert_eq!(result["model"], "fixed");
+
+        server.send(Message::request(7, "sampling/createMessage", Some(json!({"messages": [], "maxTokens": 0}))));
+        let rejected = next_response(&mut server).await;
+        assert_eq!(rejected.id, Some(RequestId::Int(7)));
+        assert_eq!(rejected.outcome.map_err(|e| e.code), Err(-1));
+
+        server.send(Message::request(8, "sampling/createMessage", Some(json!({"messages": "not a list"}))));
+        let invalid = next_response(&mut server).await;
+        assert_eq!(invalid.outcome.map_err(|e| e.code), Err(codes::INVALID_PARAMS));
+
+        server.send(Message::request(9, "roots/list", None));
+        let unknown = next_response(&mut server).await;
+        assert_eq!(unknown.id, Some(RequestId::Int(9)));
+        assert_eq!(unknown.outcome.map_err(|e| e.code), Err(codes::METHOD_NOT_FOUND));
+    }
+
+    async fn a_server_cancellation_stops_the_handler_without_an_answer() {
+        let started = Arc::new(Mutex::new(0));
+        let count = started.clone();
+        let options = ClientOptions::default().on_request("x/slow", move |_params: Option<Value>, _ctx: RequestContext| {
+            *count.lock().unwrap_or_else(|e| e.into_inner()) += 1;
+            async {
+                sleep(Duration::from_secs(30)).await;
+                Ok(json!({"too": "late"}))
+            }
+        });
+        let (_client, mut server) = connected(options).await;
+        server.send(Message::request(1, "x/slow", None));
+        sleep(Duration::from_millis(50)).await;
+        server.send(Message::notification("notifications/cancelled", Some(json!({"requestId": 1, "reason": "bored"}))));
+        server.send(Message::request(2, "ping", None));
+        let answer = next_response(&mut server).await;
+        assert_eq!(answer.id, Some(RequestId::Int(2)), "only the ping is answered");
+        assert_eq!(*started.lock().unwrap_or_else(|e| e.into_inner()), 1);
+        let extra = select(Box::pin(server.recv()), Box::pin(sleep(Duration::from_millis(100)))).await;
+        assert!(matches!(extra, Either::Right(_)), "the cancelled request must get no answer");
+    }
+
+    async fn elicitation_defaults_are_filled_in_when_asked() {
+        let options = ClientOptions::default().on_elicitation(
+            |_params, _ctx| async {
+                let mut content = serde_json::Map::new();
+                content.insert("name".into(), json!("Ada"));
+                Ok(ElicitResult { action: ElicitAction::Accept, content: Some(content) })
+            },
+            true,
+        );
+        let (_client, mut server) = connected(options).await;
+        let params = json!({
+            "message": "Who are you?",
+            "requestedSchema": {"type": "object", "properties": {
+                "name": {"type": "string", "default": "anonymous"},
+                "age": {"type": "integer", "default": 36},
+                "email": {"type": "string"}
+            }}
+        });
+        server.send(Message::request(1, "elicitation/create", Some(params)));
+        let answer = next_response(&mut server).await;
+        let result = answer.outcome.unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(result, json!({"action": "accept", "content": {"name": "Ada", "age": 36}}));
+    }
+
+    async fn unknown_ids_and_garbage_do_not_disturb_the_session() {
+        let (client, mut server) = connected(ClientOptions::default()).await;
+        server.send(Message::result(RequestId::Int(424242), json!({})));
+        server.send(Message::error(None, ErrorObject::new(codes::PARSE_ERROR, "you sent garbage")));
+        assert_eq!(server.send_raw("{not json"), 0);
+        let ping = client.ping();
+        let server_side = async {
+            let request = next_request(&mut server).await;
+            server.send(Message::result(request.id, json!({})));
+        };
+        let (outcome, ()) = futures::join!(within("ping", ping), server_side);
+        ok(outcome);
+    }
+
+    async fn missing_capabilities_are_refused_before_sending() {
+        let (client, mut server) = start(ClientOptions::default());
+        let server_side = async {
+            let initialize = next_request(&mut server).await;
+            let result = json!({"protocolVersion": "2025-11-25", "capabilities": {"tools": {}}, "serverInfo": {"name": "s", "version": "1"}});
+            server.send(Message::result(initialize.id, result));
+            next_notification(&mut server).await;
+        };
+        let (outcome, ()) = futures::join!(within("initialize", client.initialize()), server_side);
+        ok(outcome);
+        let refused = client.list_prompts(None).await;
+        assert!(matches!(&refused, Err(Error::CapabilityMissing { capability, .. }) if capability == "prompts"), "{refused:?}");
+        let refused = client.subscribe_resource("file:///x").await;
+        assert!(matches!(&refused, Err(Error::CapabilityMissing { .. })), "{refused:?}");
+    }
+
+    async fn list_all_follows_cursors_and_stops_on_a_loop() {
+        let (client, mut server) = connected(ClientOptions::default()).await;
+        let list = client.list_all_tools();
+        let server_side = async {
+            for (cursor, next_cursor, names) in [(None, Some("p2"), ["a", "b"]), (Some("p2"), Some("p3"), ["c", "d"]), (Some("p3"), None, ["e", "f"])] {
+                let request = next_request(&mut server).await;
+                assert_eq!(request.method, "tools/list");
+                let sent_cursor = request.params.as_ref().and_then(|p| p.get("cursor")).and_then(Value::as_str).map(str::to_owned);
+                assert_eq!(sent_cursor.as_deref(), cursor);
+                let tools: Vec<Value> = names.iter().map(|n| json!({"name": n, "inputSchema": {"type": "object"}})).collect();
+                let mut result = json!({"tools": tools});
+                if let Some(next_cursor) = next_cursor {
+                    result["nextCursor"] = json!(next_cursor);
+                }
+                server.send(Message::result(request.id, result));
+            }
+        };
+        let (tools, ()) = futures::join!(within("list_all_tools", list), server_side);
+        let names: Vec<String> = ok(tools).into_iter().map(|t| t.name).collect();
+        assert_eq!(names, ["a", "b", "c", "d", "e", "f"]);
+
+        let list = client.list_all_tools();
+        let server_side = async {
+            for _ in 0..2 {
+                let request = next_request(&mut server).await;
+                server.send(Message::result(request.id, json!({"tools": [], "nextCursor": "same"})));
+            }
+        };
+        let (looped, ()) = futures::join!(within("a looping list", list), server_side);
+        assert!(matches!(looped, Err(Error::InvalidResult { .. })), "{looped:?}");
+    }
+
+    async fn an_expired_session_is_restarted_once_and_the_request_retried() {
+        let events = Arc::new(Mutex::new(Vec::new()));
+        let log = events.clone();
+        let options = ClientOptions::default().on_event(move |e| log.lock().unwrap_or_else(|e| e.into_inner()).push(e.clone()));
+        let (client, mut server) = connected(options).await;
+        server.fail_next_send(TransportError::SessionExpired);
+        let call = client.request("tools/call", Some(json!({"name": "after-restart"})), RequestOptions::default());
+        let server_side = async {
+            // The failed send never reached us; next comes a new handshake.
+            serve_handshake(&mut server, "2025-11-25").await;
+            let retried = next_request(&mut server).await;
+            assert_eq!(retried.method, "tools/call");
+            server.send(Message::result(retried.id, json!({"ok": true})));
+        };
+        let (outcome, ()) = futures::join!(within("the retried call", call), server_side);
+        assert_eq!(ok(outcome), json!({"ok": true}));
+        assert_eq!(client.restarts(), 1);
+        assert_eq!(*events.lock().unwrap_or_else(|e| e.into_inner()), vec![SessionEvent::SessionRestarted]);
+    }
+
+    async fn a_dead_transport_fails_pending_and_later_requests_at_once() {
+        let (client, mut server) = connected(ClientOptions::default()).await;
+        let call = client.request("tools/call", Some(json!({"name": "doomed"})), RequestOptions::default());
+        let server_side = async {
+            next_request(&mut server).await;
+            server.fail(TransportError::ProcessExited { status: "exit code 3".into(), stderr_tail: vec!["boom".into()] });
+        };
+        let (outcome, ()) = futures::join!(within("the doomed call", call), server_side);
+        let message = match outcome {
+            Err(error @ Error::Transport(TransportError::ProcessExited { .. })) => error.to_string(),
+            other => panic!("expected ProcessExited, got {other:?}"),
+        };
+        assert!(message.contains("exit code 3") && message.contains("boom"), "{message}");
+        let later = within("a request after the crash", client.ping()).await;
+        assert!(matches!(later, Err(Error::Transport(TransportError::ProcessExited { .. }))), "{later:?}");
+    }
+
+    async fn close_fails_pending_requests_and_closes_the_transport() {
+        let (client, mut server) = connected(ClientOptions::default()).await;
+        let call = client.request("tools/call", Some(json!({"name": "open"})), RequestOptions::default());
+        let closer = async {
+            next_request(&mut server).await;
+            within("close", client.close()).await;
+        };
+        let (outcome, ()) = futures::join!(within("the open call", call), closer);
+        assert!(matches!(outcome, Err(Error::Transport(TransportError::Closed(_)))), "{outcome:?}");
+        assert!(server.was_closed());
+        assert!(matches!(within("ping after close", client.ping()).await, Err(Error::Transport(_))));
+    }
+}
