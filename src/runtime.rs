@@ -26,6 +26,9 @@ mod imp {
     /// A boxed future that is `Send` natively.
     pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
+    /// A boxed stream that is `Send` natively.
+    pub type BoxStream<'a, T> = Pin<Box<dyn futures::Stream<Item = T> + Send + 'a>>;
+
     /// Sleeps on the tokio timer. Needs a tokio runtime with time enabled.
     pub async fn sleep(duration: Duration) {
         tokio::time::sleep(duration).await
@@ -54,6 +57,9 @@ mod imp {
     /// A boxed future with no `Send` bound.
     pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + 'a>>;
 
+    /// A boxed stream with no `Send` bound.
+    pub type BoxStream<'a, T> = Pin<Box<dyn futures::Stream<Item = T> + 'a>>;
+
     /// Sleeps through the global `setTimeout`, which pages, workers, Deno and
     /// Node all have (no `window` needed). Dropping the future clears the timer.
     pub async fn sleep(duration: Duration) {
@@ -68,7 +74,28 @@ mod imp {
     }
 }
 
-pub use imp::{BoxFuture, MaybeSend, MaybeSync, sleep, spawn};
+pub use imp::{BoxFuture, BoxStream, MaybeSend, MaybeSync, sleep, spawn};
+
+/// A number in `[0, 1)` for jitter; not for anything secret.
+#[cfg(not(target_arch = "wasm32"))]
+pub fn random_unit() -> f64 {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    use std::time::{SystemTime, UNIX_EPOCH};
+    static STATE: AtomicU64 = AtomicU64::new(0);
+    let nanos = SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_nanos() as u64).unwrap_or(0);
+    // splitmix64 over time and a counter: cheap, and distinct per call.
+    let mut z = nanos.wrapping_add(STATE.fetch_add(0x9E37_79B9_7F4A_7C15, Ordering::Relaxed));
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^= z >> 31;
+    (z >> 11) as f64 / (1u64 << 53) as f64
+}
+
+/// A number in `[0, 1)` for jitter; not for anything secret.
+#[cfg(target_arch = "wasm32")]
+pub fn random_unit() -> f64 {
+    js_sys::Math::random()
+}
 
 /// There is no runtime to run background work on (natively: not inside tokio).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]

@@ -10,7 +10,10 @@ use std::task::{Context, Poll};
 use crate::protocol::{Message, ProtocolVersion};
 use crate::runtime::{BoxFuture, MaybeSend};
 
+pub mod http;
 pub mod memory;
+pub mod sse;
+pub mod streamable;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod stdio;
 

@@ -1,0 +1,129 @@
+//! The HTTP seam: the few things every HTTP transport needs from an HTTP
+//! client, with a backend per platform chosen by `cfg` (the way reqwest
+//! splits one API over hyper and `fetch`).
+//!
+//! Bodies are streams of byte chunks, never buffered whole, so SSE events are
+//! parsed as they arrive. Dropping a response (or its body) aborts the
+//! exchange: natively the connection is dropped, in a browser the backend's
+//! `AbortController` fires.
+
+use std::fmt;
+
+use crate::runtime::{BoxFuture, BoxStream, MaybeSend, MaybeSync};
+
+#[cfg(not(target_arch = "wasm32"))]
+mod native;
+#[cfg(target_arch = "wasm32")]
+mod web;
+
+#[cfg(not(target_arch = "wasm32"))]
+pub use native::NativeHttp as DefaultHttp;
+#[cfg(target_arch = "wasm32")]
+pub use web::{Credentials, FetchHttp as DefaultHttp};
+
+/// The methods the MCP transports use.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Method {
+    /// Opens a server stream.
+    Get,
+    /// Sends a message.
+    Post,
+    /// Ends a session.
+    Delete,
+}
+
+impl Method {
+    /// The method's name on the wire.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Method::Get => "GET",
+            Method::Post => "POST",
+            Method::Delete => "DELETE",
+        }
+    }
+}
+
+/// One HTTP request.
+#[derive(Debug, Clone)]
+pub struct HttpRequest {
+    /// The method.
+    pub method: Method,
+    /// The absolute URL.
+    pub url: String,
+    /// Header names and values, in order.
+    pub headers: Vec<(String, String)>,
+    /// The body, for POST.
+    pub body: Option<String>,
+}
+
+/// A response whose body is still arriving.
+pub struct HttpResponse {
+    /// The status code.
+    pub status: u16,
+    /// Headers with lowercase names. In a browser, only the ones the server's
+    /// CORS policy exposes.
+    pub headers: Vec<(String, String)>,
+    /// The body, chunk by chunk.
+    pub body: BoxStream<'static, Result<Vec<u8>, HttpError>>,
+}
+
+impl fmt::Debug for HttpResponse {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("HttpResponse").field("status", &self.status).field("headers", &self.headers).finish()
+    }
+}
+
+impl HttpResponse {
+    /// The first value of a header, by case-insensitive name.
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers.iter().find(|(n, _)| n.eq_ignore_ascii_case(name)).map(|(_, v)| v.as_str())
+    }
+
+    /// The media type of the body, lowercase, without parameters.
+    pub fn media_type(&self) -> Option<String> {
+        let value = self.header("content-type")?;
+        Some(value.split(';').next().unwrap_or_default().trim().to_ascii_lowercase())
+    }
+
+    /// Reads the whole body, refusing more than `limit` bytes.
+    pub async fn read_body(self, limit: usize) -> Result<Vec<u8>, HttpError> {
+        use futures::StreamExt;
+        let mut body = self.body;
+        let mut bytes = Vec::new();
+        while let Some(chunk) = body.next().await {
+            let chunk = chunk?;
+            if bytes.len() + chunk.len() > limit {
+                return Err(HttpError::Body(format!("the response body is larger than {limit} bytes")));
+            }
+            bytes.extend_from_slice(&chunk);
+        }
+        Ok(bytes)
+    }
+}
+
+/// Why an HTTP exchange failed below the status code.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum HttpError {
+    /// The URL cannot be used.
+    #[error("invalid URL {url:?}: {reason}")]
+    InvalidUrl {
+        /// The URL.
+        url: String,
+        /// Why.
+        reason: String,
+    },
+    /// No response: DNS, refused connection, TLS, or (in a browser, which
+    /// gives no detail) possibly a CORS refusal.
+    #[error("{0}")]
+    Network(String),
+    /// The body broke off or could not be read.
+    #[error("reading the response body: {0}")]
+    Body(String),
+}
+
+/// An HTTP client the transports can use. Implement it to route requests
+/// through your own stack (a proxy, a test double, a worker's service binding).
+pub trait HttpClient: MaybeSend + MaybeSync + 'static {
+    /// Sends a request; resolves once the status and headers arrived.
+    fn fetch(&self, request: HttpRequest) -> BoxFuture<'static, Result<HttpResponse, HttpError>>;
+}

@@ -1,0 +1,628 @@
+//! The Streamable HTTP transport (2025-03-26 to 2025-11-25), one
+//! implementation for every target over the [`HttpClient`] seam.
+//!
+//! Every message is its own POST. A request's answer comes as a JSON body or
+//! as an SSE stream that may carry server requests and notifications first.
+//! When such a stream ends before the answer (a cut, or a server that closes
+//! it on purpose to be polled), it is resumed with GET and `Last-Event-ID`.
+//! After the handshake a standalone GET stream carries whatever the server
+//! sends unprompted.
+
+use std::collections::{HashSet, VecDeque};
+use std::sync::{Arc, Mutex};
+use std::task::{Context, Poll};
+use std::time::Duration;
+
+use futures::StreamExt;
+use futures::channel::mpsc;
+use futures::stream::FuturesUnordered;
+
+use super::http::{DefaultHttp, HttpClient, HttpError, HttpRequest, HttpResponse, Method};
+use super::sse::{SseEvent, SseParser};
+use super::{Transport, TransportError, TransportEvent};
+use crate::protocol::jsonrpc::decode;
+use crate::protocol::{Message, ProtocolVersion, RequestId, methods};
+use crate::runtime::{BoxFuture, boxed, sleep};
+
+/// The session header (case-insensitive on the wire).
+pub const SESSION_HEADER: &str = "Mcp-Session-Id";
+/// The negotiated-version header.
+pub const VERSION_HEADER: &str = "MCP-Protocol-Version";
+/// The resumption header.
+pub const LAST_EVENT_ID_HEADER: &str = "Last-Event-ID";
+
+/// How broken streams are resumed.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ReconnectPolicy {
+    /// Consecutive failed attempts before giving up.
+    pub max_attempts: u32,
+    /// The first delay when the server sent no `retry`.
+    pub initial_delay: Duration,
+    /// The longest delay.
+    pub max_delay: Duration,
+    /// How much each failed attempt multiplies the delay.
+    pub factor: f64,
+}
+
+impl Default for ReconnectPolicy {
+    fn default() -> Self {
+        ReconnectPolicy {
+            max_attempts: 5,
+            initial_delay: Duration::from_millis(500),
+            max_delay: Duration::from_secs(30),
+            factor: 2.0,
+        }
+    }
+}
+
+impl ReconnectPolicy {
+    /// The wait before attempt `attempt` (1-based). The server's `retry`
+    /// wins; otherwise capped exponential backoff with ±20% jitter, so many
+    /// clients cut at once do not come back at once.
+    pub fn delay(&self, attempt: u32, server_retry: Option<Duration>) -> Duration {
+        if let Some(retry) = server_retry {
+            return retry;
+        }
+        let exponent = attempt.saturating_sub(1).min(30) as i32;
+        let base = self.initial_delay.as_secs_f64() * self.factor.powi(exponent);
+        let capped = base.min(self.max_delay.as_secs_f64());
+        let jitter = 0.8 + 0.4 * crate::runtime::random_unit();
+        Duration::from_secs_f64((capped * jitter).min(self.max_delay.as_secs_f64()))
+    }
+}
+
+/// Configuration of a Streamable HTTP connection.
+#[derive(Debug, Clone)]
+pub struct StreamableHttpOptions {
+    /// The MCP endpoint.
+    pub url: String,
+    /// Extra headers sent with every request (after the protocol's own).
+    pub headers: Vec<(String, String)>,
+    /// How broken streams are resumed.
+    pub reconnect: ReconnectPolicy,
+    /// Open the standalone GET stream after the handshake.
+    pub open_server_stream: bool,
+    /// The largest JSON body or SSE event accepted.
+    pub max_message_bytes: usize,
+}
+
+impl StreamableHttpOptions {
+    /// Defaults for this endpoint.
+    pub fn new(url: impl Into<String>) -> Self {
+        StreamableHttpOptions {
+            url: url.into(),
+            headers: Vec::new(),
+            reconnect: ReconnectPolicy::default(),
+            open_server_stream: true,
+            max_message_bytes: 16 * 1024 * 1024,
+        }
+    }
+
+    /// Adds a header to every request.
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.headers.push((name.into(), value.into()));
+        self
+    }
+}
+
+#[derive(Default)]
+struct State {
+    session_id: Option<String>,
+    protocol_version: Option<ProtocolVersion>,
+    /// The initialize answer carried no readable session id: in a browser a
+    /// CORS policy may have hidden it.
+    session_header_unreadable: bool,
+    closed: bool,
+}
+
+struct Shared<H> {
+    http: H,
+    options: StreamableHttpOptions,
+    state: Mutex<State>,
+    inbound: mpsc::UnboundedSender<TransportEvent>,
+}
+
+/// A Streamable HTTP connection to one MCP endpoint.
+pub struct StreamableHttpTransport<H: HttpClient = DefaultHttp> {
+    shared: Arc<Shared<H>>,
+    inbound: mpsc::UnboundedReceiver<TransportEvent>,
+    background: FuturesUnordered<BoxFuture<'static, ()>>,
+}
+
+impl<H: HttpClient> std::fmt::Debug for StreamableHttpTransport<H> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("StreamableHttpTransport").field("url", &self.shared.options.url).finish_non_exhaustive()
+    }
+}
+
+impl StreamableHttpTransport<DefaultHttp> {
+    /// A connection through this platform's HTTP client.
+    pub fn new(options: StreamableHttpOptions) -> Self {
+        Self::with_http(DefaultHttp::default(), options)
+    }
+}
+
+impl<H: HttpClient> StreamableHttpTransport<H> {
+    /// A connection through the given HTTP client.
+    pub fn with_http(http: H, options: StreamableHttpOptions) -> Self {
+        let (sender, inbound) = mpsc::unbounded();
+        let shared = Shared { http, options, state: Mutex::new(State::default()), inbound: sender };
+        StreamableHttpTransport { shared: Arc::new(shared), inbound, background: FuturesUnordered::new() }
+    }
+
+    /// The session id the server assigned, if any.
+    pub fn session_id(&self) -> Option<String> {
+        self.shared.state().session_id.clone()
+    }
+}
+
+impl<H: HttpClient> Shared<H> {
+    fn state(&self) -> std::sync::MutexGuard<'_, State> {
+        // Plain fields, never left half-written: a poisoned lock is usable.
+        self.state.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    fn request(&self, method: Method, body: Option<String>, last_event_id: Option<&str>) -> HttpRequest {
+        let mut headers = Vec::new();
+        match method {
+            Method::Post => {
+                headers.push(("Content-Type".to_owned(), "application/json".to_owned()));
+                headers.push(("Accept".to_owned(), "application/json, text/event-stream".to_owned()));
+            }
+            Method::Get => headers.push(("Accept".to_owned(), "text/event-stream".to_owned())),
+            Method::Delete => {}
+        }
+        {
+            let state = self.state();
+            if let Some(session) = &state.session_id {
+                headers.push((SESSION_HEADER.to_owned(), session.clone()));
+            }
+            if let Some(version) = state.protocol_version {
+                headers.push((VERSION_HEADER.to_owned(), version.as_str().to_owned()));
+            }
+        }
+        if let Some(id) = last_event_id.filter(|id| !id.is_empty()) {
+            headers.push((LAST_EVENT_ID_HEADER.to_owned(), id.to_owned()));
+        }
+        headers.extend(self.options.headers.iter().cloned());
+        HttpRequest { method, url: self.options.url.clone(), headers, body }
+    }
+
+    async fn fetch(&self, request: HttpRequest) -> Result<HttpResponse, TransportError> {
+        let method = request.method;
+        self.http.fetch(request).await.map_err(|error| match error {
+            HttpError::Network(message) => TransportError::Io(message),
+            other => TransportError::Other(format!("{} {}: {other}", method.as_str(), self.options.url)),
+        })
+    }
+
+    fn deliver(&self, message: Message) {
+        // The receiver lives as long as the transport; a send after it is
+        // gone has nobody to tell.
+        let _ = self.inbound.unbounded_send(TransportEvent::Message(message));
+    }
+
+    /// Decodes one payload (a message or a batch) and delivers it. Returns
+    /// whether it held the response to `awaited`.
+    fn deliver_payload(&self, payload: &str, awaited: Option<&RequestId>) -> bool {
+        let mut answered = false;
+        match decode(payload) {
+            Ok(messages) => {
+                for message in messages {
+                    match message {
+                        Ok(message) => {
+                            if let (Message::Response(response), Some(awaited)) = (&message, awaited)
+                                && response.id.as_ref() == Some(awaited)
+                            {
+                                answered = true;
+                            }
+                            self.deliver(message);
+                        }
+                        Err(error) => log::warn!("skipping an invalid message from {}: {error}", self.options.url),
+                    }
+                }
+            }
+            Err(error) => log::warn!("skipping a payload from {} that is not JSON-RPC: {error}", self.options.url),
+        }
+        answered
+    }
+
+    /// Sends one message as a POST and handles whatever comes back.
+    async fn post(self: Arc<Self>, message: Message) -> Result<(), TransportError> {
+        let awaited = match &message {
+            Message::Request(request) => Some(request.id.clone()),
+            _ => None,
+        };
+        let is_initialize = message.method() == Some(methods::INITIALIZE);
+        let request = self.request(Method::Post, Some(message.to_json()), None);
+        let carried_session = request.headers.iter().any(|(name, _)| name == SESSION_HEADER);
+        let response = self.fetch(request).await?;
+        let status = response.status;
+        if status == 404 && carried_session {
+            // The server forgot the session: drop it, so the engine's new
+            // handshake goes out without it.
+            self.state().session_id = None;
+            return Err(TransportError::SessionExpired);
+        }
+        if !(200..300).contains(&status) {
+            return Err(self.http_failure(response, carried_session).await);
+        }
+        if is_initialize {
+            self.adopt_session(&response)?;
+        }
+        if status == 202 {
+            return Ok(());
+        }
+        match response.media_type().as_deref() {
+            Some("text/event-stream") => self.read_stream(response, awaited).await,
+            Some("application/json") => {
+                let body = response
+                    .read_body(self.options.max_message_bytes)
+                    .await
+                    .map_err(|e| TransportError::Io(e.to_string()))?;
+                let text = String::from_utf8_lossy(&body);
+                if text.trim().is_empty() && awaited.is_none() {
+                    return Ok(());
+                }
+                let answered = self.deliver_payload(&text, awaited.as_ref());
+                match awaited {
+                    Some(id) if !answered => Err(TransportError::InvalidMessage(format!(
+                        "the JSON reply to request {id} does not contain its response"
+                    ))),
+                    _ => Ok(()),
+                }
+            }
+            // A notification or response accepted with 200 and some body.
+            _ if awaited.is_none() => Ok(()),
+            other => Err(TransportError::InvalidMessage(format!(
+                "expected application/json or text/event-stream in reply to a request, got {}",
+                other.unwrap_or("no Content-Type")
+            ))),
+        }
+    }
+
+    fn adopt_session(&self, response: &HttpResponse) -> Result<(), TransportError> {
+        let mut state = self.state();
+        match response.header(SESSION_HEADER) {
+            Some(id) => {
+                if id.is_empty() || !id.bytes().all(|b| (0x21..=0x7e).contains(&b)) {
+                    return Err(TransportError::InvalidMessage(format!(
+                        "the server's {SESSION_HEADER} {id:?} is not visible ASCII"
+                    )));
+                }
+                state.session_id = Some(id.to_owned());
+                state.session_header_unreadable = false;
+            }
+            None => {
+                state.session_id = None;
+                state.session_header_unreadable = true;
+            }
+        }
+        Ok(())
+    }
+
+    /// Turns an HTTP error status into an error a user can act on.
+    async fn http_failure(&self, response: HttpResponse, carried_session: bool) -> TransportError {
+        let status = response.status;
+        let www_authenticate = response.header("www-authenticate").map(str::to_owned);
+        let body = response.read_body(64 * 1024).await.unwrap_or_default();
+        let text = String::from_utf8_lossy(&body);
+        let mut message = match decode(&text).ok().and_then(|mut m| m.pop()).and_then(Result::ok) {
+            Some(Message::Response(crate::protocol::Response { outcome: Err(error), .. })) => {
+                format!("the server answered with an error: {error}")
+            }
+            _ if text.trim().is_empty() => status_text(status).to_owned(),
+            _ => format!("{}: {}", status_text(status), text.chars().take(300).collect::<String>()),
+        };
+        let in_browser = cfg!(target_arch = "wasm32");
+        if in_browser && status == 400 && !carried_session && self.state().session_header_unreadable {
+            message.push_str(&format!(
+                ". The server may have sent {SESSION_HEADER} without exposing it to this page: \
+                 its CORS policy must include `Access-Control-Expose-Headers: {SESSION_HEADER}`"
+            ));
+        }
+        if status == 401 {
+            match www_authenticate {
+                Some(challenge) => message.push_str(&format!(" (WWW-Authenticate: {challenge})")),
+                None if in_browser => message.push_str(
+                    ". No WWW-Authenticate header is readable: if the server sent one, its CORS policy \
+                     must include `Access-Control-Expose-Headers: WWW-Authenticate`",
+                ),
+                None => {}
+            }
+        }
+        TransportError::Http { status, message }
+    }
+
+    /// Reads an SSE stream until it ends, delivering every message. With
+    /// `awaited`, a stream that ends before that response is resumed with
+    /// GET and `Last-Event-ID` until it comes or attempts run out.
+    async fn read_stream(&self, response: HttpResponse, awaited: Option<RequestId>) -> Result<(), TransportError> {
+        let mut parser = SseParser::with_limit(self.options.max_message_bytes);
+        let mut seen = SeenEvents::default();
+        let mut response = response;
+        let mut failures = 0u32;
+        loop {
+            let outcome = self.consume(&mut response, &mut parser, &mut seen, awaited.as_ref()).await?;
+            parser.finish();
+            let Some(id) = &awaited else { return Ok(()) };
+            if outcome.answered {
+                return Ok(());
+            }
+            if parser.last_event_id().is_empty() {
+                return Err(TransportError::Closed(format!(
+                    "the server ended the response stream for request {id} before answering, \
+                     and gave no event id to resume from"
+                )));
+            }
+            if outcome.received_any {
+                failures = 0;
+            }
+            response = loop {
+                failures += 1;
+                if failures > self.options.reconnect.max_attempts {
+                    return Err(TransportError::Closed(format!(
+                        "the response stream for request {id} broke and could not be resumed after {} attempts",
+                        self.options.reconnect.max_attempts
+                    )));
+                }
+                if self.state().closed {
+                    return Err(TransportError::Closed("the transport is closed".into()));
+                }
+                sleep(self.options.reconnect.delay(failures, parser.retry())).await;
+                let request = self.request(Method::Get, None, Some(parser.last_event_id()));
+                match self.fetch(request).await {
+                    Ok(resumed) if resumed.status == 200 && resumed.media_type().as_deref() == Some("text/event-stream") => {
+                        break resumed;
+                    }
+                    Ok(refused) if refused.status == 404 && self.state().session_id.is_some() => {
+                        self.state().session_id = None;
+                        return Err(TransportError::SessionExpired);
+                    }
+                    Ok(refused) => log::warn!("resuming request {id}: the server answered HTTP {}", refused.status),
+                    Err(error) => log::warn!("resuming request {id}: {error}"),
+                }
+            };
+        }
+    }
+
+    /// Reads one connection's events. A broken connection ends the read
+    /// like a closed one: the caller decides whether to resume.
+    async fn consume(
+        &self,
+        response: &mut HttpResponse,
+        parser: &mut SseParser,
+        seen: &mut SeenEvents,
+        awaited: Option<&RequestId>,
+    ) -> Result<StreamOutcome, TransportError> {
+        let mut outcome = StreamOutcome::default();
+        let mut events = Vec::new();
+        seen.new_connection();
+        while let Some(chunk) = response.body.next().await {
+            let chunk = match chunk {
+                Ok(chunk) => chunk,
+                Err(error) => {
+                    log::debug!("the event stream from {} broke: {error}", self.options.url);
+                    break;
+                }
+            };
+            if let Err(error) = parser.feed(&chunk, &mut events) {
+                log::warn!("skipping an oversized event from {}: {error}", self.options.url);
+            }
+            for event in events.drain(..) {
+                outcome.received_any = true;
+                if !seen.first_time(&event) {
+                    log::debug!("dropping a replayed event {}", event.id);
+                    continue;
+                }
+                if event.event != "message" {
+                    log::debug!("ignoring an SSE event of type {:?}", event.event);
+                    continue;
+                }
+                if self.deliver_payload(&event.data, awaited) {
+                    outcome.answered = true;
+                }
+            }
+        }
+        Ok(outcome)
+    }
+
+    /// The standalone GET stream: open after the handshake, resumed when it
+    /// ends, given up after too many consecutive failures.
+    async fn server_stream(self: Arc<Self>) {
+        let mut parser = SseParser::with_limit(self.options.max_message_bytes);
+        let mut seen = SeenEvents::default();
+        let mut failures = 0u32;
+        loop {
+            if self.state().closed {
+                return;
+            }
+            let request = self.request(Method::Get, None, Some(parser.last_event_id()));
+            match self.fetch(request).await {
+                Ok(response) if response.status == 405 || response.status == 404 => {
+                    log::debug!("the server offers no GET stream (HTTP {})", response.status);
+                    return;
+                }
+                Ok(mut response)
+                    if (200..300).contains(&response.status)
+                        && response.media_type().as_deref() == Some("text/event-stream") =>
+                {
+                    match self.consume(&mut response, &mut parser, &mut seen, None).await {
+                        Ok(outcome) if outcome.received_any => failures = 0,
+                        Ok(_) => failures += 1,
+                        Err(error) => {
+                            log::warn!("the server stream failed: {error}");
+                            failures += 1;
+                        }
+                    }
+                    parser.finish();
+                }
+                Ok(response) => {
+                    log::warn!("the server stream was refused with HTTP {}", response.status);
+                    failures += 1;
+                }
+                Err(error) => {
+                    log::warn!("the server stream could not connect: {error}");
+                    failures += 1;
+                }
+            }
+            if failures > self.options.reconnect.max_attempts {
+                log::warn!("giving up on the server stream after {} failed attempts", failures - 1);
+                return;
+            }
+            sleep(self.options.reconnect.delay(failures.max(1), parser.retry())).await;
+        }
+    }
+
+    async fn delete_session(self: Arc<Self>) -> Result<(), TransportError> {
+        if self.state().session_id.is_none() {
+            return Ok(());
+        }
+        let request = self.request(Method::Delete, None, None);
+        self.state().session_id = None;
+        match self.fetch(request).await {
+            // 405: the server does not let clients end sessions; that is fine.
+            Ok(response) if (200..300).contains(&response.status) || response.status == 405 || response.status == 404 => Ok(()),
+            Ok(response) => Err(TransportError::Http {
+                status: response.status,
+                message: "the server refused to end the session".into(),
+            }),
+            Err(error) => Err(error),
+        }
+    }
+}
+
+#[derive(Default)]
+struct StreamOutcome {
+    answered: bool,
+    received_any: bool,
+}
+
+/// Event ids already delivered on one stream, so a server that replays too
+/// much after `Last-Event-ID` cannot make us deliver a message twice.
+///
+/// An SSE id persists from event to event until the server sets a new one,
+/// so only an id that changed names a new event; events that merely inherit
+/// the current id are always new.
+#[derive(Default)]
+struct SeenEvents {
+    ids: HashSet<String>,
+    order: VecDeque<String>,
+    current: Option<String>,
+}
+
+impl SeenEvents {
+    const REMEMBERED: usize = 4096;
+
+    /// A reconnect: the next event's id is compared with history again.
+    fn new_connection(&mut self) {
+        self.current = None;
+    }
+
+    fn first_time(&mut self, event: &SseEvent) -> bool {
+        if event.id.is_empty() || self.current.as_deref() == Some(event.id.as_str()) {
+            return true;
+        }
+        self.current = Some(event.id.clone());
+        if !self.ids.insert(event.id.clone()) {
+            return false;
+        }
+        self.order.push_back(event.id.clone());
+        if self.order.len() > Self::REMEMBERED
+            && let Some(oldest) = self.order.pop_front()
+        {
+            self.ids.remove(&oldest);
+        }
+        true
+    }
+}
+
+fn status_text(status: u16) -> &'static str {
+    match status {
+        400 => "bad request",
+        401 => "unauthorized",
+        403 => "forbidden",
+        404 => "not found",
+        405 => "method not allowed",
+        406 => "not acceptable",
+        415 => "unsupported media type",
+        429 => "too many requests",
+        500..=599 => "server error",
+        _ => "unexpected status",
+    }
+}
+
+impl<H: HttpClient> Transport for StreamableHttpTransport<H> {
+    fn send(&mut self, message: Message) -> BoxFuture<'static, Result<(), TransportError>> {
+        boxed(self.shared.clone().post(message))
+    }
+
+    fn poll_event(&mut self, cx: &mut Context<'_>) -> Poll<TransportEvent> {
+        // Background streams only push into `inbound`; polling them here
+        // drives them without a spawn.
+        while let Poll::Ready(Some(())) = self.background.poll_next_unpin(cx) {}
+        match self.inbound.poll_next_unpin(cx) {
+            Poll::Ready(Some(event)) => Poll::Ready(event),
+            // `shared` holds a sender, so the channel cannot end while we live.
+            Poll::Ready(None) | Poll::Pending => Poll::Pending,
+        }
+    }
+
+    fn set_protocol_version(&mut self, version: ProtocolVersion) {
+        self.shared.state().protocol_version = Some(version);
+    }
+
+    fn on_initialized(&mut self) {
+        if self.shared.options.open_server_stream {
+            self.background.push(boxed(self.shared.clone().server_stream()));
+        }
+    }
+
+    fn close(&mut self) -> BoxFuture<'static, Result<(), TransportError>> {
+        self.shared.state().closed = true;
+        // Dropping the stream futures aborts their requests.
+        self.background = FuturesUnordered::new();
+        boxed(self.shared.clone().delete_session())
+    }
+
+    fn kind(&self) -> &'static str {
+        "streamable-http"
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn server_retry_wins_over_backoff() {
+        let policy = ReconnectPolicy::default();
+        assert_eq!(policy.delay(3, Some(Duration::from_millis(1234))), Duration::from_millis(1234));
+    }
+
+    #[test]
+    fn backoff_grows_and_is_capped() {
+        let policy = ReconnectPolicy::default();
+        for attempt in 1..40 {
+            let delay = policy.delay(attempt, None);
+            assert!(delay <= policy.max_delay, "attempt {attempt}: {delay:?}");
+            assert!(delay >= policy.initial_delay.mul_f64(0.8), "attempt {attempt}: {delay:?}");
+        }
+        assert!(policy.delay(4, None) > policy.delay(1, None));
+    }
+
+    #[test]
+    fn replayed_events_are_dropped_once_seen() {
+        let mut seen = SeenEvents::default();
+        let event = |id: &str| SseEvent { event: "message".into(), data: "{}".into(), id: id.into() };
+        assert!(seen.first_time(&event("1")));
+        // Later events that inherit the id are new events.
+        assert!(seen.first_time(&event("1")));
+        assert!(seen.first_time(&event("2")));
+        assert!(seen.first_time(&event("")));
+        // After a reconnect, a replay of an event already delivered is dropped.
+        seen.new_connection();
+        assert!(!seen.first_time(&event("2")));
+        assert!(seen.first_time(&event("3")));
+    }
+}
