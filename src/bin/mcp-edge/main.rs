@@ -1,8 +1,531 @@
-//! The native command-line client.
+//! The native command-line client: `mcp-edge [OPTIONS] <SERVER> <COMMAND>`.
+//!
+//! This file holds the arguments and the dispatch; [`connect`] opens the
+//! session, [`output`] renders results for people or as JSON, [`progress`]
+//! shows `notifications/progress` on stderr. On wasm32 the binary is empty:
+//! it spawns processes and runs tokio, which a browser has neither of.
+
 #[cfg(target_arch = "wasm32")]
 fn main() {}
 
 #[cfg(not(target_arch = "wasm32"))]
-fn main() {
-    println!("todo");
+mod connect;
+#[cfg(not(target_arch = "wasm32"))]
+mod output;
+#[cfg(not(target_arch = "wasm32"))]
+mod progress;
+
+#[cfg(not(target_arch = "wasm32"))]
+fn main() -> std::process::ExitCode {
+    use clap::Parser;
+
+    let cli = native::Cli::parse();
+    native::init_logging(cli.verbose);
+    native::main(cli)
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+mod native {
+    use std::fmt;
+    use std::io::{self, Write};
+    use std::process::ExitCode;
+    use std::time::Duration;
+
+    use clap::{Parser, Subcommand};
+    use mcp_edge::protocol::methods;
+    use mcp_edge::protocol::types::{
+        CallToolResult, CompleteResult, CompletionReference, GetPromptResult, JsonObject,
+        ReadResourceResult,
+    };
+    use mcp_edge::{Client, ClientOptions, Error, RequestOptions};
+    use serde::de::DeserializeOwned;
+    use serde_json::{Value, json};
+
+    use crate::{connect, output, progress};
+
+    const EXAMPLES: &str = "\
+SERVER is an http:// or https:// URL, or a command line that starts a server
+speaking MCP over stdio (quote it; it is split like a shell would).
+
+Examples:
+  mcp-edge 'npx -y @modelcontextprotocol/server-everything' tools
+  mcp-edge 'node server.js' call echo '{\"message\": \"hi\"}'
+  mcp-edge --json 'python -m my_server' info
+  mcp-edge 'node server.js' complete prompt:greeting name Al
+
+In lists, `*` marks a required argument.
+
+Exit status: 0 success, 1 the tool reported an error (isError), 2 usage,
+protocol or transport error.";
+
+    /// A Model Context Protocol client for the command line.
+    #[derive(Debug, Parser)]
+    #[command(name = "mcp-edge", version, after_help = EXAMPLES)]
+    pub struct Cli {
+        /// Print the server's results as JSON (one document on stdout)
+        #[arg(long, global = true)]
+        json: bool,
+
+        /// Seconds each request may take, the handshake included; progress restarts the clock
+        /// of `call`, up to 10 times this in all
+        #[arg(long, global = true, value_name = "SECS", default_value = "60", value_parser = parse_timeout)]
+        timeout: Duration,
+
+        /// Log debug details and the server's stderr (RUST_LOG is honoured too)
+        #[arg(short, long, global = true)]
+        pub verbose: bool,
+
+        /// The server: an http(s):// URL, or a command line to run over stdio
+        #[arg(value_name = "SERVER")]
+        server: String,
+
+        #[command(subcommand)]
+        command: Command,
+    }
+
+    #[derive(Debug, Subcommand)]
+    enum Command {
+        /// Show the server's name, version, protocol version, transport and capabilities
+        Info,
+        /// List the tools
+        Tools,
+        /// Call a tool (progress is shown on stderr)
+        Call {
+            /// The tool's name
+            tool: String,
+            /// Its arguments, as a JSON object
+            #[arg(value_name = "JSON_ARGS")]
+            arguments: Option<String>,
+        },
+        /// List the resources
+        Resources,
+        /// List the resource templates
+        Templates,
+        /// Read a resource
+        Read {
+            /// The resource's URI
+            uri: String,
+        },
+        /// List the prompts
+        Prompts,
+        /// Get a prompt
+        Prompt {
+            /// The prompt's name
+            name: String,
+            /// Its arguments, as a JSON object (values are sent as strings)
+            #[arg(value_name = "JSON_ARGS")]
+            arguments: Option<String>,
+        },
+        /// Ask for completions of a prompt argument or a resource template variable
+        Complete {
+            /// `prompt:<name>` or `resource:<uri-template>`
+            #[arg(value_name = "REF")]
+            reference: String,
+            /// The argument (or template variable) to complete
+            argument: String,
+            /// What has been typed so far
+            #[arg(default_value = "")]
+            value: String,
+        },
+        /// Check that the server answers
+        Ping,
+    }
+
+    fn parse_timeout(text: &str) -> Result<Duration, String> {
+        let seconds: f64 = text
+            .trim()
+            .parse()
+            .map_err(|_| format!("`{text}` is not a number of seconds"))?;
+        if seconds.is_nan() || seconds <= 0.0 {
+            return Err("the timeout must be more than 0 seconds".into());
+        }
+        Duration::try_from_secs_f64(seconds)
+            .map_err(|_| format!("`{text}` seconds is too long a timeout"))
+    }
+
+    /// Logs to stderr through env_logger, hiding an active progress bar
+    /// while a line is written so the two never tear each other.
+    pub fn init_logging(verbose: bool) {
+        let mut builder = env_logger::Builder::new();
+        builder
+            .filter_level(if verbose {
+                log::LevelFilter::Debug
+            } else {
+                log::LevelFilter::Warn
+            })
+            .target(env_logger::Target::Stderr);
+        if let Ok(filters) = std::env::var("RUST_LOG") {
+            builder.parse_filters(&filters);
+        }
+        let logger = builder.build();
+        let max_level = logger.filter();
+        if log::set_boxed_logger(Box::new(progress::SuspendingLogger(logger))).is_ok() {
+            log::set_max_level(max_level);
+        }
+    }
+
+    /// How a run went, when it got as far as an answer.
+    enum Outcome {
+        Success,
+        ToolError,
+    }
+
+    /// Why a run failed. Every failure is reported as one `mcp-edge:` line.
+    enum Failure {
+        /// Arguments that clap accepted but that make no sense.
+        Usage(String),
+        /// The session, the server or the transport.
+        Client(Error),
+        /// Writing the output.
+        Output(io::Error),
+        /// Starting the async runtime.
+        Runtime(io::Error),
+    }
+
+    impl From<Error> for Failure {
+        fn from(error: Error) -> Self {
+            Failure::Client(error)
+        }
+    }
+
+    impl fmt::Display for Failure {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            match self {
+                Failure::Usage(message) => f.write_str(message),
+                Failure::Client(error) => write!(f, "{error}"),
+                Failure::Output(error) => write!(f, "cannot write the output: {error}"),
+                Failure::Runtime(error) => write!(f, "cannot start the async runtime: {error}"),
+            }
+        }
+    }
+
+    /// What to do, with every argument checked before a server is started.
+    enum Plan {
+        Info,
+        Tools,
+        Call {
+            tool: String,
+            arguments: Option<JsonObject>,
+        },
+        Resources,
+        Templates,
+        Read {
+            uri: String,
+        },
+        Prompts,
+        Prompt {
+            name: String,
+            arguments: Option<JsonObject>,
+        },
+        Complete {
+            reference: CompletionReference,
+            argument: String,
+            value: String,
+        },
+        Ping,
+    }
+
+    impl Plan {
+        fn new(command: Command) -> Result<Plan, Failure> {
+            Ok(match command {
+                Command::Info => Plan::Info,
+                Command::Tools => Plan::Tools,
+                Command::Call { tool, arguments } => {
+                    let arguments = arguments.as_deref().map(json_object).transpose()?;
+                    Plan::Call { tool, arguments }
+                }
+                Command::Resources => Plan::Resources,
+                Command::Templates => Plan::Templates,
+                Command::Read { uri } => Plan::Read { uri },
+                Command::Prompts => Plan::Prompts,
+                Command::Prompt { name, arguments } => {
+                    let arguments = arguments
+                        .as_deref()
+                        .map(json_object)
+                        .transpose()?
+                        .map(stringify_values);
+                    Plan::Prompt { name, arguments }
+                }
+                Command::Complete {
+                    reference,
+                    argument,
+                    value,
+                } => Plan::Complete {
+                    reference: completion_reference(&reference)?,
+                    argument,
+                    value,
+                },
+                Command::Ping => Plan::Ping,
+            })
+        }
+    }
+
+    fn json_object(text: &str) -> Result<JsonObject, Failure> {
+        match serde_json::from_str::<Value>(text) {
+            Ok(Value::Object(object)) => Ok(object),
+            Ok(other) => Err(Failure::Usage(format!(
+                "JSON_ARGS must be a JSON object such as '{{\"name\": \"value\"}}', not {}",
+                output::json_kind(&other)
+            ))),
+            Err(error) => Err(Failure::Usage(format!(
+                "JSON_ARGS is not valid JSON ({error}): {text}"
+            ))),
+        }
+    }
+
+    /// Prompt arguments are strings on the wire: `{"n": 3}` sends `"3"`.
+    fn stringify_values(object: JsonObject) -> JsonObject {
+        object
+            .into_iter()
+            .map(|(key, value)| {
+                let text = match value {
+                    Value::String(text) => text,
+                    other => other.to_string(),
+                };
+                (key, Value::String(text))
+            })
+            .collect()
+    }
+
+    fn completion_reference(text: &str) -> Result<CompletionReference, Failure> {
+        match text.split_once(':') {
+            Some(("prompt", name)) if !name.is_empty() => {
+                Ok(CompletionReference::Prompt(name.to_owned()))
+            }
+            Some(("resource", uri)) if !uri.is_empty() => {
+                Ok(CompletionReference::Resource(uri.to_owned()))
+            }
+            _ => Err(Failure::Usage(format!(
+                "REF must be `prompt:<name>` or `resource:<uri-template>`, not `{text}`"
+            ))),
+        }
+    }
+
+    pub fn main(cli: Cli) -> ExitCode {
+        let runtime = match tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+        {
+            Ok(runtime) => runtime,
+            Err(error) => return report(&Failure::Runtime(error)),
+        };
+        runtime.block_on(run(cli))
+    }
+
+    /// Reports a failure as one `mcp-edge:` line on stderr; exit status 2.
+    fn report(failure: &Failure) -> ExitCode {
+        progress::clear();
+        // Multi-line errors (a crashed server's stderr tail) come indented
+        // after their first line; nothing else is added.
+        let _ = writeln!(io::stderr().lock(), "mcp-edge: {failure}");
+        ExitCode::from(2)
+    }
+
+    async fn run(cli: Cli) -> ExitCode {
+        let plan = match Plan::new(cli.command) {
+            Ok(plan) => plan,
+            Err(failure) => return report(&failure),
+        };
+        let options =
+            ClientOptions::new("mcp-edge", env!("CARGO_PKG_VERSION")).with_timeout(cli.timeout);
+        let client = match connect::connect(&cli.server, options).await {
+            Ok(client) => client,
+            Err(error) => return report(&Failure::Client(error)),
+        };
+        let code = match execute(&client, plan, cli.json, cli.timeout).await {
+            Ok(Outcome::Success) => ExitCode::SUCCESS,
+            Ok(Outcome::ToolError) => ExitCode::from(1),
+            // Reported before the shutdown, which may take the server's grace time.
+            Err(failure) => report(&failure),
+        };
+        // Shut the server down gracefully whatever happened.
+        client.close().await;
+        code
+    }
+
+    async fn execute(
+        client: &Client,
+        plan: Plan,
+        json: bool,
+        timeout: Duration,
+    ) -> Result<Outcome, Failure> {
+        match plan {
+            Plan::Info => {
+                let negotiated = client.negotiated().ok_or(Error::NotInitialized)?;
+                let kind = client.transport_kind();
+                if json {
+                    let result = &negotiated.result;
+                    emit(|out| {
+                        output::json(
+                            out,
+                            &json!({
+                                "serverInfo": result.server_info,
+                                "protocolVersion": negotiated.version.as_str(),
+                                "transport": kind,
+                                "capabilities": result.capabilities,
+                                "instructions": result.instructions,
+                            }),
+                        )
+                    })?;
+                } else {
+                    emit(|out| output::info(out, &negotiated, kind))?;
+                }
+            }
+            Plan::Tools => {
+                let tools = client.list_all_tools().await?;
+                emit(|out| {
+                    if json {
+                        output::json(out, &json!({ "tools": tools }))
+                    } else {
+                        output::tools(out, &tools)
+                    }
+                })?;
+            }
+            Plan::Call { tool, arguments } => {
+                return call(client, &tool, arguments, json, timeout).await;
+            }
+            Plan::Resources => {
+                let resources = client.list_all_resources().await?;
+                emit(|out| {
+                    if json {
+                        output::json(out, &json!({ "resources": resources }))
+                    } else {
+                        output::resources(out, &resources)
+                    }
+                })?;
+            }
+            Plan::Templates => {
+                let templates = client.list_all_resource_templates().await?;
+                emit(|out| {
+                    if json {
+                        output::json(out, &json!({ "resourceTemplates": templates }))
+                    } else {
+                        output::templates(out, &templates)
+                    }
+                })?;
+            }
+            Plan::Read { uri } => {
+                let raw = raw(client, methods::RESOURCES_READ, json!({ "uri": uri })).await?;
+                if json {
+                    emit(|out| output::json(out, &raw))?;
+                } else {
+                    let result: ReadResourceResult = decode(methods::RESOURCES_READ, raw)?;
+                    emit(|out| output::read_result(out, &result))?;
+                }
+            }
+            Plan::Prompts => {
+                let prompts = client.list_all_prompts().await?;
+                emit(|out| {
+                    if json {
+                        output::json(out, &json!({ "prompts": prompts }))
+                    } else {
+                        output::prompts(out, &prompts)
+                    }
+                })?;
+            }
+            Plan::Prompt { name, arguments } => {
+                let mut params = json!({ "name": name });
+                if let Some(arguments) = arguments {
+                    params["arguments"] = Value::Object(arguments);
+                }
+                let raw = raw(client, methods::PROMPTS_GET, params).await?;
+                if json {
+                    emit(|out| output::json(out, &raw))?;
+                } else {
+                    let result: GetPromptResult = decode(methods::PROMPTS_GET, raw)?;
+                    emit(|out| output::prompt_result(out, &result))?;
+                }
+            }
+            Plan::Complete {
+                reference,
+                argument,
+                value,
+            } => {
+                let params = json!({
+                    "ref": reference.to_value(),
+                    "argument": { "name": argument, "value": value },
+                });
+                let raw = raw(client, methods::COMPLETION_COMPLETE, params).await?;
+                if json {
+                    emit(|out| output::json(out, &raw))?;
+                } else {
+                    let result: CompleteResult = decode(methods::COMPLETION_COMPLETE, raw)?;
+                    emit(|out| output::completion(out, &result))?;
+                }
+            }
+            Plan::Ping => {
+                let started = std::time::Instant::now();
+                let raw = raw_request(client, methods::PING, None).await?;
+                let elapsed = started.elapsed();
+                emit(|out| {
+                    if json {
+                        output::json(out, &raw)
+                    } else {
+                        output::pong(out, elapsed)
+                    }
+                })?;
+            }
+        }
+        Ok(Outcome::Success)
+    }
+
+    async fn call(
+        client: &Client,
+        tool: &str,
+        arguments: Option<JsonObject>,
+        json: bool,
+        timeout: Duration,
+    ) -> Result<Outcome, Failure> {
+        let display = progress::Display::new();
+        let options = RequestOptions::default()
+            .with_progress(display.callback())
+            .reset_on_progress(Some(timeout.checked_mul(10).unwrap_or(Duration::MAX)));
+        let answer = client.call_tool_raw(tool, arguments, options).await;
+        display.finish();
+        let raw = answer?;
+        let result: CallToolResult = decode(methods::TOOLS_CALL, raw.clone())?;
+        if json {
+            emit(|out| output::json(out, &raw))?;
+        } else {
+            emit(|out| output::tool_result(out, &result))?;
+        }
+        Ok(if result.is_error() {
+            Outcome::ToolError
+        } else {
+            Outcome::Success
+        })
+    }
+
+    /// A request whose result is printed as the server sent it (with `--json`).
+    async fn raw(client: &Client, method: &str, params: Value) -> Result<Value, Error> {
+        raw_request(client, method, Some(params)).await
+    }
+
+    async fn raw_request(
+        client: &Client,
+        method: &str,
+        params: Option<Value>,
+    ) -> Result<Value, Error> {
+        client
+            .request(method, params, RequestOptions::default())
+            .await
+    }
+
+    fn decode<T: DeserializeOwned>(method: &str, value: Value) -> Result<T, Error> {
+        serde_json::from_value(value).map_err(|e| Error::InvalidResult {
+            method: method.to_owned(),
+            reason: e.to_string(),
+        })
+    }
+
+    /// Writes to stdout in one go. A reader that went away (`| head`) is not
+    /// an error worth reporting.
+    fn emit(write: impl FnOnce(&mut dyn Write) -> io::Result<()>) -> Result<(), Failure> {
+        let stdout = io::stdout();
+        let mut out = io::BufWriter::new(stdout.lock());
+        match write(&mut out).and_then(|()| out.flush()) {
+            Err(error) if error.kind() == io::ErrorKind::BrokenPipe => Ok(()),
+            other => other.map_err(Failure::Output),
+        }
+    }
 }

@@ -1,0 +1,56 @@
+//! Opening a session from the SERVER argument: a URL (HTTP transports) or a
+//! command line (stdio).
+
+use mcp_edge::transport::Transport;
+use mcp_edge::transport::stdio::{StdioOptions, StdioTransport};
+use mcp_edge::transport::streamable::{StreamableHttpOptions, StreamableHttpTransport};
+use mcp_edge::{Client, ClientOptions, Error};
+
+/// Where the server's stderr lines go in the log (`RUST_LOG=server=info`).
+const SERVER_LOG_TARGET: &str = "server";
+
+/// Starts the transport `server` names and performs the handshake.
+///
+/// If the handshake fails the transport is closed (the process shut down)
+/// before the error is returned.
+pub async fn connect(server: &str, options: ClientOptions) -> Result<Client, Error> {
+    let server = server.trim();
+    if is_url(server) {
+        let transport = StreamableHttpTransport::new(StreamableHttpOptions::new(server));
+        return handshake(transport, options).await;
+    }
+    let stdio = StdioOptions::from_command_line(server)?
+        .on_stderr(|line: &str| log::info!(target: SERVER_LOG_TARGET, "{line}"));
+    handshake(StdioTransport::spawn(stdio)?, options).await
+}
+
+async fn handshake(transport: impl Transport, options: ClientOptions) -> Result<Client, Error> {
+    let (client, driver) = Client::new(transport, options);
+    mcp_edge::runtime::spawn(driver)?;
+    match client.initialize().await {
+        Ok(_) => Ok(client),
+        Err(error) => {
+            client.close().await;
+            Err(error)
+        }
+    }
+}
+
+fn is_url(server: &str) -> bool {
+    let lower = server.get(..8).unwrap_or(server).to_ascii_lowercase();
+    lower.starts_with("http://") || lower.starts_with("https://")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::is_url;
+
+    #[test]
+    fn urls_and_commands() {
+        assert!(is_url("http://localhost:3000/mcp"));
+        assert!(is_url("HTTPS://example.com"));
+        assert!(!is_url("node server.js"));
+        assert!(!is_url("httpie"));
+        assert!(!is_url("é"));
+    }
+}

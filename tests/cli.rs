@@ -1,0 +1,334 @@
+//! The `mcp-edge` binary against the real server-everything over stdio.
+//!
+//! The server comes from `tests/peers` (`cargo xtask test` installs it with
+//! `npm ci`). Every run is bounded: a hung binary is killed and fails its test.
+#![cfg(not(target_arch = "wasm32"))]
+
+use std::io::Read;
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::thread;
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+/// Longest any one run may take.
+const DEADLINE: Duration = Duration::from_secs(60);
+
+/// The command line that starts server-everything over stdio.
+fn server() -> String {
+    let script: PathBuf = [
+        env!("CARGO_MANIFEST_DIR"),
+        "tests/peers/node_modules/@modelcontextprotocol/server-everything/dist/index.js",
+    ]
+    .iter()
+    .collect();
+    assert!(
+        script.is_file(),
+        "{} is missing: run `cargo xtask test` (or `cd tests/peers && npm ci`) to install the test peers",
+        script.display()
+    );
+    let script = script.to_string_lossy().into_owned();
+    let quoted = shlex::try_quote(&script).expect("the path has no NUL byte");
+    format!("node {quoted} stdio")
+}
+
+struct Run {
+    code: Option<i32>,
+    stdout: String,
+    stderr: String,
+}
+
+impl Run {
+    fn stdout_lines(&self) -> Vec<&str> {
+        self.stdout.lines().collect()
+    }
+
+    fn stderr_lines(&self) -> Vec<&str> {
+        self.stderr.lines().collect()
+    }
+
+    /// The one `mcp-edge: ...` line of a failed run.
+    fn error_line(&self) -> &str {
+        let lines = self.stderr_lines();
+        let errors: Vec<&&str> = lines
+            .iter()
+            .filter(|l| l.starts_with("mcp-edge: "))
+            .collect();
+        assert_eq!(
+            errors.len(),
+            1,
+            "expected one `mcp-edge:` line on stderr:\n{}",
+            self.stderr
+        );
+        errors[0]
+    }
+
+    fn json(&self) -> Value {
+        serde_json::from_str(&self.stdout)
+            .unwrap_or_else(|e| panic!("stdout is not one JSON document ({e}):\n{}", self.stdout))
+    }
+}
+
+impl std::fmt::Debug for Run {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "exit {:?}\n--- stdout\n{}--- stderr\n{}",
+            self.code, self.stdout, self.stderr
+        )
+    }
+}
+
+fn drain(mut pipe: impl Read + Send + 'static) -> thread::JoinHandle<String> {
+    thread::spawn(move || {
+        let mut bytes = Vec::new();
+        let _ = pipe.read_to_end(&mut bytes);
+        String::from_utf8_lossy(&bytes).into_owned()
+    })
+}
+
+/// Runs `mcp-edge ARGS...` to the end, killing it after [`DEADLINE`].
+fn mcp_edge(args: &[&str]) -> Run {
+    let mut child: Child = Command::new(env!("CARGO_BIN_EXE_mcp-edge"))
+        .args(args)
+        .env_remove("RUST_LOG")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the mcp-edge binary starts");
+    let stdout = drain(child.stdout.take().expect("stdout is piped"));
+    let stderr = drain(child.stderr.take().expect("stderr is piped"));
+    let started = Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("waiting for mcp-edge") {
+            break status;
+        }
+        if started.elapsed() > DEADLINE {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("mcp-edge {args:?} did not finish within {DEADLINE:?}");
+        }
+        thread::sleep(Duration::from_millis(20));
+    };
+    Run {
+        code: status.code(),
+        stdout: stdout.join().expect("stdout reader"),
+        stderr: stderr.join().expect("stderr reader"),
+    }
+}
+
+#[test]
+fn tools_lists_echo() {
+    let run = mcp_edge(&[&server(), "tools"]);
+    assert_eq!(run.code, Some(0), "{run:?}");
+    assert!(
+        run.stdout_lines().iter().any(|l| l.starts_with("echo - ")),
+        "{run:?}"
+    );
+    assert!(run.stdout.contains("arguments: message*"), "{run:?}");
+}
+
+#[test]
+fn call_echo_prints_the_text() {
+    let run = mcp_edge(&[&server(), "call", "echo", r#"{"message":"hi"}"#]);
+    assert_eq!(run.code, Some(0), "{run:?}");
+    assert_eq!(run.stdout_lines(), ["Echo: hi"], "{run:?}");
+}
+
+#[test]
+fn json_tools_is_one_document_with_a_tools_array() {
+    let run = mcp_edge(&["--json", &server(), "tools"]);
+    assert_eq!(run.code, Some(0), "{run:?}");
+    let json = run.json();
+    let tools = json["tools"].as_array().expect("a tools array");
+    assert!(tools.iter().any(|t| t["name"] == "echo"), "{run:?}");
+}
+
+#[test]
+fn json_call_prints_the_raw_result() {
+    let run = mcp_edge(&[&server(), "call", "echo", r#"{"message":"hi"}"#, "--json"]);
+    assert_eq!(run.code, Some(0), "{run:?}");
+    assert_eq!(run.json()["content"][0]["text"], "Echo: hi", "{run:?}");
+}
+
+#[test]
+fn info_shows_version_and_transport() {
+    let run = mcp_edge(&[&server(), "info"]);
+    assert_eq!(run.code, Some(0), "{run:?}");
+    let lines = run.stdout_lines();
+    assert!(lines.contains(&"protocol: 2025-11-25"), "{run:?}");
+    assert!(lines.contains(&"transport: stdio"), "{run:?}");
+    assert!(lines.iter().any(|l| l.starts_with("server: ")), "{run:?}");
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.starts_with("capabilities: ") && l.contains("tools")),
+        "{run:?}"
+    );
+
+    let run = mcp_edge(&["--json", &server(), "info"]);
+    assert_eq!(run.code, Some(0), "{run:?}");
+    let json = run.json();
+    assert_eq!(json["protocolVersion"], "2025-11-25", "{run:?}");
+    assert_eq!(json["transport"], "stdio", "{run:?}");
+    assert!(json["serverInfo"]["name"].is_string(), "{run:?}");
+    assert!(json["capabilities"]["tools"].is_object(), "{run:?}");
+}
+
+#[test]
+fn long_running_call_reports_progress_on_stderr() {
+    let run = mcp_edge(&[
+        &server(),
+        "call",
+        "trigger-long-running-operation",
+        r#"{"duration":2,"steps":4}"#,
+    ]);
+    assert_eq!(run.code, Some(0), "{run:?}");
+    assert!(
+        run.stdout.contains("Long running operation completed"),
+        "{run:?}"
+    );
+    assert!(
+        !run.stdout.contains("progress"),
+        "progress leaked into stdout: {run:?}"
+    );
+    let progress: Vec<&str> = run
+        .stderr_lines()
+        .into_iter()
+        .filter(|l| l.starts_with("progress: "))
+        .collect();
+    assert!(progress.contains(&"progress: 1/4"), "{run:?}");
+    assert!(progress.contains(&"progress: 4/4"), "{run:?}");
+}
+
+#[test]
+fn image_content_is_summarised() {
+    let run = mcp_edge(&[&server(), "call", "get-tiny-image"]);
+    assert_eq!(run.code, Some(0), "{run:?}");
+    assert!(
+        run.stdout_lines()
+            .iter()
+            .any(|l| l.starts_with("[image image/png, ") && l.ends_with(" KiB]")),
+        "{run:?}"
+    );
+}
+
+#[test]
+fn a_tool_error_exits_1_and_prints_its_content() {
+    // The TypeScript SDK reports invalid arguments as an `isError` result.
+    let run = mcp_edge(&[&server(), "call", "echo", "{}"]);
+    assert_eq!(run.code, Some(1), "{run:?}");
+    assert!(
+        run.stdout.contains("Invalid arguments for tool echo"),
+        "{run:?}"
+    );
+    assert!(!run.stderr.contains("mcp-edge:"), "{run:?}");
+
+    // So is an unknown tool (it throws inside the tools/call handler).
+    let run = mcp_edge(&[&server(), "call", "no-such-tool"]);
+    assert_eq!(run.code, Some(1), "{run:?}");
+    assert!(run.stdout.contains("no-such-tool not found"), "{run:?}");
+}
+
+#[test]
+fn a_protocol_error_exits_2_with_one_line() {
+    let run = mcp_edge(&[&server(), "read", "nope://nothing"]);
+    assert_eq!(run.code, Some(2), "{run:?}");
+    assert!(run.error_line().contains("resources/read"), "{run:?}");
+    assert!(run.error_line().contains("nope://nothing"), "{run:?}");
+    assert!(run.stdout.is_empty(), "{run:?}");
+}
+
+#[test]
+fn a_server_that_cannot_start_exits_2_with_one_line() {
+    let run = mcp_edge(&["/nonexistent/binary", "tools"]);
+    assert_eq!(run.code, Some(2), "{run:?}");
+    assert_eq!(run.stderr_lines().len(), 1, "{run:?}");
+    assert!(run.error_line().contains("/nonexistent/binary"), "{run:?}");
+}
+
+#[test]
+fn a_crashing_server_exits_2_with_its_stderr_tail() {
+    let run = mcp_edge(&["node -e 'console.error(\"boom\"); process.exit(3)'", "ping"]);
+    assert_eq!(run.code, Some(2), "{run:?}");
+    let line = run.error_line();
+    assert!(line.contains("exited"), "{run:?}");
+    // The tail follows, indented.
+    assert!(run.stderr_lines().contains(&"  boom"), "{run:?}");
+}
+
+#[test]
+fn invalid_json_args_exit_2_before_starting_the_server() {
+    let run = mcp_edge(&["/nonexistent/binary", "call", "echo", r#"{"message":"#]);
+    assert_eq!(run.code, Some(2), "{run:?}");
+    assert!(
+        run.error_line().contains("JSON_ARGS is not valid JSON"),
+        "{run:?}"
+    );
+
+    let run = mcp_edge(&["/nonexistent/binary", "call", "echo", "[1, 2]"]);
+    assert_eq!(run.code, Some(2), "{run:?}");
+    assert!(
+        run.error_line().contains("must be a JSON object"),
+        "{run:?}"
+    );
+}
+
+#[test]
+fn http_urls_are_refused_for_now() {
+    let run = mcp_edge(&["http://127.0.0.1:9/mcp", "tools"]);
+    assert_eq!(run.code, Some(2), "{run:?}");
+    assert!(
+        run.error_line()
+            .contains("HTTP transports are not built yet"),
+        "{run:?}"
+    );
+}
+
+#[test]
+fn bad_usage_exits_2() {
+    let run = mcp_edge(&[&server()]);
+    assert_eq!(run.code, Some(2), "{run:?}");
+    let run = mcp_edge(&["--timeout", "soon", &server(), "ping"]);
+    assert_eq!(run.code, Some(2), "{run:?}");
+    let run = mcp_edge(&[&server(), "complete", "tool:x", "arg"]);
+    assert_eq!(run.code, Some(2), "{run:?}");
+    assert!(run.error_line().contains("prompt:<name>"), "{run:?}");
+}
+
+#[test]
+fn prompts_resources_and_completions() {
+    let run = mcp_edge(&[
+        &server(),
+        "prompt",
+        "args-prompt",
+        r#"{"city": "Paris", "state": 3}"#,
+    ]);
+    assert_eq!(run.code, Some(0), "{run:?}");
+    assert!(
+        run.stdout_lines()
+            .iter()
+            .any(|l| l.starts_with("[user] ") && l.contains("Paris, 3")),
+        "{run:?}"
+    );
+
+    let run = mcp_edge(&[&server(), "read", "demo://resource/dynamic/text/1"]);
+    assert_eq!(run.code, Some(0), "{run:?}");
+    assert!(!run.stdout.trim().is_empty(), "{run:?}");
+
+    let run = mcp_edge(&[
+        &server(),
+        "complete",
+        "prompt:completable-prompt",
+        "department",
+        "E",
+    ]);
+    assert_eq!(run.code, Some(0), "{run:?}");
+    assert!(run.stdout_lines().contains(&"Engineering"), "{run:?}");
+
+    let run = mcp_edge(&["--json", &server(), "ping"]);
+    assert_eq!(run.code, Some(0), "{run:?}");
+    assert!(run.json().is_object(), "{run:?}");
+}
