@@ -1,0 +1,800 @@
+//! The stdio transport: the server is a child process that reads JSON-RPC
+//! lines on its stdin and writes them on its stdout (R3.3-R3.7).
+//!
+//! Native only. The pipes are served by tokio tasks so that [`Transport::poll_event`]
+//! is a plain channel poll: a writer task owns stdin (so lines go out in
+//! `send` order), a reader task owns stdout, another stderr, and a supervisor
+//! task owns the [`Child`] and is the only one that reports the end of the
+//! connection, so it is reported exactly once and after the last message.
+
+use std::collections::VecDeque;
+use std::io;
+use std::os::unix::process::ExitStatusExt;
+use std::path::PathBuf;
+use std::process::{ExitStatus, Stdio};
+use std::sync::{Arc, Mutex};
+use std::task::{Context, Poll};
+use std::time::Duration;
+
+use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncWriteExt, BufReader};
+use tokio::process::{Child, ChildStdin, Command};
+use tokio::sync::{mpsc, oneshot, watch};
+use tokio::task::JoinHandle;
+
+use super::{Transport, TransportError, TransportEvent};
+use crate::protocol::Message;
+use crate::protocol::jsonrpc;
+use crate::runtime::{BoxFuture, boxed};
+
+/// Hears each line the server writes to stderr.
+pub type StderrCallback = Arc<dyn Fn(&str) + Send + Sync>;
+
+/// How long, after the process exited, its pipes may take to reach EOF. A
+/// grandchild that inherited them can keep them open forever.
+const DRAIN_TIMEOUT: Duration = Duration::from_millis(500);
+/// How long a server that closed its stdout may take to exit by itself.
+const STDOUT_EOF_EXIT_WAIT: Duration = Duration::from_secs(1);
+/// How long the OS may take to deliver SIGKILL and let us reap the child.
+const REAP_TIMEOUT: Duration = Duration::from_secs(5);
+/// Longest stderr line kept whole; stderr is only for humans.
+const STDERR_LINE_MAX: usize = 64 * 1024;
+/// How much of a rejected stdout line a log message shows.
+const PREVIEW_CHARS: usize = 200;
+
+/// How to start a server process.
+#[derive(Clone)]
+pub struct StdioOptions {
+    /// The program to run, looked up in `PATH` when it has no slash.
+    pub program: String,
+    /// Its arguments.
+    pub args: Vec<String>,
+    /// Variables added to the inherited environment.
+    pub env: Vec<(String, String)>,
+    /// Its working directory; ours when `None`.
+    pub cwd: Option<PathBuf>,
+    /// The longest stdout line accepted; longer lines are logged and skipped.
+    pub max_line_bytes: usize,
+    /// How long to wait after closing its stdin before sending SIGTERM.
+    pub exit_grace: Duration,
+    /// How long to wait after SIGTERM before sending SIGKILL.
+    pub term_grace: Duration,
+    /// How many of its last stderr lines an exit error quotes.
+    pub stderr_tail_lines: usize,
+    /// Hears each stderr line; `None` logs them with `log::info!`.
+    pub on_stderr: Option<StderrCallback>,
+}
+
+impl std::fmt::Debug for StdioOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("StdioOptions")
+            .field("program", &self.program)
+            .field("args", &self.args)
+            .field("env", &self.env.iter().map(|(k, _)| k).collect::<Vec<_>>())
+            .field("cwd", &self.cwd)
+            .field("max_line_bytes", &self.max_line_bytes)
+            .field("exit_grace", &self.exit_grace)
+            .field("term_grace", &self.term_grace)
+            .field("stderr_tail_lines", &self.stderr_tail_lines)
+            .field("on_stderr", &self.on_stderr.is_some())
+            .finish()
+    }
+}
+
+impl StdioOptions {
+    /// Runs `program` with `args`, with the default limits and graces.
+    pub fn new(program: impl Into<String>, args: impl IntoIterator<Item = impl Into<String>>) -> Self {
+        StdioOptions {
+            program: program.into(),
+            args: args.into_iter().map(Into::into).collect(),
+            env: Vec::new(),
+            cwd: None,
+            max_line_bytes: 16 * 1024 * 1024,
+            exit_grace: Duration::from_secs(2),
+            term_grace: Duration::from_secs(2),
+            stderr_tail_lines: 20,
+            on_stderr: None,
+        }
+    }
+
+    /// Splits `line` as a POSIX shell would (quotes and backslashes, no
+    /// expansion): the first word is the program.
+    pub fn from_command_line(line: &str) -> Result<Self, TransportError> {
+        let refuse = |reason: &str| TransportError::Spawn { command: line.to_owned(), reason: reason.to_owned() };
+        let words = shlex::split(line).ok_or_else(|| refuse("unbalanced quotes or a trailing backslash"))?;
+        let mut words = words.into_iter();
+        let program = words.next().ok_or_else(|| refuse("the command line is empty"))?;
+        Ok(StdioOptions::new(program, words))
+    }
+
+    /// Adds an environment variable.
+    pub fn env(mut self, key: impl Into<String>, value: impl Into<String>) -> Self {
+        self.env.push((key.into(), value.into()));
+        self
+    }
+
+    /// Sets the working directory.
+    pub fn cwd(mut self, dir: impl Into<PathBuf>) -> Self {
+        self.cwd = Some(dir.into());
+        self
+    }
+
+    /// Sends each stderr line to `f` instead of the log.
+    pub fn on_stderr(mut self, f: impl Fn(&str) + Send + Sync + 'static) -> Self {
+        self.on_stderr = Some(Arc::new(f));
+        self
+    }
+
+    /// The command as a shell would show it, for messages.
+    fn display_command(&self) -> String {
+        let words = std::iter::once(self.program.as_str()).chain(self.args.iter().map(String::as_str));
+        // Words with NUL bytes cannot be quoted; they fail to spawn anyway.
+        shlex::try_join(words).unwrap_or_else(|_| format!("{} {}", self.program, self.args.join(" ")))
+    }
+}
+
+/// What the handle asks of the supervisor.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Control {
+    Run,
+    /// Graceful: stdin is closing, then SIGTERM, then SIGKILL.
+    Close,
+    /// The transport was dropped: nobody can use the process any more.
+    Kill,
+}
+
+type Outgoing = (String, oneshot::Sender<Result<(), TransportError>>);
+type Tail = Arc<Mutex<VecDeque<String>>>;
+
+/// A server process spoken to over its stdin and stdout.
+pub struct StdioTransport {
+    command: String,
+    pid: Option<u32>,
+    /// `None` once closing: dropping the sender is what closes the child's stdin.
+    writer: Option<mpsc::UnboundedSender<Outgoing>>,
+    events: mpsc::UnboundedReceiver<TransportEvent>,
+    control: watch::Sender<Control>,
+    gone: watch::Receiver<bool>,
+    close_bound: Duration,
+    finished: bool,
+}
+
+impl std::fmt::Debug for StdioTransport {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("StdioTransport").field("command", &self.command).field("pid", &self.pid()).finish()
+    }
+}
+
+impl StdioTransport {
+    /// Starts the server. Must be called inside a tokio runtime (with I/O
+    /// and time enabled).
+    pub fn spawn(options: StdioOptions) -> Result<StdioTransport, TransportError> {
+        let command = options.display_command();
+        let spawn_error = |reason: String| TransportError::Spawn { command: command.clone(), reason };
+        let runtime = tokio::runtime::Handle::try_current()
+            .map_err(|_| spawn_error("no tokio runtime: start the stdio transport from inside one".into()))?;
+
+        let mut process = Command::new(&options.program);
+        process
+            .args(&options.args)
+            .envs(options.env.iter().map(|(k, v)| (k, v)))
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .kill_on_drop(true);
+        if let Some(dir) = &options.cwd {
+            process.current_dir(dir);
+        }
+        let mut child = process.spawn().map_err(|e| match &options.cwd {
+            Some(dir) => spawn_error(format!("{e} (working directory {})", dir.display())),
+            None => spawn_error(e.to_string()),
+        })?;
+        let pid = child.id();
+        let (Some(stdin), Some(stdout), Some(stderr)) = (child.stdin.take(), child.stdout.take(), child.stderr.take())
+        else {
+            // Cannot happen with all three piped; the child dies with `child`.
+            return Err(spawn_error("the child's pipes are missing".into()));
+        };
+
+        let (writer, outgoing) = mpsc::unbounded_channel();
+        let (events_tx, events) = mpsc::unbounded_channel();
+        let (control, control_rx) = watch::channel(Control::Run);
+        let (gone_tx, gone) = watch::channel(false);
+        let tail: Tail = Arc::new(Mutex::new(VecDeque::new()));
+
+        let writer_task = runtime.spawn(write_loop(stdin, outgoing));
+        let stdout_task = runtime.spawn(read_stdout(BufReader::new(stdout), options.max_line_bytes, events_tx.clone()));
+        let on_stderr = options.on_stderr.clone().unwrap_or_else(|| {
+            let program = options.program.clone();
+            Arc::new(move |line: &str| log::info!("{program}: {line}"))
+        });
+        let stderr_task =
+            runtime.spawn(read_stderr(BufReader::new(stderr), on_stderr, tail.clone(), options.stderr_tail_lines));
+        let supervisor = Supervisor {
+            child,
+            control: control_rx,
+            events: events_tx,
+            writer_task,
+            stdout_task: Some(stdout_task),
+            stderr_task: Some(stderr_task),
+            tail,
+            exit_grace: options.exit_grace,
+            term_grace: options.term_grace,
+        };
+        runtime.spawn(async move {
+            supervisor.run().await;
+            gone_tx.send_replace(true);
+        });
+
+        let close_bound = options
+            .exit_grace
+            .saturating_add(options.term_grace)
+            .saturating_add(REAP_TIMEOUT)
+            .saturating_add(DRAIN_TIMEOUT * 2);
+        Ok(StdioTransport { command, pid, writer: Some(writer), events, control, gone, close_bound, finished: false })
+    }
+
+    /// The server's process id, while it runs (`None` once it was reaped,
+    /// when the id may already belong to another process).
+    pub fn pid(&self) -> Option<u32> {
+        if *self.gone.borrow() { None } else { self.pid }
+    }
+}
+
+impl Drop for StdioTransport {
+    fn drop(&mut self) {
+        // A close already under way is left to finish its graceful sequence.
+        self.control.send_if_modified(|control| {
+            let run = *control == Control::Run;
+            if run {
+                *control = Control::Kill;
+            }
+            run
+        });
+    }
+}
+
+impl Transport for StdioTransport {
+    fn send(&mut self, message: Message) -> BoxFuture<'static, Result<(), TransportError>> {
+        let line = message.to_json();
+        // R3.4/R3.5: an empty or multi-line write would corrupt the stream.
+        if line.is_empty() || line.contains('\n') {
+            return boxed(async {
+                Err(TransportError::InvalidMessage("the message does not serialize to one line".into()))
+            });
+        }
+        let (done, written) = oneshot::channel();
+        let queued = match &self.writer {
+            Some(writer) => writer.send((line + "\n", done)).is_ok(),
+            None => false,
+        };
+        boxed(async move {
+            if !queued {
+                return Err(stdin_closed());
+            }
+            written.await.unwrap_or_else(|_| Err(stdin_closed()))
+        })
+    }
+
+    fn poll_event(&mut self, cx: &mut Context<'_>) -> Poll<TransportEvent> {
+        if self.finished {
+            return Poll::Pending;
+        }
+        match self.events.poll_recv(cx) {
+            Poll::Ready(Some(event)) => {
+                if matches!(event, TransportEvent::Closed(_)) {
+                    self.finished = true;
+                }
+                Poll::Ready(event)
+            }
+            Poll::Ready(None) => {
+                // Only when the runtime dropped the tasks before they finished.
+                self.finished = true;
+                Poll::Ready(TransportEvent::Closed(TransportError::Closed(
+                    "the stdio transport's tasks stopped".into(),
+                )))
+            }
+            Poll::Pending => Poll::Pending,
+        }
+    }
+
+    fn close(&mut self) -> BoxFuture<'static, Result<(), TransportError>> {
+        // The writer finishes the lines already queued, then drops stdin.
+        self.writer = None;
+        self.control.send_if_modified(|control| {
+            let run = *control == Control::Run;
+            if run {
+                *control = Control::Close;
+            }
+            run
+        });
+        let mut gone = self.gone.clone();
+        let bound = self.close_bound;
+        let command = self.command.clone();
+        boxed(async move {
+            match tokio::time::timeout(bound, gone.wait_for(|gone| *gone)).await {
+                // An error means the supervisor was dropped, and the child with
+                // it (kill_on_drop).
+                Ok(_) => Ok(()),
+                Err(_) => Err(TransportError::Other(format!(
+                    "the server `{command}` did not stop within {} ms",
+                    bound.as_millis()
+                ))),
+            }
+        })
+    }
+
+    fn kind(&self) -> &'static str {
+        "stdio"
+    }
+}
+
+fn stdin_closed() -> TransportError {
+    TransportError::Closed("the server's stdin is closed".into())
+}
+
+async fn write_loop(mut stdin: ChildStdin, mut outgoing: mpsc::UnboundedReceiver<Outgoing>) {
+    while let Some((line, done)) = outgoing.recv().await {
+        let written = async {
+            stdin.write_all(line.as_bytes()).await?;
+            stdin.flush().await
+        }
+        .await;
+        match written {
+            Ok(()) => {
+                let _ = done.send(Ok(()));
+            }
+            Err(e) => {
+                let error = if e.kind() == io::ErrorKind::BrokenPipe {
+                    stdin_closed()
+                } else {
+                    TransportError::Io(format!("writing to the server's stdin: {e}"))
+                };
+                let _ = done.send(Err(error));
+                // Lines still queued fail with `stdin_closed` when their
+                // senders are dropped with the receiver.
+                return;
+            }
+        }
+    }
+}
+
+/// Reads one line into `line`, keeping at most `keep` bytes of it and
+/// discarding the rest as it streams by. Returns the line's full length
+/// without the newline and whether it ends with `\r`, or `None` at end of input.
+async fn read_line_capped<R: AsyncBufRead + Unpin>(
+    reader: &mut R,
+    keep: usize,
+    line: &mut Vec<u8>,
+) -> io::Result<Option<(usize, bool)>> {
+    line.clear();
+    let mut total = 0usize;
+    let mut any = false;
+    let mut last_byte = None;
+    loop {
+        let available = reader.fill_buf().await?;
+        if available.is_empty() {
+            return Ok(any.then_some((total, last_byte == Some(b'\r'))));
+        }
+        any = true;
+        let (chunk, used, complete) = match available.iter().position(|&b| b == b'\n') {
+            Some(at) => (&available[..at], at + 1, true),
+            None => (available, available.len(), false),
+        };
+        let room = keep.saturating_sub(line.len());
+        line.extend_from_slice(&chunk[..chunk.len().min(room)]);
+        total = total.saturating_add(chunk.len());
+        if let Some(&byte) = chunk.last() {
+            last_byte = Some(byte);
+        }
+        reader.consume(used);
+        if complete {
+            return Ok(Some((total, last_byte == Some(b'\r'))));
+        }
+    }
+}
+
+/// One line of output, with a `\r\n` ending tolerated.
+enum Line<'a> {
+    Whole(&'a [u8]),
+    TooLong { kept: &'a [u8], total: usize },
+}
+
+/// Reads the next line with at most `max` bytes of content.
+async fn next_line<'a, R: AsyncBufRead + Unpin>(
+    reader: &mut R,
+    max: usize,
+    buffer: &'a mut Vec<u8>,
+) -> io::Result<Option<Line<'a>>> {
+    // One spare byte so that a `\r` after exactly `max` bytes is not mistaken for content.
+    let Some((mut total, carriage_return)) = read_line_capped(reader, max.saturating_add(1), buffer).await? else {
+        return Ok(None);
+    };
+    if carriage_return {
+        if total == buffer.len() {
+            buffer.pop();
+        }
+        total -= 1;
+    }
+    let buffer: &'a Vec<u8> = buffer;
+    Ok(Some(if total > max {
+        let kept = buffer.len().min(max);
+        Line::TooLong { kept: &buffer[..kept], total }
+    } else {
+        Line::Whole(buffer)
+    }))
+}
+
+fn preview(bytes: &[u8]) -> String {
+    let text = String::from_utf8_lossy(bytes);
+    match text.char_indices().nth(PREVIEW_CHARS) {
+        Some((cut, _)) => format!("{}…", &text[..cut]),
+        None => text.into_owned(),
+    }
+}
+
+/// What one stdout line yields: messages, and warnings for what was skipped.
+fn decode_line(line: &[u8]) -> Vec<Result<Message, String>> {
+    let Ok(text) = std::str::from_utf8(line) else {
+        return vec![Err(format!("skipping a stdout line that is not UTF-8: {}", preview(line)))];
+    };
+    if text.trim().is_empty() {
+        return Vec::new();
+    }
+    match jsonrpc::decode(text) {
+        Ok(items) => items
+            .into_iter()
+            .map(|item| {
+                item.map_err(|e| format!("skipping an invalid message from the server ({e}): {}", preview(line)))
+            })
+            .collect(),
+        Err(e) => vec![Err(format!("skipping a stdout line that is not a JSON-RPC message ({e}): {}", preview(line)))],
+    }
+}
+
+async fn read_stdout<R: AsyncBufRead + Unpin>(
+    mut stdout: R,
+    max_line_bytes: usize,
+    events: mpsc::UnboundedSender<TransportEvent>,
+) {
+    let mut buffer = Vec::new();
+    loop {
+        match next_line(&mut stdout, max_line_bytes, &mut buffer).await {
+            Ok(Some(Line::Whole(line))) => {
+                for item in decode_line(line) {
+                    match item {
+                        Ok(message) => {
+                            if events.send(TransportEvent::Message(message)).is_err() {
+                                return;
+                            }
+                        }
+                        Err(warning) => log::warn!("{warning}"),
+                    }
+                }
+            }
+            Ok(Some(Line::TooLong { kept, total })) => {
+                log::warn!("skipping a stdout line of {total} bytes (the limit is {max_line_bytes}): {}", preview(kept))
+            }
+            Ok(None) => return,
+            Err(e) => {
+                log::warn!("reading the server's stdout: {e}");
+                return;
+            }
+        }
+    }
+}
+
+async fn read_stderr<R: AsyncBufRead + Unpin>(mut stderr: R, on_line: StderrCallback, tail: Tail, keep: usize) {
+    let mut buffer = Vec::new();
+    let mut callback_failed = false;
+    loop {
+        let text = match next_line(&mut stderr, STDERR_LINE_MAX, &mut buffer).await {
+            Ok(Some(Line::Whole(line))) => String::from_utf8_lossy(line).into_owned(),
+            Ok(Some(Line::TooLong { kept, total })) => {
+                format!("{}… ({total} bytes)", String::from_utf8_lossy(kept))
+            }
+            Ok(None) => return,
+            Err(e) => {
+                log::debug!("reading the server's stderr: {e}");
+                return;
+            }
+        };
+        if !callback_failed {
+            // A panicking callback must not stop this loop: a server whose
+            // stderr pipe fills up blocks.
+            let called = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| on_line(&text)));
+            if called.is_err() {
+                callback_failed = true;
+                log::warn!("the stderr callback panicked; later stderr lines are only kept for error messages");
+            }
+        }
+        if keep > 0 {
+            let mut tail = tail.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+            if tail.len() >= keep {
+                tail.pop_front();
+            }
+            tail.push_back(text);
+        }
+    }
+}
+
+/// How an exit status reads in an error message.
+fn describe_status(status: ExitStatus) -> String {
+    if let Some(code) = status.code() {
+        return format!("exit code {code}");
+    }
+    if let Some(signal) = status.signal() {
+        let core = if status.core_dumped() { ", core dumped" } else { "" };
+        return match signal_name(signal) {
+            Some(name) => format!("killed by signal {signal} ({name}){core}"),
+            None => format!("killed by signal {signal}{core}"),
+        };
+    }
+    status.to_string()
+}
+
+fn signal_name(signal: i32) -> Option<&'static str> {
+    Some(match signal {
+        libc::SIGHUP => "SIGHUP",
+        libc::SIGINT => "SIGINT",
+        libc::SIGQUIT => "SIGQUIT",
+        libc::SIGILL => "SIGILL",
+        libc::SIGTRAP => "SIGTRAP",
+        libc::SIGABRT => "SIGABRT",
+        libc::SIGBUS => "SIGBUS",
+        libc::SIGFPE => "SIGFPE",
+        libc::SIGKILL => "SIGKILL",
+        libc::SIGUSR1 => "SIGUSR1",
+        libc::SIGSEGV => "SIGSEGV",
+        libc::SIGUSR2 => "SIGUSR2",
+        libc::SIGPIPE => "SIGPIPE",
+        libc::SIGALRM => "SIGALRM",
+        libc::SIGTERM => "SIGTERM",
+        libc::SIGXCPU => "SIGXCPU",
+        libc::SIGXFSZ => "SIGXFSZ",
+        _ => return None,
+    })
+}
+
+/// Owns the child: notices its end, runs the shutdown sequence, reaps it.
+struct Supervisor {
+    child: Child,
+    control: watch::Receiver<Control>,
+    events: mpsc::UnboundedSender<TransportEvent>,
+    writer_task: JoinHandle<()>,
+    stdout_task: Option<JoinHandle<()>>,
+    stderr_task: Option<JoinHandle<()>>,
+    tail: Tail,
+    exit_grace: Duration,
+    term_grace: Duration,
+}
+
+enum Happened {
+    Exited(io::Result<ExitStatus>),
+    StdoutClosed,
+    Asked(Control),
+}
+
+/// Resolves when the handle asks for something other than `Run`; a dropped
+/// handle counts as `Kill`.
+async fn wait_control(control: &mut watch::Receiver<Control>) -> Control {
+    loop {
+        let current = *control.borrow_and_update();
+        if current != Control::Run {
+            return current;
+        }
+        if control.changed().await.is_err() {
+            return Control::Kill;
+        }
+    }
+}
+
+async fn finished(task: &mut Option<JoinHandle<()>>) {
+    match task.as_mut() {
+        Some(handle) => {
+            let _ = handle.await;
+            *task = None;
+        }
+        None => std::future::pending().await,
+    }
+}
+
+impl Supervisor {
+    async fn run(mut self) {
+        let happened = tokio::select! {
+            status = self.child.wait() => Happened::Exited(status),
+            () = finished(&mut self.stdout_task) => Happened::StdoutClosed,
+            control = wait_control(&mut self.control) => Happened::Asked(control),
+        };
+        let reason = match happened {
+            Happened::Exited(Ok(status)) => Some(self.exited(status).await),
+            Happened::Exited(Err(e)) => {
+                // The child cannot be waited for; make sure it does not outlive us.
+                let _ = self.child.start_kill();
+                Some(TransportError::Io(format!("waiting for the server process: {e}")))
+            }
+            Happened::StdoutClosed => self.stdout_closed().await,
+            Happened::Asked(Control::Kill) => {
+                self.kill_and_reap().await;
+                None
+            }
+            Happened::Asked(_) => {
+                self.terminate().await;
+                self.drain().await;
+                Some(TransportError::Closed("the client closed the connection".into()))
+            }
+        };
+        if let Some(reason) = reason {
+            let _ = self.events.send(TransportEvent::Closed(reason));
+        }
+        self.writer_task.abort();
+        for task in [self.stdout_task.take(), self.stderr_task.take()].into_iter().flatten() {
+            task.abort();
+        }
+    }
+
+    /// The reason for an exit the server chose, once its output is read.
+    async fn exited(&mut self, status: ExitStatus) -> TransportError {
+        self.drain().await;
+        TransportError::ProcessExited { status: describe_status(status), stderr_tail: self.tail() }
+    }
+
+    /// The server closed its stdout: it can no longer answer, whether or not
+    /// it exits. One that lingers is shut down as if the client closed it.
+    async fn stdout_closed(&mut self) -> Option<TransportError> {
+        let waited = tokio::select! {
+            waited = tokio::time::timeout(STDOUT_EOF_EXIT_WAIT, self.child.wait()) => Some(waited),
+            control = wait_control(&mut self.control) => {
+                if control == Control::Kill {
+                    self.kill_and_reap().await;
+                    return None;
+                }
+                None
+            }
+        };
+        match waited {
+            Some(Ok(Ok(status))) => Some(self.exited(status).await),
+            Some(Ok(Err(e))) => {
+                let _ = self.child.start_kill();
+                Some(TransportError::Io(format!("waiting for the server process: {e}")))
+            }
+            Some(Err(_still_running)) => {
+                let reason = TransportError::Closed("the server closed its stdout but kept running".into());
+                let _ = self.events.send(TransportEvent::Closed(reason));
+                // Its stdin closes with the writer.
+                self.writer_task.abort();
+                self.terminate().await;
+                None
+            }
+            None => {
+                self.terminate().await;
+                self.drain().await;
+                Some(TransportError::Closed("the client closed the connection".into()))
+            }
+        }
+    }
+
+    /// R2.22: stdin is closed (by the caller), then SIGTERM, then SIGKILL,
+    /// each after its grace. Returns once the child is reaped or cannot be.
+    async fn terminate(&mut self) {
+        if let Ok(waited) = tokio::time::timeout(self.exit_grace, self.child.wait()).await {
+            return self.reaped(waited);
+        }
+        if let Some(pid) = self.child.id().and_then(|pid| libc::pid_t::try_from(pid).ok()) {
+            // SAFETY: kill has no memory effects. The pid is our child's and it
+            // has not been reaped (`id()` is `None` after that), so it cannot
+            // name another process.
+            let sent = unsafe { libc::kill(pid, libc::SIGTERM) };
+            if sent != 0 {
+                log::debug!("SIGTERM to the server: {}", io::Error::last_os_error());
+            }
+        }
+        if let Ok(waited) = tokio::time::timeout(self.term_grace, self.child.wait()).await {
+            return self.reaped(waited);
+        }
+        log::warn!("the server ignored stdin closing and SIGTERM; sending SIGKILL");
+        self.kill_and_reap().await;
+    }
+
+    async fn kill_and_reap(&mut self) {
+        if let Err(e) = self.child.start_kill() {
+            log::debug!("SIGKILL to the server: {e}");
+        }
+        match tokio::time::timeout(REAP_TIMEOUT, self.child.wait()).await {
+            Ok(waited) => self.reaped(waited),
+            Err(_) => log::warn!("the server process did not die within {} ms of SIGKILL", REAP_TIMEOUT.as_millis()),
+        }
+    }
+
+    fn reaped(&self, waited: io::Result<ExitStatus>) {
+        match waited {
+            Ok(status) => log::debug!("the server process ended: {}", describe_status(status)),
+            Err(e) => log::warn!("waiting for the server process: {e}"),
+        }
+    }
+
+    /// Lets the readers take what the process wrote before it ended, so its
+    /// last messages come before the Closed event and its last stderr lines
+    /// make the tail.
+    async fn drain(&mut self) {
+        let deadline = tokio::time::Instant::now() + DRAIN_TIMEOUT;
+        for task in [&mut self.stdout_task, &mut self.stderr_task] {
+            if tokio::time::timeout_at(deadline, finished(task)).await.is_err() {
+                log::debug!("the server's pipes stayed open after it ended (a child process may hold them)");
+            }
+        }
+    }
+
+    fn tail(&self) -> Vec<String> {
+        self.tail.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).iter().cloned().collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lines(input: &[u8], max: usize) -> Vec<Result<String, usize>> {
+        let runtime = tokio::runtime::Builder::new_current_thread().build().unwrap();
+        runtime.block_on(async {
+            let mut reader = input;
+            let mut buffer = Vec::new();
+            let mut out = Vec::new();
+            while let Some(line) = next_line(&mut reader, max, &mut buffer).await.unwrap() {
+                out.push(match line {
+                    Line::Whole(bytes) => Ok(String::from_utf8_lossy(bytes).into_owned()),
+                    Line::TooLong { kept, total } => {
+                        assert!(kept.len() <= max);
+                        Err(total)
+                    }
+                });
+            }
+            out
+        })
+    }
+
+    #[test]
+    fn splits_lines_and_tolerates_crlf_and_a_missing_final_newline() {
+        let got = lines(b"one\r\n\ntwo\nthree", 100);
+        assert_eq!(got, vec![Ok("one".into()), Ok(String::new()), Ok("two".into()), Ok("three".into())]);
+        assert_eq!(lines(b"", 10), vec![]);
+    }
+
+    #[test]
+    fn reports_oversized_lines_by_length_and_keeps_going() {
+        let mut input = vec![b'x'; 50];
+        input.extend_from_slice(b"\nok\n");
+        assert_eq!(lines(&input, 10), vec![Err(50), Ok("ok".into())]);
+        // Exactly at the limit, with or without a carriage return.
+        assert_eq!(lines(b"0123456789\r\n0123456789\n", 10), vec![Ok("0123456789".into()), Ok("0123456789".into())]);
+        assert_eq!(lines(b"0123456789a\r\n", 10), vec![Err(11)]);
+    }
+
+    #[test]
+    fn decodes_batches_and_skips_garbage() {
+        assert!(decode_line(b"   ").is_empty());
+        assert!(matches!(decode_line(b"not json").as_slice(), [Err(_)]));
+        assert!(matches!(decode_line(b"{\"foo\":1}").as_slice(), [Err(_)]));
+        let batch = br#"[{"jsonrpc":"2.0","method":"a"},{"nope":1},{"jsonrpc":"2.0","id":1,"result":{}}]"#;
+        let got = decode_line(batch);
+        assert!(matches!(got.as_slice(), [Ok(Message::Notification(_)), Err(_), Ok(Message::Response(_))]));
+    }
+
+    #[test]
+    fn describes_exit_statuses() {
+        assert_eq!(describe_status(ExitStatus::from_raw(3 << 8)), "exit code 3");
+        assert_eq!(describe_status(ExitStatus::from_raw(libc::SIGKILL)), "killed by signal 9 (SIGKILL)");
+        assert_eq!(describe_status(ExitStatus::from_raw(libc::SIGTERM)), "killed by signal 15 (SIGTERM)");
+    }
+
+    #[test]
+    fn splits_command_lines_like_a_shell() {
+        let options = StdioOptions::from_command_line(r#"node "my server.js" --name 'a b' c\ d"#).unwrap();
+        assert_eq!(options.program, "node");
+        assert_eq!(options.args, ["my server.js", "--name", "a b", "c d"]);
+        assert_eq!(options.display_command(), "node 'my server.js' --name 'a b' 'c d'");
+        for bad in ["", "   ", "node 'unclosed", "node \"unclosed"] {
+            let error = StdioOptions::from_command_line(bad).unwrap_err();
+            assert!(matches!(error, TransportError::Spawn { .. }), "{bad:?}: {error:?}");
+        }
+    }
+}
