@@ -521,6 +521,11 @@ tests! {
         assert!(message.contains("exit code 3") && message.contains("boom"), "{message}");
         let later = within("a request after the crash", client.ping()).await;
         assert!(matches!(later, Err(Error::Transport(TransportError::ProcessExited { .. }))), "{later:?}");
+        // Closing after a failure still releases the transport (an HTTP
+        // session would be DELETEd).
+        assert!(!server.was_closed());
+        within("close after the crash", client.close()).await;
+        assert!(server.was_closed());
     }
 
     async fn close_fails_pending_requests_and_closes_the_transport() {

@@ -77,6 +77,8 @@ pub(crate) struct SessionLoop<T: Transport> {
     /// Set once the transport is gone; later commands fail with it.
     closed: Option<TransportError>,
     closing: Option<BoxFuture<'static, Result<(), TransportError>>>,
+    /// `Transport::close` was called; it is called once.
+    transport_released: bool,
     close_waiters: Vec<oneshot::Sender<()>>,
 }
 
@@ -99,6 +101,7 @@ impl<T: Transport> SessionLoop<T> {
             listeners,
             closed: None,
             closing: None,
+            transport_released: false,
             close_waiters: Vec::new(),
         }
     }
@@ -140,6 +143,7 @@ impl<T: Transport> SessionLoop<T> {
                 if self.closing.is_none() {
                     self.shut_down(TransportError::Closed("the client closed the session".into()));
                     self.closing = Some(self.transport.close());
+                    self.transport_released = true;
                 }
             }
         }
@@ -155,10 +159,17 @@ impl<T: Transport> SessionLoop<T> {
                 let _ = sent.send(Err(Error::Transport(reason)));
             }
             Command::Close { done } => {
-                if self.closing.is_some() {
-                    self.close_waiters.push(done);
-                } else {
-                    let _ = done.send(());
+                self.close_waiters.push(done);
+                // The connection failed on its own, but the transport may still
+                // hold something to release (an HTTP session to DELETE).
+                if self.closing.is_none() && !self.transport_released {
+                    self.closing = Some(self.transport.close());
+                }
+                self.transport_released = true;
+                if self.closing.is_none() {
+                    for waiter in self.close_waiters.drain(..) {
+                        let _ = waiter.send(());
+                    }
                 }
             }
             Command::Listen(listener) => self.listeners.push(listener),
@@ -295,9 +306,14 @@ impl<T: Transport> SessionLoop<T> {
                         // Every handle is gone: nobody can use the session.
                         progressed = true;
                         self.commands_done = true;
-                        if self.closed.is_none() {
-                            self.shut_down(TransportError::Closed("every client handle was dropped".into()));
-                            self.closing = Some(self.transport.close());
+                        if !self.transport_released {
+                            if self.closed.is_none() {
+                                self.shut_down(TransportError::Closed("every client handle was dropped".into()));
+                            }
+                            if self.closing.is_none() {
+                                self.closing = Some(self.transport.close());
+                            }
+                            self.transport_released = true;
                         }
                     }
                     Poll::Pending => break,

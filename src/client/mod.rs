@@ -196,12 +196,19 @@ impl Client {
         self.send_request(methods::INITIALIZE, Some(params), &mut RequestOptions::default()).await
     }
 
-    /// Sends a notification and waits until the transport delivered it.
+    /// Sends a notification and waits (at most the request timeout) until
+    /// the transport delivered it.
     pub async fn notify(&self, method: &str, params: Option<Value>) -> Result<(), Error> {
+        use futures::future::{Either, select};
         let (sent, delivered) = oneshot::channel();
         let notification = Notification { method: method.to_owned(), params };
         self.command(Command::Notify { notification, sent })?;
-        delivered.await.unwrap_or_else(|_| Err(Error::Transport(TransportError::Closed("the session has ended".into()))))
+        let timeout = self.inner.options.request_timeout;
+        match select(delivered, Box::pin(crate::runtime::sleep(timeout))).await {
+            Either::Left((outcome, _)) => outcome
+                .unwrap_or_else(|_| Err(Error::Transport(TransportError::Closed("the session has ended".into())))),
+            Either::Right(_) => Err(Error::Timeout { method: method.to_owned(), after: timeout }),
+        }
     }
 
     /// Sends any request and returns its raw result.
