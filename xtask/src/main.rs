@@ -1,1 +1,68 @@
-fn main() {}
+//! Project tasks, run as `cargo xtask <command>` (alias in .cargo/config.toml).
+//! std only, so it builds in a second or two on a fresh machine.
+
+mod demo;
+mod setup;
+mod test;
+mod util;
+
+use std::process::ExitCode;
+
+/// (name, summary, entry point). New subcommands (conformance, package,
+/// size, ...) get a module and a row here.
+type Task = fn() -> util::Res;
+const COMMANDS: &[(&str, &str, Task)] = &[
+    (
+        "setup",
+        "install the wasm32 target, wasm-bindgen-cli, Chromium + ChromeDriver, npm test peers",
+        || setup::setup(setup::ALL),
+    ),
+    (
+        "test",
+        "setup, then native tests and wasm tests in headless Chromium",
+        test::test,
+    ),
+    (
+        "demo",
+        "build the CLI and drive the reference MCP server with it",
+        demo::demo,
+    ),
+];
+
+fn usage() -> String {
+    let mut s = String::from("usage: cargo xtask <command>\n\ncommands:\n");
+    for (name, about, _) in COMMANDS {
+        s.push_str(&format!("  {name:<8} {about}\n"));
+    }
+    s
+}
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let Some(name) = args.first() else {
+        eprint!("{}", usage());
+        return ExitCode::from(2);
+    };
+    if matches!(name.as_str(), "-h" | "--help" | "help") {
+        print!("{}", usage());
+        return ExitCode::SUCCESS;
+    }
+    let Some((_, _, task)) = COMMANDS.iter().find(|(n, _, _)| n == name) else {
+        eprint!("unknown command `{name}`\n\n{}", usage());
+        return ExitCode::from(2);
+    };
+    if args.len() > 1 {
+        eprintln!("`cargo xtask {name}` takes no arguments");
+        return ExitCode::from(2);
+    }
+    match task() {
+        Ok(()) => {
+            println!("xtask {name}: ok");
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("xtask {name}: FAILED: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}

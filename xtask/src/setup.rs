@@ -1,0 +1,230 @@
+//! `cargo xtask setup`: install what the project needs, skipping what is
+//! already there so that a second run takes seconds.
+
+use crate::util::{Res, capture, cargo, cmd, exists, is_root, root, run};
+use std::fs;
+use std::path::Path;
+use std::time::SystemTime;
+
+pub const WASM_TARGET: &str = "wasm32-unknown-unknown";
+pub const CHROMIUM: &str = "/usr/bin/chromium";
+pub const CHROMEDRIVER: &str = "/usr/bin/chromedriver";
+/// Directories (relative to the root) with a package.json + package-lock.json
+/// whose node_modules the tests or the demo need. Add more here.
+pub const NPM_DIRS: &[&str] = &["tests/peers"];
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Step {
+    /// `rustup target add wasm32-unknown-unknown`
+    WasmTarget,
+    /// wasm-bindgen-cli at the Cargo.lock version of `wasm-bindgen`
+    WasmBindgen,
+    /// Chromium + ChromeDriver from Debian
+    Browser,
+    /// `npm ci` in every NPM_DIRS entry
+    Npm,
+}
+
+pub const ALL: &[Step] = &[
+    Step::WasmTarget,
+    Step::WasmBindgen,
+    Step::Browser,
+    Step::Npm,
+];
+
+/// State shared by the steps of one run.
+#[derive(Default)]
+struct Ctx {
+    apt_updated: bool,
+}
+
+/// Runs the given steps in order; every step runs even if an earlier one
+/// failed, and the error lists all failures.
+pub fn setup(steps: &[Step]) -> Res {
+    let mut ctx = Ctx::default();
+    let mut failures = Vec::new();
+    for &step in steps {
+        let result = match step {
+            Step::WasmTarget => wasm_target(),
+            Step::WasmBindgen => wasm_bindgen(),
+            Step::Browser => browser(&mut ctx),
+            Step::Npm => npm(&mut ctx),
+        };
+        if let Err(e) = result {
+            println!("setup: FAILED: {e}");
+            failures.push(e);
+        }
+    }
+    match failures.len() {
+        0 => Ok(()),
+        1 => Err(failures.remove(0)),
+        n => Err(format!("{n} setup steps failed (see above)")),
+    }
+}
+
+fn line(what: &str, status: &str) {
+    println!("setup: {what}: {status}");
+}
+
+fn wasm_target() -> Res {
+    let what = format!("rust target {WASM_TARGET}");
+    let installed =
+        capture(cmd("rustup").args(["target", "list", "--installed"])).map_err(|e| {
+            format!("{e} (rustup is needed to add the {WASM_TARGET} target; see https://rustup.rs)")
+        })?;
+    if installed.lines().any(|l| l.trim() == WASM_TARGET) {
+        line(&what, "ok");
+        return Ok(());
+    }
+    line(&what, "installing ...");
+    run(cmd("rustup").args(["target", "add", WASM_TARGET]))
+}
+
+/// The version of the `wasm-bindgen` package in Cargo.lock.
+pub fn locked_wasm_bindgen() -> Res<String> {
+    let path = root().join("Cargo.lock");
+    let lock =
+        fs::read_to_string(&path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let mut versions = Vec::new();
+    for block in lock.split("[[package]]") {
+        let field = |key: &str| {
+            block.lines().find_map(|l| {
+                let (k, v) = l.split_once('=')?;
+                (k.trim() == key).then(|| v.trim().trim_matches('"').to_string())
+            })
+        };
+        if field("name").as_deref() == Some("wasm-bindgen") {
+            versions.extend(field("version"));
+        }
+    }
+    versions.sort();
+    versions.dedup();
+    match versions.as_slice() {
+        [v] => Ok(v.clone()),
+        [] => Err(format!("{} has no `wasm-bindgen` package", path.display())),
+        many => Err(format!(
+            "{} has several wasm-bindgen versions: {}",
+            path.display(),
+            many.join(", ")
+        )),
+    }
+}
+
+/// `<tool> --version` -> "0.2.130", or None if missing/unparsable.
+fn tool_version(tool: &str) -> Option<String> {
+    let out = capture(cmd(tool).arg("--version")).ok()?;
+    out.split_whitespace().nth(1).map(str::to_string)
+}
+
+fn wasm_bindgen() -> Res {
+    let want = locked_wasm_bindgen()?;
+    let what = format!("wasm-bindgen-cli {want}");
+    let have = |tool| tool_version(tool).as_deref() == Some(want.as_str());
+    if have("wasm-bindgen") && have("wasm-bindgen-test-runner") {
+        line(&what, "ok");
+        return Ok(());
+    }
+    line(&what, "installing (cargo install, a few minutes) ...");
+    // No --locked: one of its locked dependencies is gone from the registry.
+    // --force: also repairs an install whose binaries were removed.
+    run(cmd(cargo()).args(["install", "wasm-bindgen-cli", "--force", "--version", &want]))?;
+    for tool in ["wasm-bindgen", "wasm-bindgen-test-runner"] {
+        if !have(tool) {
+            return Err(format!(
+                "after installing, `{tool} --version` is {:?}, not {want}: another {tool} earlier in PATH?",
+                tool_version(tool)
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// `apt-get install -y <packages>`, with one `apt-get update` per run.
+fn apt_install(ctx: &mut Ctx, packages: &[&str]) -> Res {
+    let list = packages.join(" ");
+    if !is_root() {
+        return Err(format!(
+            "not root, cannot install Debian packages: run `sudo apt-get update && sudo apt-get install -y {list}` and retry"
+        ));
+    }
+    if !exists("apt-get") {
+        return Err(format!(
+            "apt-get not found (not Debian?): install {list} by hand and retry"
+        ));
+    }
+    if !ctx.apt_updated {
+        run(cmd("apt-get")
+            .arg("update")
+            .env("DEBIAN_FRONTEND", "noninteractive"))?;
+        ctx.apt_updated = true;
+    }
+    run(cmd("apt-get")
+        .args(["install", "-y"])
+        .args(packages)
+        .env("DEBIAN_FRONTEND", "noninteractive"))
+}
+
+fn browser(ctx: &mut Ctx) -> Res {
+    let what = "chromium + chromedriver";
+    let missing: Vec<&str> = [CHROMIUM, CHROMEDRIVER]
+        .into_iter()
+        .filter(|p| !Path::new(p).exists())
+        .collect();
+    if missing.is_empty() {
+        line(what, "ok");
+        return Ok(());
+    }
+    line(
+        what,
+        &format!("installing (missing {}) ...", missing.join(", ")),
+    );
+    apt_install(ctx, &["chromium", "chromium-driver"])?;
+    match [CHROMIUM, CHROMEDRIVER]
+        .into_iter()
+        .find(|p| !Path::new(p).exists())
+    {
+        Some(p) => Err(format!("{p} still missing after apt-get install")),
+        None => Ok(()),
+    }
+}
+
+fn mtime(p: &Path) -> Option<SystemTime> {
+    fs::metadata(p).and_then(|m| m.modified()).ok()
+}
+
+fn npm(ctx: &mut Ctx) -> Res {
+    if !exists("npm") {
+        line("node + npm", "installing ...");
+        apt_install(ctx, &["nodejs", "npm"])?;
+    }
+    let mut failures = Vec::new();
+    for dir in NPM_DIRS {
+        let what = format!("npm packages in {dir}");
+        let abs = root().join(dir);
+        let lock = abs.join("package-lock.json");
+        // npm writes node_modules/.package-lock.json at the end of a
+        // successful install: a better stamp than the directory itself,
+        // which exists after a failed install too.
+        let stamp = abs.join("node_modules").join(".package-lock.json");
+        let Some(lock_time) = mtime(&lock) else {
+            failures.push(format!("{} is missing", lock.display()));
+            continue;
+        };
+        if mtime(&stamp).is_some_and(|t| t >= lock_time) {
+            line(&what, "ok");
+            continue;
+        }
+        line(&what, "installing (npm ci) ...");
+        if let Err(e) = run(cmd("npm")
+            .args(["ci", "--no-audit", "--no-fund"])
+            .current_dir(&abs))
+        {
+            failures.push(e);
+        }
+    }
+    if failures.is_empty() {
+        Ok(())
+    } else {
+        Err(failures.join("; "))
+    }
+}

@@ -1,0 +1,88 @@
+//! `cargo xtask test`: setup, then the native and the browser test suites.
+
+use crate::setup::{self, CHROMEDRIVER, WASM_TARGET};
+use crate::util::{Res, cargo, cmd, root, run_echo};
+use std::fs;
+use std::time::{Duration, Instant};
+
+/// Integration tests (tests/<name>.rs) that run in headless Chromium.
+pub const WASM_TESTS: &[&str] = &["engine", "protocol"];
+
+pub fn test() -> Res {
+    let mut summary = Summary::default();
+
+    summary.step("setup", || setup::setup(setup::ALL));
+    if summary.failed() {
+        return summary.finish();
+    }
+
+    summary.step("native tests (cargo test --workspace)", || {
+        run_echo(cmd(cargo()).args(["test", "--workspace", "--no-fail-fast"]))
+    });
+
+    summary.step("browser tests (wasm32 in headless Chromium)", || {
+        let mut c = cmd(cargo());
+        c.args(["test", "--no-fail-fast", "--target", WASM_TARGET]);
+        for t in WASM_TESTS {
+            c.args(["--test", t]);
+        }
+        // wasm-bindgen-test-runner picks the browser from CHROMEDRIVER and
+        // merges webdriver.json (headless, no sandbox: we may run as root)
+        // into the session capabilities. It looks for ./webdriver.json, and
+        // cargo runs it from the crate root; the variable makes that explicit.
+        c.env("CHROMEDRIVER", CHROMEDRIVER).env(
+            "WASM_BINDGEN_TEST_WEBDRIVER_JSON",
+            root().join("webdriver.json"),
+        );
+        // chromedriver gives each session a fresh profile in $TMPDIR, but the
+        // runner kills it without ending the session, so the profile (~12 MB)
+        // would stay in /tmp. Give the run its own TMPDIR and remove it after.
+        let tmp = root()
+            .join("target")
+            .join("xtask-tmp")
+            .join(std::process::id().to_string());
+        fs::create_dir_all(&tmp).map_err(|e| format!("cannot create {}: {e}", tmp.display()))?;
+        c.env("TMPDIR", &tmp);
+        let result = run_echo(&mut c);
+        let _ = fs::remove_dir_all(&tmp);
+        let _ = tmp.parent().map(fs::remove_dir); // only if now empty
+        result
+    });
+
+    summary.finish()
+}
+
+#[derive(Default)]
+struct Summary {
+    rows: Vec<(String, Result<(), String>, Duration)>,
+}
+
+impl Summary {
+    fn step(&mut self, name: &str, f: impl FnOnce() -> Res) {
+        println!("\n==> {name}");
+        let start = Instant::now();
+        let result = f();
+        self.rows.push((name.to_string(), result, start.elapsed()));
+    }
+
+    fn failed(&self) -> bool {
+        self.rows.iter().any(|(_, r, _)| r.is_err())
+    }
+
+    fn finish(self) -> Res {
+        println!("\n==> summary");
+        for (name, result, took) in &self.rows {
+            let secs = took.as_secs_f32();
+            match result {
+                Ok(()) => println!("  ok      {name} ({secs:.1}s)"),
+                Err(e) => println!("  FAILED  {name} ({secs:.1}s): {e}"),
+            }
+        }
+        let failed = self.rows.iter().filter(|(_, r, _)| r.is_err()).count();
+        if failed == 0 {
+            Ok(())
+        } else {
+            Err(format!("{failed} step(s) failed"))
+        }
+    }
+}
