@@ -1,4 +1,5 @@
-//! The `mcp-edge` binary against the real server-everything over stdio.
+//! The `mcp-edge` binary against the real server-everything, over stdio and
+//! Streamable HTTP.
 //!
 //! The server comes from `tests/peers` (`cargo xtask test` installs it with
 //! `npm ci`). Every run is bounded: a hung binary is killed and fails its test.
@@ -277,14 +278,64 @@ fn invalid_json_args_exit_2_before_starting_the_server() {
 }
 
 #[test]
-fn http_urls_are_refused_for_now() {
+fn an_unreachable_http_server_exits_2_naming_the_url() {
     let run = mcp_edge(&["http://127.0.0.1:9/mcp", "tools"]);
     assert_eq!(run.code, Some(2), "{run:?}");
-    assert!(
-        run.error_line()
-            .contains("HTTP transports are not built yet"),
-        "{run:?}"
-    );
+    assert!(run.error_line().contains("http://127.0.0.1:9/mcp"), "{run:?}");
+}
+
+/// server-everything in Streamable HTTP mode on a free port, killed on drop.
+struct HttpServer {
+    child: Child,
+    url: String,
+}
+
+impl HttpServer {
+    fn start() -> HttpServer {
+        let script = server().trim_start_matches("node ").trim_end_matches(" stdio").to_owned();
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .and_then(|l| l.local_addr())
+            .map(|a| a.port())
+            .expect("a free port");
+        let child = Command::new("sh")
+            .arg("-c")
+            .arg(format!("exec node {script} streamableHttp"))
+            .env("PORT", port.to_string())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("node starts");
+        let started = Instant::now();
+        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+            assert!(started.elapsed() < Duration::from_secs(20), "server-everything did not listen on {port}");
+            thread::sleep(Duration::from_millis(50));
+        }
+        HttpServer { child, url: format!("http://127.0.0.1:{port}/mcp") }
+    }
+}
+
+impl Drop for HttpServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[test]
+fn streamable_http_servers_work_like_stdio_ones() {
+    let server = HttpServer::start();
+    let run = mcp_edge(&[&server.url, "info"]);
+    assert_eq!(run.code, Some(0), "{run:?}");
+    assert!(run.stdout.contains("transport: streamable-http"), "{run:?}");
+    assert!(run.stdout.contains("protocol: 2025-11-25"), "{run:?}");
+    let run = mcp_edge(&[&server.url, "tools"]);
+    assert!(run.stdout_lines().iter().any(|l| l.starts_with("echo")), "{run:?}");
+    let run = mcp_edge(&[&server.url, "call", "echo", r#"{"message":"hi"}"#]);
+    assert_eq!(run.code, Some(0), "{run:?}");
+    assert_eq!(run.stdout_lines(), ["Echo: hi"], "{run:?}");
+    let run = mcp_edge(&[&server.url, "call", "trigger-long-running-operation", r#"{"duration":1,"steps":2}"#]);
+    assert_eq!(run.code, Some(0), "{run:?}");
+    assert!(run.stderr.contains("progress: 2/2"), "{run:?}");
 }
 
 #[test]
