@@ -2,6 +2,7 @@
 //! std only, so it builds in a second or two on a fresh machine.
 
 mod demo;
+mod peers;
 mod setup;
 mod test;
 mod util;

@@ -1,12 +1,13 @@
 //! `cargo xtask test`: setup, then the native and the browser test suites.
 
+use crate::peers::Peer;
 use crate::setup::{self, CHROMEDRIVER, WASM_TARGET};
 use crate::util::{Res, cargo, cmd, root, run_echo};
 use std::fs;
 use std::time::{Duration, Instant};
 
 /// Integration tests (tests/<name>.rs) that run in headless Chromium.
-pub const WASM_TESTS: &[&str] = &["engine", "protocol"];
+pub const WASM_TESTS: &[&str] = &["engine", "protocol", "browser"];
 
 pub fn test() -> Res {
     let mut summary = Summary::default();
@@ -43,7 +44,12 @@ pub fn test() -> Res {
             .join(std::process::id().to_string());
         fs::create_dir_all(&tmp).map_err(|e| format!("cannot create {}: {e}", tmp.display()))?;
         c.env("TMPDIR", &tmp);
+        // The browser tests reach a real server cross-origin; its URL is
+        // compiled into the test (`option_env!`), as a page cannot read env.
+        let server = Peer::everything_http()?;
+        c.env("MCP_EDGE_TEST_SERVER_URL", &server.url);
         let result = run_echo(&mut c);
+        drop(server);
         let _ = fs::remove_dir_all(&tmp);
         let _ = tmp.parent().map(fs::remove_dir); // only if now empty
         result
