@@ -13,6 +13,8 @@ pub mod client;
 pub mod protocol;
 pub mod runtime;
 pub mod transport;
+#[cfg(target_arch = "wasm32")]
+pub mod web;
 
 pub use client::{Client, ClientOptions, Error, RequestOptions};
 pub use protocol::{Message, ProtocolVersion};

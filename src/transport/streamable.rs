@@ -112,6 +112,11 @@ struct State {
     /// The initialize answer carried no readable session id: in a browser a
     /// CORS policy may have hidden it.
     session_header_unreadable: bool,
+    /// The server forgot our session (404): until an `initialize` adopts a
+    /// new one, every other message fails at once with
+    /// [`TransportError::SessionExpired`] instead of going out without a
+    /// session (which a server would refuse with an unhelpful 400).
+    session_expired: bool,
     closed: bool,
 }
 
@@ -160,6 +165,18 @@ impl<H: HttpClient> Shared<H> {
     fn state(&self) -> std::sync::MutexGuard<'_, State> {
         // Plain fields, never left half-written: a poisoned lock is usable.
         self.state.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// The server answered 404 to a request that carried `carried`. Forget
+    /// that session, but only if it is still the current one: a late 404 from
+    /// the old session must not erase the session a restart just opened.
+    fn session_lost(&self, carried: &str) -> TransportError {
+        let mut state = self.state();
+        if state.session_id.as_deref() == Some(carried) {
+            state.session_id = None;
+            state.session_expired = true;
+        }
+        TransportError::SessionExpired
     }
 
     fn request(&self, method: Method, body: Option<String>, last_event_id: Option<&str>) -> HttpRequest {
@@ -234,18 +251,20 @@ impl<H: HttpClient> Shared<H> {
             _ => None,
         };
         let is_initialize = message.method() == Some(methods::INITIALIZE);
-        let request = self.request(Method::Post, Some(message.to_json()), None);
-        let carried_session = request.headers.iter().any(|(name, _)| name == SESSION_HEADER);
-        let response = self.fetch(request).await?;
-        let status = response.status;
-        if status == 404 && carried_session {
-            // The server forgot the session: drop it, so the engine's new
-            // handshake goes out without it.
-            self.state().session_id = None;
+        if !is_initialize && self.state().session_expired {
             return Err(TransportError::SessionExpired);
         }
+        let request = self.request(Method::Post, Some(message.to_json()), None);
+        let carried_session = session_of(&request);
+        let response = self.fetch(request).await?;
+        let status = response.status;
+        if let (404, Some(carried)) = (status, &carried_session) {
+            // The server forgot the session: drop it, so the engine's new
+            // handshake goes out without it.
+            return Err(self.session_lost(carried));
+        }
         if !(200..300).contains(&status) {
-            return Err(self.http_failure(response, carried_session).await);
+            return Err(self.http_failure(response, carried_session.is_some()).await);
         }
         if is_initialize {
             self.adopt_session(&response)?;
@@ -254,7 +273,7 @@ impl<H: HttpClient> Shared<H> {
             return Ok(());
         }
         match response.media_type().as_deref() {
-            Some("text/event-stream") => self.read_stream(response, awaited).await,
+            Some("text/event-stream") => self.read_stream(response, awaited, carried_session).await,
             Some("application/json") => {
                 let body = response
                     .read_body(self.options.max_message_bytes)
@@ -275,7 +294,9 @@ impl<H: HttpClient> Shared<H> {
             // A notification or response accepted with 200 and some body.
             _ if awaited.is_none() => Ok(()),
             other => Err(TransportError::InvalidMessage(format!(
-                "expected application/json or text/event-stream in reply to a request, got {}",
+                "POST {} answered a request with {} instead of application/json or text/event-stream: \
+                 is this the server's MCP endpoint?",
+                self.options.url,
                 other.unwrap_or("no Content-Type")
             ))),
         }
@@ -298,6 +319,7 @@ impl<H: HttpClient> Shared<H> {
                 state.session_header_unreadable = true;
             }
         }
+        state.session_expired = false;
         Ok(())
     }
 
@@ -336,8 +358,15 @@ impl<H: HttpClient> Shared<H> {
 
     /// Reads an SSE stream until it ends, delivering every message. With
     /// `awaited`, a stream that ends before that response is resumed with
-    /// GET and `Last-Event-ID` until it comes or attempts run out.
-    async fn read_stream(&self, response: HttpResponse, awaited: Option<RequestId>) -> Result<(), TransportError> {
+    /// GET and `Last-Event-ID` until it comes or attempts run out. The
+    /// stream belongs to `session`, the session its POST carried: it cannot
+    /// be resumed in another one.
+    async fn read_stream(
+        &self,
+        response: HttpResponse,
+        awaited: Option<RequestId>,
+        session: Option<String>,
+    ) -> Result<(), TransportError> {
         let mut parser = SseParser::with_limit(self.options.max_message_bytes);
         let mut seen = SeenEvents::default();
         let mut response = response;
@@ -358,32 +387,67 @@ impl<H: HttpClient> Shared<H> {
             if outcome.received_any {
                 failures = 0;
             }
+            let mut last_problem = String::from("the stream ended");
             response = loop {
                 failures += 1;
                 if failures > self.options.reconnect.max_attempts {
                     return Err(TransportError::Closed(format!(
-                        "the response stream for request {id} broke and could not be resumed after {} attempts",
+                        "the response stream for request {id} broke and could not be resumed after {} attempts \
+                         (last: {last_problem})",
                         self.options.reconnect.max_attempts
                     )));
                 }
-                if self.state().closed {
-                    return Err(TransportError::Closed("the transport is closed".into()));
-                }
+                self.check_resumable(session.as_deref())?;
                 sleep(self.options.reconnect.delay(failures, parser.retry())).await;
+                self.check_resumable(session.as_deref())?;
                 let request = self.request(Method::Get, None, Some(parser.last_event_id()));
                 match self.fetch(request).await {
-                    Ok(resumed) if resumed.status == 200 && resumed.media_type().as_deref() == Some("text/event-stream") => {
+                    Ok(resumed)
+                        if (200..300).contains(&resumed.status)
+                            && resumed.media_type().as_deref() == Some("text/event-stream") =>
+                    {
                         break resumed;
                     }
-                    Ok(refused) if refused.status == 404 && self.state().session_id.is_some() => {
-                        self.state().session_id = None;
-                        return Err(TransportError::SessionExpired);
+                    Ok(refused) => match (refused.status, &session) {
+                        (404, Some(carried)) => return Err(self.session_lost(carried)),
+                        (405, _) => {
+                            return Err(TransportError::Closed(format!(
+                                "the response stream for request {id} broke, and the server does not \
+                                 let it be resumed (HTTP 405 to GET {} with {LAST_EVENT_ID_HEADER})",
+                                self.options.url
+                            )));
+                        }
+                        (status, _) => {
+                            last_problem = match refused.media_type() {
+                                Some(media) if (200..300).contains(&status) => {
+                                    format!("GET answered {media}, not text/event-stream")
+                                }
+                                _ => format!("GET answered HTTP {status}"),
+                            };
+                            log::warn!("resuming request {id}: {last_problem}");
+                        }
+                    },
+                    Err(error) => {
+                        log::warn!("resuming request {id}: {error}");
+                        last_problem = error.to_string();
                     }
-                    Ok(refused) => log::warn!("resuming request {id}: the server answered HTTP {}", refused.status),
-                    Err(error) => log::warn!("resuming request {id}: {error}"),
                 }
             };
         }
+    }
+
+    /// Whether a broken stream of `session` may still be resumed: not after
+    /// close, and not once the session is gone or replaced (the engine then
+    /// retries the request in the new session).
+    fn check_resumable(&self, session: Option<&str>) -> Result<(), TransportError> {
+        let state = self.state();
+        if state.closed {
+            return Err(TransportError::Closed("the transport is closed".into()));
+        }
+        if session.is_some() && state.session_id.as_deref() != session {
+            return Err(TransportError::SessionExpired);
+        }
+        Ok(())
     }
 
     /// Reads one connection's events. A broken connection ends the read
@@ -415,6 +479,11 @@ impl<H: HttpClient> Shared<H> {
                     log::debug!("dropping a replayed event {}", event.id);
                     continue;
                 }
+                // A priming event (an id with empty data, 2025-11-25) only
+                // gives a resumption point.
+                if event.data.trim().is_empty() {
+                    continue;
+                }
                 if event.event != "message" {
                     log::debug!("ignoring an SSE event of type {:?}", event.event);
                     continue;
@@ -428,14 +497,19 @@ impl<H: HttpClient> Shared<H> {
     }
 
     /// The standalone GET stream: open after the handshake, resumed when it
-    /// ends, given up after too many consecutive failures.
+    /// ends, given up after too many consecutive failures. It belongs to the
+    /// session it was opened in and ends when that session is gone.
     async fn server_stream(self: Arc<Self>) {
         let mut parser = SseParser::with_limit(self.options.max_message_bytes);
         let mut seen = SeenEvents::default();
         let mut failures = 0u32;
+        let session = self.state().session_id.clone();
         loop {
-            if self.state().closed {
-                return;
+            {
+                let state = self.state();
+                if state.closed || state.session_id != session {
+                    return;
+                }
             }
             let request = self.request(Method::Get, None, Some(parser.last_event_id()));
             match self.fetch(request).await {
@@ -482,7 +556,11 @@ impl<H: HttpClient> Shared<H> {
         self.state().session_id = None;
         match self.fetch(request).await {
             // 405: the server does not let clients end sessions; that is fine.
-            Ok(response) if (200..300).contains(&response.status) || response.status == 405 || response.status == 404 => Ok(()),
+            Ok(response)
+                if (200..300).contains(&response.status) || response.status == 405 || response.status == 404 =>
+            {
+                Ok(())
+            }
             Ok(response) => Err(TransportError::Http {
                 status: response.status,
                 message: "the server refused to end the session".into(),
@@ -490,6 +568,11 @@ impl<H: HttpClient> Shared<H> {
             Err(error) => Err(error),
         }
     }
+}
+
+/// The session id a request carries, if any.
+fn session_of(request: &HttpRequest) -> Option<String> {
+    request.headers.iter().find(|(name, _)| name == SESSION_HEADER).map(|(_, value)| value.clone())
 }
 
 #[derive(Default)]
@@ -574,6 +657,9 @@ impl<H: HttpClient> Transport for StreamableHttpTransport<H> {
 
     fn on_initialized(&mut self) {
         if self.shared.options.open_server_stream {
+            // After a session restart, the old session's stream is dropped
+            // (which aborts its request): one GET stream per session.
+            self.background = FuturesUnordered::new();
             self.background.push(boxed(self.shared.clone().server_stream()));
         }
     }
@@ -609,6 +695,142 @@ mod tests {
             assert!(delay >= policy.initial_delay.mul_f64(0.8), "attempt {attempt}: {delay:?}");
         }
         assert!(policy.delay(4, None) > policy.delay(1, None));
+    }
+
+    /// An HTTP client whose every exchange the test answers by hand.
+    #[cfg(not(target_arch = "wasm32"))]
+    mod scripted {
+        use futures::channel::{mpsc, oneshot};
+
+        use super::super::*;
+
+        pub type Exchange = (HttpRequest, oneshot::Sender<HttpResponse>);
+
+        pub struct Scripted(mpsc::UnboundedSender<Exchange>);
+
+        impl HttpClient for Scripted {
+            fn fetch(&self, request: HttpRequest) -> BoxFuture<'static, Result<HttpResponse, HttpError>> {
+                let (reply, response) = oneshot::channel();
+                let sent = self.0.unbounded_send((request, reply));
+                boxed(async move {
+                    sent.map_err(|_| HttpError::Network("the test is gone".into()))?;
+                    response.await.map_err(|_| HttpError::Network("the test dropped the exchange".into()))
+                })
+            }
+        }
+
+        pub fn transport(
+            policy: ReconnectPolicy,
+        ) -> (StreamableHttpTransport<Scripted>, mpsc::UnboundedReceiver<Exchange>) {
+            let (sender, exchanges) = mpsc::unbounded();
+            let mut options = StreamableHttpOptions::new("http://test.invalid/mcp");
+            options.reconnect = policy;
+            (StreamableHttpTransport::with_http(Scripted(sender), options), exchanges)
+        }
+
+        pub fn response(status: u16, headers: &[(&str, &str)], body: &str) -> HttpResponse {
+            let chunks = if body.is_empty() { Vec::new() } else { vec![Ok(body.as_bytes().to_vec())] };
+            HttpResponse {
+                status,
+                headers: headers.iter().map(|(n, v)| (n.to_string(), v.to_string())).collect(),
+                body: Box::pin(futures::stream::iter(chunks)),
+            }
+        }
+
+        pub fn initialized(id: i64, session: &str) -> HttpResponse {
+            let body = format!(r#"{{"jsonrpc":"2.0","id":{id},"result":{{}}}}"#);
+            response(200, &[("content-type", "application/json"), ("mcp-session-id", session)], &body)
+        }
+
+        pub fn session(request: &HttpRequest) -> Option<&str> {
+            request.headers.iter().find(|(n, _)| n == SESSION_HEADER).map(|(_, v)| v.as_str())
+        }
+    }
+
+    #[cfg(not(target_arch = "wasm32"))]
+    async fn next(exchanges: &mut mpsc::UnboundedReceiver<scripted::Exchange>) -> scripted::Exchange {
+        tokio::time::timeout(Duration::from_secs(5), exchanges.next())
+            .await
+            .expect("a request in time")
+            .expect("the transport is alive")
+    }
+
+    #[cfg(not(target_arch = "wasm32"))]
+    #[tokio::test]
+    async fn a_late_404_from_the_old_session_does_not_erase_the_new_one() {
+        use scripted::*;
+        let (mut transport, mut exchanges) = transport(ReconnectPolicy::default());
+        let init = tokio::spawn(transport.send(Message::request(1, methods::INITIALIZE, None)));
+        let (_, reply) = next(&mut exchanges).await;
+        let _ = reply.send(initialized(1, "old"));
+        assert_eq!(init.await.unwrap(), Ok(()));
+
+        // B goes out in the old session and waits; A finds the session gone.
+        let b = tokio::spawn(transport.send(Message::request(2, "tools/list", None)));
+        let (request_b, reply_b) = next(&mut exchanges).await;
+        assert_eq!(session(&request_b), Some("old"));
+        let a = tokio::spawn(transport.send(Message::request(3, "tools/list", None)));
+        let (_, reply_a) = next(&mut exchanges).await;
+        let _ = reply_a.send(response(404, &[], ""));
+        assert_eq!(a.await.unwrap(), Err(TransportError::SessionExpired));
+        assert_eq!(transport.session_id(), None);
+
+        // Until a new handshake, nothing else goes out without a session.
+        assert_eq!(transport.send(Message::request(4, "tools/list", None)).await, Err(TransportError::SessionExpired));
+        assert!(exchanges.try_recv().is_err(), "a request went out without a session");
+
+        let init = tokio::spawn(transport.send(Message::request(5, methods::INITIALIZE, None)));
+        let (request, reply) = next(&mut exchanges).await;
+        assert_eq!(session(&request), None, "the new handshake must not carry the old session");
+        let _ = reply.send(initialized(5, "new"));
+        assert_eq!(init.await.unwrap(), Ok(()));
+
+        // B's 404 arrives late: it expires the old session, not the new one.
+        let _ = reply_b.send(response(404, &[], ""));
+        assert_eq!(b.await.unwrap(), Err(TransportError::SessionExpired));
+        assert_eq!(transport.session_id().as_deref(), Some("new"));
+        let c = tokio::spawn(transport.send(Message::request(6, "tools/list", None)));
+        let (request_c, reply_c) = next(&mut exchanges).await;
+        assert_eq!(session(&request_c), Some("new"));
+        let _ = reply_c.send(response(
+            200,
+            &[("content-type", "application/json")],
+            r#"{"jsonrpc":"2.0","id":6,"result":{}}"#,
+        ));
+        assert_eq!(c.await.unwrap(), Ok(()));
+    }
+
+    #[cfg(not(target_arch = "wasm32"))]
+    #[tokio::test]
+    async fn a_stream_of_the_old_session_is_not_resumed_in_the_new_one() {
+        use scripted::*;
+        let policy = ReconnectPolicy { initial_delay: Duration::from_millis(300), ..ReconnectPolicy::default() };
+        let (mut transport, mut exchanges) = transport(policy);
+        let init = tokio::spawn(transport.send(Message::request(1, methods::INITIALIZE, None)));
+        let (_, reply) = next(&mut exchanges).await;
+        let _ = reply.send(initialized(1, "old"));
+        assert_eq!(init.await.unwrap(), Ok(()));
+
+        // B's stream breaks after its priming event: it will resume later.
+        let b = tokio::spawn(transport.send(Message::request(2, "tools/call", None)));
+        let (_, reply_b) = next(&mut exchanges).await;
+        let _ = reply_b.send(response(200, &[("content-type", "text/event-stream")], "id: old-1\ndata:\n\n"));
+
+        // Meanwhile the session expires and is replaced.
+        let a = tokio::spawn(transport.send(Message::request(3, "tools/list", None)));
+        let (_, reply_a) = next(&mut exchanges).await;
+        let _ = reply_a.send(response(404, &[], ""));
+        assert_eq!(a.await.unwrap(), Err(TransportError::SessionExpired));
+        let init = tokio::spawn(transport.send(Message::request(4, methods::INITIALIZE, None)));
+        let (_, reply) = next(&mut exchanges).await;
+        let _ = reply.send(initialized(4, "new"));
+        assert_eq!(init.await.unwrap(), Ok(()));
+
+        // B gives up on its stream (the engine retries it) instead of sending
+        // the new session a Last-Event-ID from the old one.
+        let outcome = tokio::time::timeout(Duration::from_secs(5), b).await.expect("B ends").unwrap();
+        assert_eq!(outcome, Err(TransportError::SessionExpired));
+        assert!(exchanges.try_recv().is_err(), "the old stream was resumed in the new session");
     }
 
     #[test]

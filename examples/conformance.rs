@@ -1,0 +1,122 @@
+//! The native adapter for the official MCP conformance suite.
+//!
+//! The harness runs `conformance <server url>` with the scenario's name in
+//! `MCP_CONFORMANCE_SCENARIO`. Whatever the scenario, this runs one generic
+//! routine, as a real application would: connect, list the tools, call each
+//! with arguments built from its input schema, answer elicitation by
+//! accepting the schema's defaults and sampling with a fixed message, close.
+//! The scenario only ever becomes configuration a user could give; it never
+//! changes protocol behaviour.
+
+#[cfg(not(target_arch = "wasm32"))]
+mod adapter {
+    use std::process::ExitCode;
+    use std::time::Duration;
+
+    use mcp_edge::protocol::types::{CreateMessageResult, ElicitAction, ElicitResult, JsonObject};
+    use mcp_edge::transport::streamable::{StreamableHttpOptions, StreamableHttpTransport};
+    use mcp_edge::{Client, ClientOptions};
+    use serde_json::{Value, json};
+
+    /// A value of the JSON Schema `schema` describes: its default, its first
+    /// enum member, or a plain value of its type.
+    pub fn example_value(schema: &Value) -> Value {
+        if let Some(default) = schema.get("default") {
+            return default.clone();
+        }
+        if let Some(first) = schema.get("enum").and_then(Value::as_array).and_then(|e| e.first()) {
+            return first.clone();
+        }
+        let kind = match schema.get("type") {
+            Some(Value::Array(kinds)) => kinds.iter().filter_map(Value::as_str).find(|k| *k != "null").unwrap_or("null"),
+            Some(Value::String(kind)) => kind.as_str(),
+            _ => "string",
+        };
+        match kind {
+            "integer" | "number" => json!(1),
+            "boolean" => json!(true),
+            "array" => json!([]),
+            "object" => Value::Object(example_arguments(schema)),
+            "null" => Value::Null,
+            _ => json!("test"),
+        }
+    }
+
+    /// Arguments for a tool: every required property, and every property
+    /// with a default.
+    pub fn example_arguments(schema: &Value) -> JsonObject {
+        let required: Vec<&str> =
+            schema.get("required").and_then(Value::as_array).into_iter().flatten().filter_map(Value::as_str).collect();
+        let mut arguments = JsonObject::new();
+        if let Some(properties) = schema.get("properties").and_then(Value::as_object) {
+            for (name, property) in properties {
+                if required.contains(&name.as_str()) || property.get("default").is_some() {
+                    arguments.insert(name.clone(), example_value(property));
+                }
+            }
+        }
+        arguments
+    }
+
+    fn options() -> ClientOptions {
+        ClientOptions::new("mcp-edge-conformance", env!("CARGO_PKG_VERSION"))
+            .with_timeout(Duration::from_secs(20))
+            .on_sampling(|_params, _context| async {
+                Ok(CreateMessageResult {
+                    role: "assistant".into(),
+                    content: json!({"type": "text", "text": "This is a fixed answer from the conformance client."}),
+                    model: "mcp-edge-fixed".into(),
+                    stop_reason: Some("endTurn".into()),
+                })
+            })
+            // Accept with nothing typed in: the library fills in every default.
+            .on_elicitation(
+                |_params, _context| async { Ok(ElicitResult { action: ElicitAction::Accept, content: None }) },
+                true,
+            )
+    }
+
+    async fn session(url: &str) -> Result<(), mcp_edge::Error> {
+        let transport = StreamableHttpTransport::new(StreamableHttpOptions::new(url));
+        let client = Client::connect(transport, options()).await?;
+        let outcome = async {
+            let tools = match client.negotiated().map(|n| n.result.capabilities.tools.is_some()) {
+                Some(true) => client.list_all_tools().await?,
+                _ => Vec::new(),
+            };
+            for tool in tools {
+                let arguments = example_arguments(&tool.input_schema);
+                let result = client.call_tool(&tool.name, Some(arguments)).await?;
+                eprintln!("called {}: {}", tool.name, if result.is_error() { "isError" } else { "ok" });
+            }
+            Ok(())
+        }
+        .await;
+        client.close().await;
+        outcome
+    }
+
+    pub async fn main() -> ExitCode {
+        let Some(url) = std::env::args().last().filter(|a| a.starts_with("http")) else {
+            eprintln!("usage: conformance <server url>");
+            return ExitCode::from(2);
+        };
+        match session(&url).await {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(error) => {
+                eprintln!("conformance client: {error}");
+                ExitCode::FAILURE
+            }
+        }
+    }
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+#[tokio::main(flavor = "current_thread")]
+async fn main() -> std::process::ExitCode {
+    env_logger::init();
+    adapter::main().await
+}
+
+#[cfg(target_arch = "wasm32")]
+fn main() {}

@@ -1,0 +1,301 @@
+//! Values and errors across the JS boundary.
+//!
+//! JS to Rust goes through `JSON.stringify`, so a value means exactly what it
+//! would mean on the wire (`undefined` fields vanish, `toJSON` is honoured).
+//! Rust to JS goes through serde-wasm-bindgen's JSON-compatible serializer,
+//! so objects arrive as plain objects, never `Map`s.
+
+use js_sys::{Function, Object, Reflect};
+use serde::Serialize;
+use serde_json::{Map, Value};
+use wasm_bindgen::{JsCast, JsValue};
+
+use crate::client::Error;
+use crate::protocol::{ErrorObject, codes};
+
+/// Why a call from JS failed, before it becomes a JS exception.
+#[derive(Debug)]
+pub(crate) enum WebError {
+    /// The engine failed: becomes an `McpError`.
+    Mcp(Error),
+    /// The caller passed a value of the wrong shape: becomes a `TypeError`.
+    Type(String),
+    /// The caller's `AbortSignal` fired: becomes an `AbortError`.
+    Aborted {
+        /// What was aborted.
+        method: String,
+        /// `signal.reason`, kept as the error's `cause`.
+        reason: JsValue,
+    },
+    /// A value could not be converted for JS.
+    Convert(String),
+}
+
+impl std::fmt::Display for WebError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            WebError::Mcp(error) => write!(f, "{error}"),
+            WebError::Type(message) | WebError::Convert(message) => f.write_str(message),
+            WebError::Aborted { method, .. } => write!(f, "{method} was aborted"),
+        }
+    }
+}
+
+impl From<Error> for WebError {
+    fn from(error: Error) -> Self {
+        WebError::Mcp(error)
+    }
+}
+
+/// The `code` the TypeScript SDK gives a request that timed out
+/// (`ErrorCode.RequestTimeout`), so code written for it keeps working.
+const REQUEST_TIMEOUT_CODE: i64 = -32001;
+
+impl From<WebError> for JsValue {
+    fn from(error: WebError) -> Self {
+        match error {
+            WebError::Mcp(error) => mcp_error(&error),
+            WebError::Type(message) => js_sys::TypeError::new(&message).into(),
+            WebError::Aborted { method, reason } => {
+                let error = js_sys::Error::new(&format!("{method} was aborted"));
+                error.set_name("AbortError");
+                if !reason.is_undefined() {
+                    set(&error, "cause", &reason);
+                }
+                error.into()
+            }
+            WebError::Convert(message) => {
+                let error = js_sys::Error::new(&message);
+                error.set_name("McpError");
+                error.into()
+            }
+        }
+    }
+}
+
+/// An `Error` named `McpError` with the message of `error`, its JSON-RPC
+/// `code` (and `data`) when the server sent one.
+fn mcp_error(error: &Error) -> JsValue {
+    let js = js_sys::Error::new(&error.to_string());
+    js.set_name("McpError");
+    match error {
+        Error::Rpc { error, .. } => {
+            set(&js, "code", &JsValue::from_f64(error.code as f64));
+            if let Some(data) = &error.data {
+                // Data that cannot cross is dropped rather than hiding the error.
+                if let Ok(data) = to_js(data) {
+                    set(&js, "data", &data);
+                }
+            }
+        }
+        Error::Timeout { .. } => set(&js, "code", &JsValue::from_f64(REQUEST_TIMEOUT_CODE as f64)),
+        _ => {}
+    }
+    js.into()
+}
+
+fn set(target: &JsValue, key: &str, value: &JsValue) {
+    // Setting a property on an object we just made cannot fail.
+    let _ = Reflect::set(target, &JsValue::from_str(key), value);
+}
+
+/// A JSON value as a plain JS value.
+pub(crate) fn to_js(value: &Value) -> Result<JsValue, WebError> {
+    let serializer = serde_wasm_bindgen::Serializer::json_compatible();
+    match value.serialize(&serializer) {
+        Ok(js) => Ok(js),
+        // An integer beyond 2^53: JSON.parse would make it the nearest double.
+        Err(_) => lossy_numbers(value)
+            .serialize(&serializer)
+            .map_err(|e| WebError::Convert(format!("cannot convert the value for JS: {e}"))),
+    }
+}
+
+/// Any serializable value as a plain JS value.
+pub(crate) fn serialize_to_js(value: &impl Serialize) -> Result<JsValue, WebError> {
+    let json = serde_json::to_value(value)
+        .map_err(|e| WebError::Convert(format!("cannot encode the value: {e}")))?;
+    to_js(&json)
+}
+
+fn lossy_numbers(value: &Value) -> Value {
+    match value {
+        Value::Number(n) if !n.is_f64() => n.as_f64().map(Value::from).unwrap_or(Value::Null),
+        Value::Array(items) => Value::Array(items.iter().map(lossy_numbers).collect()),
+        Value::Object(object) => Value::Object(
+            object
+                .iter()
+                .map(|(k, v)| (k.clone(), lossy_numbers(v)))
+                .collect(),
+        ),
+        other => other.clone(),
+    }
+}
+
+/// A JS value as JSON; `None` for `undefined` and for what JSON cannot
+/// hold (a function, a symbol).
+pub(crate) fn from_js(value: &JsValue, what: &str) -> Result<Option<Value>, WebError> {
+    if value.is_undefined() {
+        return Ok(None);
+    }
+    let text = js_sys::JSON::stringify(value).map_err(|e| {
+        WebError::Type(format!("{what} cannot be sent as JSON: {}", message_of(&e)))
+    })?;
+    let Some(text) = JsValue::from(text).as_string() else {
+        return Ok(None);
+    };
+    serde_json::from_str(&text)
+        .map(Some)
+        .map_err(|e| WebError::Type(format!("{what} is not valid JSON: {e}")))
+}
+
+/// A JS value that must be a JSON object, or absent (`undefined`/`null`).
+pub(crate) fn object_from_js(
+    value: &JsValue,
+    what: &str,
+) -> Result<Option<Map<String, Value>>, WebError> {
+    if value.is_null() {
+        return Ok(None);
+    }
+    match from_js(value, what)? {
+        None => Ok(None),
+        Some(Value::Object(object)) => Ok(Some(object)),
+        Some(other) => Err(WebError::Type(format!(
+            "{what} must be an object, not {}",
+            json_kind(&other)
+        ))),
+    }
+}
+
+fn json_kind(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+/// The text of a thrown value: an `Error`'s message, a string, or a description.
+pub(crate) fn message_of(value: &JsValue) -> String {
+    if let Some(error) = value.dyn_ref::<js_sys::Error>() {
+        return String::from(error.message());
+    }
+    if let Some(text) = value.as_string() {
+        return text;
+    }
+    if value.is_object()
+        && let Some(message) = Reflect::get(value, &JsValue::from_str("message"))
+            .ok()
+            .and_then(|m| m.as_string())
+    {
+        return message;
+    }
+    js_sys::JSON::stringify(value)
+        .ok()
+        .and_then(|text| JsValue::from(text).as_string())
+        .unwrap_or_else(|| format!("{value:?}"))
+}
+
+/// What a handler threw, as the JSON-RPC error the server gets: the thrown
+/// object's integer `code` (else -32603), its `message` and its `data`.
+pub(crate) fn thrown_to_error_object(thrown: &JsValue, handler: &str) -> ErrorObject {
+    let code = property(thrown, "code")
+        .and_then(|c| c.as_f64())
+        .filter(|c| c.fract() == 0.0 && c.abs() <= 9_007_199_254_740_991.0)
+        .map(|c| c as i64)
+        .unwrap_or(codes::INTERNAL_ERROR);
+    let mut message = message_of(thrown);
+    if message.is_empty() {
+        message = format!("the {handler} handler failed");
+    }
+    let mut error = ErrorObject::new(code, message);
+    error.data = property(thrown, "data").and_then(|d| from_js(&d, "data").ok().flatten());
+    error
+}
+
+/// A property of an object; `None` when absent, `undefined` or `null`, or
+/// when `target` is not an object.
+pub(crate) fn property(target: &JsValue, key: &str) -> Option<JsValue> {
+    if !target.is_object() && !target.is_function() {
+        return None;
+    }
+    Reflect::get(target, &JsValue::from_str(key))
+        .ok()
+        .filter(|v| !v.is_undefined() && !v.is_null())
+}
+
+/// An optional function property.
+pub(crate) fn function_property(
+    target: &JsValue,
+    key: &str,
+    owner: &str,
+) -> Result<Option<Function>, WebError> {
+    match property(target, key) {
+        None => Ok(None),
+        Some(value) => value
+            .dyn_into::<Function>()
+            .map(Some)
+            .map_err(|_| WebError::Type(format!("{owner}.{key} must be a function"))),
+    }
+}
+
+/// An optional boolean property.
+pub(crate) fn bool_property(
+    target: &JsValue,
+    key: &str,
+    owner: &str,
+) -> Result<Option<bool>, WebError> {
+    match property(target, key) {
+        None => Ok(None),
+        Some(value) => value
+            .as_bool()
+            .map(Some)
+            .ok_or_else(|| WebError::Type(format!("{owner}.{key} must be a boolean"))),
+    }
+}
+
+/// An optional string property.
+pub(crate) fn string_property(
+    target: &JsValue,
+    key: &str,
+    owner: &str,
+) -> Result<Option<String>, WebError> {
+    match property(target, key) {
+        None => Ok(None),
+        Some(value) => value
+            .as_string()
+            .map(Some)
+            .ok_or_else(|| WebError::Type(format!("{owner}.{key} must be a string"))),
+    }
+}
+
+/// An optional duration in milliseconds.
+pub(crate) fn millis_property(
+    target: &JsValue,
+    key: &str,
+    owner: &str,
+) -> Result<Option<std::time::Duration>, WebError> {
+    match property(target, key) {
+        None => Ok(None),
+        Some(value) => match value.as_f64() {
+            Some(ms) if ms.is_finite() && ms >= 0.0 => {
+                Ok(Some(std::time::Duration::from_secs_f64(ms / 1000.0)))
+            }
+            _ => Err(WebError::Type(format!(
+                "{owner}.{key} must be a non-negative number of milliseconds"
+            ))),
+        },
+    }
+}
+
+/// A plain JS object with these properties.
+pub(crate) fn object_with(entries: &[(&str, &JsValue)]) -> JsValue {
+    let object = Object::new();
+    for (key, value) in entries {
+        set(&object, key, value);
+    }
+    object.into()
+}

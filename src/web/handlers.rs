@@ -1,0 +1,221 @@
+//! JS functions as handlers of server requests and listeners of
+//! notifications.
+//!
+//! A handler gets `(params, extra)`; what it returns (a value or a promise)
+//! becomes the result, what it throws (or rejects with) becomes a JSON-RPC
+//! error. `extra.signal` aborts when the server cancels the request or the
+//! session closes, as in the TypeScript SDK.
+
+use js_sys::{Function, Promise};
+use serde_json::{Map, Value};
+use wasm_bindgen::JsValue;
+use wasm_bindgen_futures::JsFuture;
+use web_sys::AbortController;
+
+use super::convert::{from_js, message_of, object_with, thrown_to_error_object, to_js};
+use crate::client::{HandlerResult, RequestContext, RequestHandler, apply_elicitation_defaults};
+use crate::protocol::types::Root;
+use crate::protocol::{ErrorObject, Notification, codes};
+use crate::runtime::{BoxFuture, boxed};
+
+/// What a JS request handler answers, and how its answer is finished.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum HandlerKind {
+    /// `sampling/createMessage`.
+    Sampling,
+    /// `elicitation/create`; with `fill_defaults`, an accepted form gets the
+    /// schema's defaults for the fields the handler left out.
+    Elicitation { fill_defaults: bool },
+}
+
+impl HandlerKind {
+    fn name(self) -> &'static str {
+        match self {
+            HandlerKind::Sampling => "sampling",
+            HandlerKind::Elicitation { .. } => "elicitation",
+        }
+    }
+}
+
+/// A JS function answering one kind of server request.
+#[derive(Debug)]
+pub(crate) struct JsHandler {
+    function: Function,
+    kind: HandlerKind,
+}
+
+impl JsHandler {
+    pub(crate) fn new(function: Function, kind: HandlerKind) -> Self {
+        JsHandler { function, kind }
+    }
+}
+
+/// Aborts the handler's `extra.signal` if its future is dropped before the
+/// handler settled: the server cancelled, or the session closed.
+struct AbortOnDrop(Option<AbortController>);
+
+impl Drop for AbortOnDrop {
+    fn drop(&mut self) {
+        if let Some(controller) = self.0.take() {
+            controller.abort();
+        }
+    }
+}
+
+fn internal(message: String) -> ErrorObject {
+    ErrorObject::new(codes::INTERNAL_ERROR, message)
+}
+
+/// Calls `function` with `args` and waits for its value, whether it returned
+/// one or a promise of one.
+async fn call(
+    function: &Function,
+    args: &[JsValue],
+    handler: &str,
+) -> Result<JsValue, ErrorObject> {
+    let returned = match args {
+        [] => function.call0(&JsValue::UNDEFINED),
+        [a] => function.call1(&JsValue::UNDEFINED, a),
+        [a, b, ..] => function.call2(&JsValue::UNDEFINED, a, b),
+    }
+    .map_err(|thrown| thrown_to_error_object(&thrown, handler))?;
+    JsFuture::from(Promise::resolve(&returned))
+        .await
+        .map_err(|thrown| thrown_to_error_object(&thrown, handler))
+}
+
+/// The `extra` argument: `{signal, requestId, method, _meta?}`.
+fn extra(
+    context: &RequestContext,
+    controller: Option<&AbortController>,
+) -> Result<JsValue, ErrorObject> {
+    let convert = |value: &Value| to_js(value).map_err(|e| internal(format!("{e}")));
+    let request_id = convert(&context.id.to_value())?;
+    let method = JsValue::from_str(&context.method);
+    let signal: JsValue = controller
+        .map(|c| c.signal().into())
+        .unwrap_or(JsValue::UNDEFINED);
+    let mut entries: Vec<(&str, &JsValue)> = vec![
+        ("signal", &signal),
+        ("requestId", &request_id),
+        ("method", &method),
+    ];
+    let meta = match &context.progress_token {
+        Some(token) => Some(convert(&serde_json::json!({ "progressToken": token }))?),
+        None => None,
+    };
+    if let Some(meta) = &meta {
+        entries.push(("_meta", meta));
+    }
+    Ok(object_with(&entries))
+}
+
+impl RequestHandler for JsHandler {
+    fn handle(
+        &self,
+        params: Option<Value>,
+        context: RequestContext,
+    ) -> BoxFuture<'static, HandlerResult> {
+        let function = self.function.clone();
+        let kind = self.kind;
+        boxed(async move {
+            let name = kind.name();
+            let params = params.unwrap_or_else(|| Value::Object(Map::new()));
+            let js_params = to_js(&params).map_err(|e| internal(format!("{e}")))?;
+            let mut abort = AbortOnDrop(AbortController::new().ok());
+            let extra = extra(&context, abort.0.as_ref())?;
+            let answered = call(&function, &[js_params, extra], name).await;
+            // Settled: the signal must not fire now.
+            abort.0 = None;
+            let answered = answered?;
+            let result = match from_js(&answered, "the handler's result") {
+                Ok(Some(Value::Object(result))) => result,
+                Ok(_) => {
+                    return Err(internal(format!(
+                        "the {name} handler returned {}, not an object",
+                        describe(&answered)
+                    )));
+                }
+                Err(error) => {
+                    return Err(internal(format!("the {name} handler's result: {error}")));
+                }
+            };
+            Ok(Value::Object(finish(kind, &params, result)))
+        })
+    }
+}
+
+fn describe(value: &JsValue) -> String {
+    if value.is_undefined() {
+        "undefined".into()
+    } else {
+        message_of(value)
+    }
+}
+
+/// Fills an accepted form's defaults when asked to.
+fn finish(kind: HandlerKind, params: &Value, mut result: Map<String, Value>) -> Map<String, Value> {
+    let HandlerKind::Elicitation {
+        fill_defaults: true,
+    } = kind
+    else {
+        return result;
+    };
+    let is_form = params.get("mode").and_then(Value::as_str).unwrap_or("form") == "form";
+    let accepted = result.get("action").and_then(Value::as_str) == Some("accept");
+    if !(is_form && accepted) {
+        return result;
+    }
+    let content = result
+        .entry("content")
+        .or_insert_with(|| Value::Object(Map::new()));
+    if let Value::Object(content) = content {
+        apply_elicitation_defaults(params.get("requestedSchema"), content);
+    }
+    result
+}
+
+/// Calls a `roots` function (no arguments) and reads its list.
+pub(crate) async fn call_roots(function: Function) -> Result<Vec<Root>, ErrorObject> {
+    let answered = call(&function, &[], "roots").await?;
+    let value = from_js(&answered, "the roots handler's result")
+        .map_err(|e| internal(format!("{e}")))?
+        .unwrap_or(Value::Null);
+    serde_json::from_value(value).map_err(|e| {
+        internal(format!(
+            "the roots handler must return an array of {{uri, name?}}: {e}"
+        ))
+    })
+}
+
+/// Calls a notification listener with `{method, params?}`. A listener that
+/// throws is logged; it cannot fail the session.
+pub(crate) fn notify_listener(function: &Function, notification: &Notification) {
+    let mut object = Map::new();
+    object.insert("method".into(), Value::from(notification.method.clone()));
+    if let Some(params) = &notification.params {
+        object.insert("params".into(), params.clone());
+    }
+    match to_js(&Value::Object(object)) {
+        Ok(value) => {
+            if let Err(thrown) = function.call1(&JsValue::UNDEFINED, &value) {
+                log::warn!(
+                    "a notification listener threw on {}: {}",
+                    notification.method,
+                    message_of(&thrown)
+                );
+            }
+        }
+        Err(error) => log::warn!(
+            "could not pass {} to a listener: {error}",
+            notification.method
+        ),
+    }
+}
+
+/// Calls a no-argument event listener, logging what it throws.
+pub(crate) fn call_listener(function: &Function, event: &str) {
+    if let Err(thrown) = function.call0(&JsValue::UNDEFINED) {
+        log::warn!("the {event} listener threw: {}", message_of(&thrown));
+    }
+}

@@ -1,0 +1,487 @@
+//! The JS/TypeScript face: an `McpClient` class whose names follow the
+//! official TypeScript SDK's `Client`, so code can move between them.
+//!
+//! Every call returns a promise of the result exactly as the server sent it
+//! (plain JS objects). Failures reject with an `Error` named `McpError`
+//! (with the JSON-RPC `code` and `data` when the server sent an error), an
+//! `AbortError` when the caller's `AbortSignal` fired, or a `TypeError` for
+//! arguments of the wrong shape.
+
+mod convert;
+mod handlers;
+mod options;
+mod types;
+
+use std::collections::HashSet;
+
+use js_sys::{Function, Promise};
+use serde_json::{Map, Value};
+use wasm_bindgen::prelude::*;
+use wasm_bindgen_futures::future_to_promise;
+
+use self::convert::{WebError, object_from_js, serialize_to_js, to_js};
+use self::handlers::notify_listener;
+use self::options::{CallOptions, Connect, abortable, connect_options};
+use crate::client::{Client, Error};
+use crate::protocol::{ProtocolVersion, methods};
+use crate::transport::http::DefaultHttp;
+use crate::transport::streamable::StreamableHttpTransport;
+
+/// A connection to one MCP server, made with `McpClient.connect`.
+#[wasm_bindgen]
+#[derive(Debug, Clone)]
+pub struct McpClient {
+    client: Client,
+}
+
+/// A promise of `work`'s value.
+fn promise<F>(work: F) -> Promise
+where
+    F: Future<Output = Result<JsValue, WebError>> + 'static,
+{
+    future_to_promise(async move { work.await.map_err(JsValue::from) })
+}
+
+/// Params that must be an object or absent.
+fn params(value: &JsValue, what: &str) -> Result<Option<Value>, WebError> {
+    Ok(object_from_js(value, what)?.map(Value::Object))
+}
+
+/// Params that must be an object with a string field `key`.
+fn params_with(value: &JsValue, what: &str, key: &str) -> Result<Value, WebError> {
+    let object = object_from_js(value, what)?.unwrap_or_default();
+    match object.get(key) {
+        Some(Value::String(_)) => Ok(Value::Object(object)),
+        _ => Err(WebError::Type(format!("{what}.{key} must be a string"))),
+    }
+}
+
+impl McpClient {
+    /// Sends `method` with `params` under `options` and resolves to the raw result.
+    fn call(
+        &self,
+        method: &'static str,
+        params: Result<Option<Value>, WebError>,
+        options: &JsValue,
+    ) -> Promise {
+        let message = params.map(|params| (method.to_owned(), params));
+        send(self.client.clone(), message, CallOptions::parse(options))
+    }
+
+    /// Follows `nextCursor` through every page of `method`, collecting `key`.
+    fn call_all(&self, method: &'static str, key: &'static str, options: &JsValue) -> Promise {
+        let client = self.client.clone();
+        let options = CallOptions::parse(options);
+        promise(async move {
+            let options = options?;
+            let work = list_all(&client, method, key, &options);
+            let items = abortable(method, options.signal.as_ref(), work).await?;
+            to_js(&Value::Array(items))
+        })
+    }
+}
+
+/// Sends one request (already read from JS) and resolves to its raw result;
+/// the options' signal can abort it.
+fn send(
+    client: Client,
+    message: Result<(String, Option<Value>), WebError>,
+    options: Result<CallOptions, WebError>,
+) -> Promise {
+    promise(async move {
+        let (method, params) = message?;
+        let options = options?;
+        let work = async {
+            client
+                .request(&method, params, options.engine())
+                .await
+                .map_err(WebError::from)
+        };
+        let value = abortable(&method, options.signal.as_ref(), work).await?;
+        to_js(&value)
+    })
+}
+
+async fn list_all(
+    client: &Client,
+    method: &str,
+    key: &str,
+    options: &CallOptions,
+) -> Result<Vec<Value>, WebError> {
+    let invalid = |reason: String| {
+        WebError::Mcp(Error::InvalidResult {
+            method: method.to_owned(),
+            reason,
+        })
+    };
+    let max_pages = client.options().max_pages;
+    let mut items = Vec::new();
+    let mut cursor: Option<String> = None;
+    let mut seen = HashSet::new();
+    for _ in 0..max_pages {
+        let params = cursor.take().map(|c| serde_json::json!({ "cursor": c }));
+        let page = client.request(method, params, options.engine()).await?;
+        match page.get(key) {
+            Some(Value::Array(page_items)) => items.extend(page_items.iter().cloned()),
+            None => {}
+            Some(_) => return Err(invalid(format!("`{key}` is not an array"))),
+        }
+        match page.get("nextCursor") {
+            None | Some(Value::Null) => return Ok(items),
+            Some(Value::String(next)) if !seen.insert(next.clone()) => {
+                return Err(invalid(format!("the server repeated the cursor {next:?}")));
+            }
+            Some(Value::String(next)) => cursor = Some(next.clone()),
+            Some(_) => return Err(invalid("`nextCursor` is not a string".into())),
+        }
+    }
+    Err(invalid(format!("more than {max_pages} pages")))
+}
+
+#[wasm_bindgen]
+impl McpClient {
+    /// Connects to the MCP endpoint at `url` over Streamable HTTP (`fetch`)
+    /// and performs the `initialize` handshake.
+    #[wasm_bindgen(unchecked_return_type = "Promise<McpClient>")]
+    pub fn connect(
+        url: String,
+        #[wasm_bindgen(unchecked_optional_param_type = "ConnectOptions")] options: JsValue,
+    ) -> Promise {
+        let connect = connect_options(&url, &options);
+        promise(async move {
+            let Connect {
+                transport,
+                credentials,
+                client,
+            } = connect?;
+            let http = match credentials {
+                Some(credentials) => DefaultHttp::with_credentials(credentials),
+                None => DefaultHttp::new(),
+            };
+            let transport = StreamableHttpTransport::with_http(http, transport);
+            let client = Client::connect(transport, client).await?;
+            Ok(McpClient { client }.into())
+        })
+    }
+
+    /// The transport in use: `"streamable-http"`.
+    #[wasm_bindgen(getter, unchecked_return_type = "TransportKind")]
+    pub fn transport(&self) -> String {
+        self.client.transport_kind().to_owned()
+    }
+
+    /// The server's name and version, from the handshake.
+    #[wasm_bindgen(js_name = getServerVersion, unchecked_return_type = "Implementation | undefined")]
+    pub fn get_server_version(&self) -> JsValue {
+        self.negotiated_field(|n| serialize_to_js(&n.result.server_info))
+    }
+
+    /// What the server offers, from the handshake.
+    #[wasm_bindgen(js_name = getServerCapabilities, unchecked_return_type = "ServerCapabilities | undefined")]
+    pub fn get_server_capabilities(&self) -> JsValue {
+        self.negotiated_field(|n| serialize_to_js(&n.result.capabilities))
+    }
+
+    /// The server's instructions for the model, if it gave any.
+    #[wasm_bindgen(js_name = getInstructions, unchecked_return_type = "string | undefined")]
+    pub fn get_instructions(&self) -> JsValue {
+        self.negotiated_field(|n| {
+            Ok(n.result
+                .instructions
+                .as_deref()
+                .map(JsValue::from_str)
+                .unwrap_or(JsValue::UNDEFINED))
+        })
+    }
+
+    /// The protocol revision both sides settled on.
+    #[wasm_bindgen(js_name = getNegotiatedProtocolVersion, unchecked_return_type = "ProtocolVersion | undefined")]
+    pub fn get_negotiated_protocol_version(&self) -> JsValue {
+        self.negotiated_field(|n| Ok(JsValue::from_str(n.version.as_str())))
+    }
+
+    /// Calls `listener` for every notification the server sends from now on
+    /// (progress goes to the request it belongs to).
+    #[wasm_bindgen(js_name = addNotificationListener)]
+    pub fn add_notification_listener(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "(notification: ServerNotification) => void")]
+        listener: Function,
+    ) {
+        self.client
+            .on_notification(move |notification| notify_listener(&listener, notification));
+    }
+
+    /// `ping`: checks the server is alive.
+    #[wasm_bindgen(unchecked_return_type = "Promise<EmptyResult>")]
+    pub fn ping(
+        &self,
+        #[wasm_bindgen(unchecked_optional_param_type = "RequestOptions")] options: JsValue,
+    ) -> Promise {
+        self.call(methods::PING, Ok(None), &options)
+    }
+
+    /// One page of `tools/list`.
+    #[wasm_bindgen(js_name = listTools, unchecked_return_type = "Promise<ListToolsResult>")]
+    pub fn list_tools(
+        &self,
+        #[wasm_bindgen(unchecked_optional_param_type = "PaginatedRequestParams")] params: JsValue,
+        #[wasm_bindgen(unchecked_optional_param_type = "RequestOptions")] options: JsValue,
+    ) -> Promise {
+        self.call(
+            methods::TOOLS_LIST,
+            self::params(&params, "params"),
+            &options,
+        )
+    }
+
+    /// Every tool, following `nextCursor` through all pages.
+    #[wasm_bindgen(js_name = listAllTools, unchecked_return_type = "Promise<Tool[]>")]
+    pub fn list_all_tools(
+        &self,
+        #[wasm_bindgen(unchecked_optional_param_type = "RequestOptions")] options: JsValue,
+    ) -> Promise {
+        self.call_all(methods::TOOLS_LIST, "tools", &options)
+    }
+
+    /// `tools/call`. A tool that fails answers with `isError: true`; a call
+    /// the server refuses rejects with an `McpError`.
+    #[wasm_bindgen(js_name = callTool, unchecked_return_type = "Promise<CallToolResult>")]
+    pub fn call_tool(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "CallToolRequestParams")] params: JsValue,
+        #[wasm_bindgen(unchecked_optional_param_type = "RequestOptions")] options: JsValue,
+    ) -> Promise {
+        self.call(
+            methods::TOOLS_CALL,
+            params_with(&params, "params", "name").map(Some),
+            &options,
+        )
+    }
+
+    /// One page of `resources/list`.
+    #[wasm_bindgen(js_name = listResources, unchecked_return_type = "Promise<ListResourcesResult>")]
+    pub fn list_resources(
+        &self,
+        #[wasm_bindgen(unchecked_optional_param_type = "PaginatedRequestParams")] params: JsValue,
+        #[wasm_bindgen(unchecked_optional_param_type = "RequestOptions")] options: JsValue,
+    ) -> Promise {
+        self.call(
+            methods::RESOURCES_LIST,
+            self::params(&params, "params"),
+            &options,
+        )
+    }
+
+    /// One page of `resources/templates/list`.
+    #[wasm_bindgen(js_name = listResourceTemplates, unchecked_return_type = "Promise<ListResourceTemplatesResult>")]
+    pub fn list_resource_templates(
+        &self,
+        #[wasm_bindgen(unchecked_optional_param_type = "PaginatedRequestParams")] params: JsValue,
+        #[wasm_bindgen(unchecked_optional_param_type = "RequestOptions")] options: JsValue,
+    ) -> Promise {
+        self.call(
+            methods::RESOURCES_TEMPLATES_LIST,
+            self::params(&params, "params"),
+            &options,
+        )
+    }
+
+    /// `resources/read`.
+    #[wasm_bindgen(js_name = readResource, unchecked_return_type = "Promise<ReadResourceResult>")]
+    pub fn read_resource(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "ReadResourceRequestParams")] params: JsValue,
+        #[wasm_bindgen(unchecked_optional_param_type = "RequestOptions")] options: JsValue,
+    ) -> Promise {
+        self.call(
+            methods::RESOURCES_READ,
+            params_with(&params, "params", "uri").map(Some),
+            &options,
+        )
+    }
+
+    /// `resources/subscribe`: updates arrive as
+    /// `notifications/resources/updated` notifications.
+    #[wasm_bindgen(js_name = subscribeResource, unchecked_return_type = "Promise<EmptyResult>")]
+    pub fn subscribe_resource(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "SubscribeRequestParams")] params: JsValue,
+        #[wasm_bindgen(unchecked_optional_param_type = "RequestOptions")] options: JsValue,
+    ) -> Promise {
+        self.call(
+            methods::RESOURCES_SUBSCRIBE,
+            params_with(&params, "params", "uri").map(Some),
+            &options,
+        )
+    }
+
+    /// `resources/unsubscribe`.
+    #[wasm_bindgen(js_name = unsubscribeResource, unchecked_return_type = "Promise<EmptyResult>")]
+    pub fn unsubscribe_resource(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "UnsubscribeRequestParams")] params: JsValue,
+        #[wasm_bindgen(unchecked_optional_param_type = "RequestOptions")] options: JsValue,
+    ) -> Promise {
+        self.call(
+            methods::RESOURCES_UNSUBSCRIBE,
+            params_with(&params, "params", "uri").map(Some),
+            &options,
+        )
+    }
+
+    /// One page of `prompts/list`.
+    #[wasm_bindgen(js_name = listPrompts, unchecked_return_type = "Promise<ListPromptsResult>")]
+    pub fn list_prompts(
+        &self,
+        #[wasm_bindgen(unchecked_optional_param_type = "PaginatedRequestParams")] params: JsValue,
+        #[wasm_bindgen(unchecked_optional_param_type = "RequestOptions")] options: JsValue,
+    ) -> Promise {
+        self.call(
+            methods::PROMPTS_LIST,
+            self::params(&params, "params"),
+            &options,
+        )
+    }
+
+    /// `prompts/get`.
+    #[wasm_bindgen(js_name = getPrompt, unchecked_return_type = "Promise<GetPromptResult>")]
+    pub fn get_prompt(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "GetPromptRequestParams")] params: JsValue,
+        #[wasm_bindgen(unchecked_optional_param_type = "RequestOptions")] options: JsValue,
+    ) -> Promise {
+        self.call(
+            methods::PROMPTS_GET,
+            params_with(&params, "params", "name").map(Some),
+            &options,
+        )
+    }
+
+    /// `completion/complete`. `context` is dropped for servers older than
+    /// 2025-06-18, which do not know it.
+    #[wasm_bindgen(unchecked_return_type = "Promise<CompleteResult>")]
+    pub fn complete(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "CompleteRequestParams")] params: JsValue,
+        #[wasm_bindgen(unchecked_optional_param_type = "RequestOptions")] options: JsValue,
+    ) -> Promise {
+        let older = self
+            .client
+            .negotiated()
+            .is_some_and(|n| n.version < ProtocolVersion::V2025_06_18);
+        let params = object_from_js(&params, "params").and_then(|object| {
+            let mut object = object.unwrap_or_default();
+            if !matches!(object.get("ref"), Some(Value::Object(_)))
+                || !matches!(object.get("argument"), Some(Value::Object(_)))
+            {
+                return Err(WebError::Type(
+                    "params must be {ref, argument: {name, value}, context?}".into(),
+                ));
+            }
+            if older {
+                object.remove("context");
+            }
+            Ok(Some(Value::Object(object)))
+        });
+        self.call(methods::COMPLETION_COMPLETE, params, &options)
+    }
+
+    /// `logging/setLevel`: the least severe level the server should send as
+    /// `notifications/message`.
+    #[wasm_bindgen(js_name = setLoggingLevel, unchecked_return_type = "Promise<EmptyResult>")]
+    pub fn set_logging_level(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "LoggingLevel")] level: JsValue,
+        #[wasm_bindgen(unchecked_optional_param_type = "RequestOptions")] options: JsValue,
+    ) -> Promise {
+        let params = match level.as_string() {
+            Some(level) => Ok(Some(serde_json::json!({ "level": level }))),
+            None => Err(WebError::Type(
+                "level must be a string such as \"info\"".into(),
+            )),
+        };
+        self.call(methods::LOGGING_SET_LEVEL, params, &options)
+    }
+
+    /// Sends any request and resolves to its result as the server sent it.
+    /// The server's declared capabilities are checked for the methods they cover.
+    #[wasm_bindgen(unchecked_return_type = "Promise<JsonObject>")]
+    pub fn request(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "{ method: string; params?: JsonObject }")]
+        request: JsValue,
+        #[wasm_bindgen(unchecked_optional_param_type = "RequestOptions")] options: JsValue,
+    ) -> Promise {
+        let message = object_from_js(&request, "request").and_then(split_message);
+        send(self.client.clone(), message, CallOptions::parse(&options))
+    }
+
+    /// Sends any notification; resolves once the server accepted it.
+    #[wasm_bindgen(unchecked_return_type = "Promise<void>")]
+    pub fn notification(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "{ method: string; params?: JsonObject }")]
+        notification: JsValue,
+    ) -> Promise {
+        let client = self.client.clone();
+        let parsed = object_from_js(&notification, "notification").and_then(split_message);
+        promise(async move {
+            let (method, params) = parsed?;
+            client.notify(&method, params).await?;
+            Ok(JsValue::UNDEFINED)
+        })
+    }
+
+    /// Tells the server the list of roots changed (needs a `roots` handler).
+    #[wasm_bindgen(js_name = sendRootsListChanged, unchecked_return_type = "Promise<void>")]
+    pub fn send_roots_list_changed(&self) -> Promise {
+        let client = self.client.clone();
+        promise(async move {
+            client.notify_roots_changed().await?;
+            Ok(JsValue::UNDEFINED)
+        })
+    }
+
+    /// Ends the session: pending requests reject, and the server is told
+    /// (HTTP DELETE). Resolves once the connection is closed.
+    #[wasm_bindgen(unchecked_return_type = "Promise<void>")]
+    pub fn close(&self) -> Promise {
+        let client = self.client.clone();
+        promise(async move {
+            client.close().await;
+            Ok(JsValue::UNDEFINED)
+        })
+    }
+}
+
+impl McpClient {
+    /// The client handle, for Rust code that received an `McpClient` from JS.
+    pub fn client(&self) -> &Client {
+        &self.client
+    }
+
+    fn negotiated_field(
+        &self,
+        field: impl FnOnce(&crate::client::Negotiated) -> Result<JsValue, WebError>,
+    ) -> JsValue {
+        match self.client.negotiated() {
+            // A value that cannot cross reads as absent: getters do not throw.
+            Some(negotiated) => field(&negotiated).unwrap_or(JsValue::UNDEFINED),
+            None => JsValue::UNDEFINED,
+        }
+    }
+}
+
+/// `{method, params?}` as a method name and params.
+fn split_message(object: Option<Map<String, Value>>) -> Result<(String, Option<Value>), WebError> {
+    let mut object = object.unwrap_or_default();
+    let Some(Value::String(method)) = object.remove("method") else {
+        return Err(WebError::Type("the message needs a string `method`".into()));
+    };
+    match object.remove("params") {
+        None | Some(Value::Null) => Ok((method, None)),
+        Some(params @ Value::Object(_)) => Ok((method, Some(params))),
+        Some(_) => Err(WebError::Type("`params` must be an object".into())),
+    }
+}

@@ -1,0 +1,287 @@
+//! `ConnectOptions` and `RequestOptions` read from JS objects, and
+//! cancellation through an `AbortSignal`.
+
+use std::future::Future;
+use std::time::Duration;
+
+use futures::future::{AbortHandle, Abortable};
+use js_sys::{Array, Function};
+use serde_json::{Map, Value};
+use wasm_bindgen::closure::Closure;
+use wasm_bindgen::{JsCast, JsValue};
+use web_sys::AbortSignal;
+
+use super::convert::{
+    WebError, bool_property, from_js, function_property, millis_property, object_with, property,
+    string_property,
+};
+use super::handlers::{HandlerKind, JsHandler, call_listener, call_roots, notify_listener};
+use crate::client::{ClientOptions, Error, RequestOptions, SessionEvent};
+use crate::protocol::types::{Implementation, Progress};
+use crate::protocol::{ProtocolVersion, methods};
+use crate::transport::http::Credentials;
+use crate::transport::streamable::StreamableHttpOptions;
+
+/// Everything `McpClient.connect` needs.
+#[derive(Debug)]
+pub(crate) struct Connect {
+    pub(crate) transport: StreamableHttpOptions,
+    pub(crate) credentials: Option<Credentials>,
+    pub(crate) client: ClientOptions,
+}
+
+fn check_object(value: &JsValue, what: &str) -> Result<(), WebError> {
+    if value.is_undefined() || value.is_null() || value.is_object() {
+        Ok(())
+    } else {
+        Err(WebError::Type(format!("{what} must be an object")))
+    }
+}
+
+/// Reads `ConnectOptions`.
+pub(crate) fn connect_options(url: &str, options: &JsValue) -> Result<Connect, WebError> {
+    const OWNER: &str = "options";
+    check_object(options, OWNER)?;
+    match string_property(options, "transport", OWNER)?.as_deref() {
+        None | Some("auto") | Some("streamable-http") => {}
+        Some("sse") => {
+            return Err(Error::InvalidArgument(
+                "the legacy HTTP+SSE transport is not available in the JS API yet; use \"streamable-http\" or \"auto\""
+                    .into(),
+            )
+            .into());
+        }
+        Some(other) => {
+            return Err(WebError::Type(format!(
+                "options.transport must be \"auto\", \"streamable-http\" or \"sse\", not {other:?}"
+            )));
+        }
+    }
+
+    let mut transport = StreamableHttpOptions::new(url);
+    transport.headers = headers(options)?;
+    if let Some(open) = bool_property(options, "openServerStream", OWNER)? {
+        transport.open_server_stream = open;
+    }
+    let credentials = match string_property(options, "credentials", OWNER)?.as_deref() {
+        None => None,
+        Some("omit") => Some(Credentials::Omit),
+        Some("same-origin") => Some(Credentials::SameOrigin),
+        Some("include") => Some(Credentials::Include),
+        Some(other) => {
+            return Err(WebError::Type(format!(
+                "options.credentials must be \"omit\", \"same-origin\" or \"include\", not {other:?}"
+            )));
+        }
+    };
+
+    let mut client = ClientOptions::default();
+    if let Some(info) = property(options, "clientInfo") {
+        let info = from_js(&info, "options.clientInfo")?.unwrap_or(Value::Null);
+        client.client_info = serde_json::from_value::<Implementation>(info).map_err(|e| {
+            WebError::Type(format!(
+                "options.clientInfo must be {{name, version, title?}}: {e}"
+            ))
+        })?;
+    }
+    if let Some(timeout) = millis_property(options, "timeout", OWNER)? {
+        client.request_timeout = timeout;
+    }
+    if let Some(version) = string_property(options, "protocolVersion", OWNER)? {
+        client.protocol_version = version.parse::<ProtocolVersion>().map_err(|_| {
+            let known: Vec<&str> = ProtocolVersion::ALL.iter().map(|v| v.as_str()).collect();
+            WebError::Type(format!(
+                "options.protocolVersion {version:?} is not one of {}",
+                known.join(", ")
+            ))
+        })?;
+    }
+    client = handlers(options, client)?;
+    Ok(Connect {
+        transport,
+        credentials,
+        client,
+    })
+}
+
+/// `headers`: a plain object, a `Headers`, or an array of pairs.
+fn headers(options: &JsValue) -> Result<Vec<(String, String)>, WebError> {
+    let Some(value) = property(options, "headers") else {
+        return Ok(Vec::new());
+    };
+    let invalid = || WebError::Type("options.headers must map header names to strings".into());
+    if !value.is_object() {
+        return Err(invalid());
+    }
+    if let Ok(Some(entries)) = js_sys::try_iter(&value) {
+        let mut headers = Vec::new();
+        for entry in entries {
+            let entry = entry.map_err(|_| invalid())?;
+            let pair = entry.dyn_into::<Array>().map_err(|_| invalid())?;
+            match (pair.get(0).as_string(), pair.get(1).as_string()) {
+                (Some(name), Some(value)) if pair.length() == 2 => headers.push((name, value)),
+                _ => return Err(invalid()),
+            }
+        }
+        return Ok(headers);
+    }
+    let object: Map<String, Value> = match from_js(&value, "options.headers")? {
+        Some(Value::Object(object)) => object,
+        _ => return Err(invalid()),
+    };
+    object
+        .into_iter()
+        .map(|(name, value)| match value {
+            Value::String(value) => Ok((name, value)),
+            _ => Err(WebError::Type(format!(
+                "options.headers[{name:?}] must be a string"
+            ))),
+        })
+        .collect()
+}
+
+/// The handlers and listeners of `ConnectOptions`.
+fn handlers(options: &JsValue, mut client: ClientOptions) -> Result<ClientOptions, WebError> {
+    const OWNER: &str = "options";
+    if let Some(sampling) = function_property(options, "sampling", OWNER)? {
+        client = client.on_request(
+            methods::SAMPLING_CREATE_MESSAGE,
+            JsHandler::new(sampling, HandlerKind::Sampling),
+        );
+    }
+    if let Some(elicitation) = function_property(options, "elicitation", OWNER)? {
+        let fill_defaults =
+            bool_property(options, "elicitationFillDefaults", OWNER)?.unwrap_or(true);
+        let handler = JsHandler::new(elicitation, HandlerKind::Elicitation { fill_defaults });
+        client = client.on_request(methods::ELICITATION_CREATE, handler);
+    }
+    if let Some(roots) = function_property(options, "roots", OWNER)? {
+        client = client.on_roots(move |_context| call_roots(roots.clone()));
+    }
+    if let Some(listener) = function_property(options, "onnotification", OWNER)? {
+        client =
+            client.on_notification(move |notification| notify_listener(&listener, notification));
+    }
+    if let Some(listener) = function_property(options, "onsessionrestarted", OWNER)? {
+        client = client.on_event(move |event| match event {
+            SessionEvent::SessionRestarted => call_listener(&listener, "onsessionrestarted"),
+        });
+    }
+    Ok(client)
+}
+
+/// `RequestOptions` of one call, kept as read so each request (each page of
+/// a `listAll*`) gets fresh engine options.
+#[derive(Debug, Default)]
+pub(crate) struct CallOptions {
+    timeout: Option<Duration>,
+    reset_timeout_on_progress: bool,
+    max_total_timeout: Option<Duration>,
+    onprogress: Option<Function>,
+    pub(crate) signal: Option<AbortSignal>,
+}
+
+impl CallOptions {
+    /// Reads `RequestOptions` (`undefined` means none).
+    pub(crate) fn parse(options: &JsValue) -> Result<CallOptions, WebError> {
+        const OWNER: &str = "options";
+        check_object(options, OWNER)?;
+        let signal = match property(options, "signal") {
+            None => None,
+            Some(value) => Some(abort_signal(value)?),
+        };
+        Ok(CallOptions {
+            timeout: millis_property(options, "timeout", OWNER)?,
+            reset_timeout_on_progress: bool_property(options, "resetTimeoutOnProgress", OWNER)?
+                .unwrap_or(false),
+            max_total_timeout: millis_property(options, "maxTotalTimeout", OWNER)?,
+            onprogress: function_property(options, "onprogress", OWNER)?,
+            signal,
+        })
+    }
+
+    /// The engine's options for one request.
+    pub(crate) fn engine(&self) -> RequestOptions {
+        let mut options = RequestOptions {
+            timeout: self.timeout,
+            reset_timeout_on_progress: self.reset_timeout_on_progress,
+            max_total_timeout: self.max_total_timeout,
+            on_progress: None,
+        };
+        if let Some(callback) = self.onprogress.clone() {
+            options = options
+                .with_progress(move |progress: &Progress| report_progress(&callback, progress));
+        }
+        options
+    }
+}
+
+fn abort_signal(value: JsValue) -> Result<AbortSignal, WebError> {
+    if value.is_instance_of::<AbortSignal>() {
+        return Ok(value.unchecked_into());
+    }
+    // A signal from another realm (an iframe) fails `instanceof` but works.
+    let looks_like_one = property(&value, "aborted").is_some_and(|a| a.as_bool().is_some())
+        && property(&value, "addEventListener").is_some_and(|f| f.is_function());
+    if looks_like_one {
+        Ok(value.unchecked_into())
+    } else {
+        Err(WebError::Type(
+            "options.signal must be an AbortSignal".into(),
+        ))
+    }
+}
+
+/// Calls `onprogress` with `{progress, total?, message?}`.
+fn report_progress(callback: &Function, progress: &Progress) {
+    let mut entries = vec![("progress", JsValue::from_f64(progress.progress))];
+    if let Some(total) = progress.total {
+        entries.push(("total", JsValue::from_f64(total)));
+    }
+    if let Some(message) = &progress.message {
+        entries.push(("message", JsValue::from_str(message)));
+    }
+    let entries: Vec<(&str, &JsValue)> = entries.iter().map(|(k, v)| (*k, v)).collect();
+    if let Err(thrown) = callback.call1(&JsValue::UNDEFINED, &object_with(&entries)) {
+        log::warn!(
+            "an onprogress callback threw: {}",
+            super::convert::message_of(&thrown)
+        );
+    }
+}
+
+/// Runs `work` until it finishes or `signal` fires. Firing drops `work`,
+/// which makes the engine send `notifications/cancelled`; the call then
+/// fails with an `AbortError`. An already-aborted signal fails at once.
+pub(crate) async fn abortable<T>(
+    method: &str,
+    signal: Option<&AbortSignal>,
+    work: impl Future<Output = Result<T, WebError>>,
+) -> Result<T, WebError> {
+    let Some(signal) = signal else {
+        return work.await;
+    };
+    let aborted = || WebError::Aborted {
+        method: method.to_owned(),
+        reason: signal.reason(),
+    };
+    if signal.aborted() {
+        return Err(aborted());
+    }
+    let (handle, registration) = AbortHandle::new_pair();
+    let on_abort = Closure::<dyn FnMut()>::new(move || handle.abort());
+    let listener: &Function = on_abort.as_ref().unchecked_ref();
+    signal
+        .add_event_listener_with_callback("abort", listener)
+        .map_err(|e| {
+            WebError::Type(format!(
+                "options.signal: {}",
+                super::convert::message_of(&e)
+            ))
+        })?;
+    let outcome = Abortable::new(work, registration).await;
+    // The work (and so the request) is dropped by now; stop listening.
+    let _ = signal.remove_event_listener_with_callback("abort", listener);
+    drop(on_abort);
+    outcome.unwrap_or_else(|_| Err(aborted()))
+}

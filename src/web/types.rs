@@ -1,0 +1,493 @@
+//! The TypeScript shapes of the JS API, written by hand after the MCP
+//! schema (2025-11-25, older revisions' fields included) and named as in
+//! the official TypeScript SDK. wasm-bindgen copies this into the `.d.ts`;
+//! the `McpClient` signatures refer to it through `unchecked_*_type`.
+
+use wasm_bindgen::prelude::*;
+
+#[wasm_bindgen(typescript_custom_section)]
+const TS_TYPES: &str = r#"
+/** Any JSON value. */
+export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
+/** A JSON object. */
+export type JsonObject = { [key: string]: JsonValue };
+
+/** A protocol revision this client speaks. */
+export type ProtocolVersion = "2024-11-05" | "2025-03-26" | "2025-06-18" | "2025-11-25";
+/** The transport a client uses. */
+export type TransportKind = "streamable-http";
+/** A JSON-RPC request id. */
+export type RequestId = string | number;
+/** A progress token (`_meta.progressToken`). */
+export type ProgressToken = string | number;
+/** Who a message or an annotation is for. */
+export type Role = "user" | "assistant";
+/** Log levels of `logging/setLevel` (RFC 5424). */
+export type LoggingLevel = "debug" | "info" | "notice" | "warning" | "error" | "critical" | "alert" | "emergency";
+
+/** `_meta` of a request. */
+export interface RequestMeta {
+  progressToken?: ProgressToken;
+  [key: string]: JsonValue | undefined;
+}
+
+/** A request failed. `code` is the JSON-RPC error code when the server sent
+ * an error (and -32001 for a request that timed out, as in the TypeScript SDK). */
+export interface McpError extends Error {
+  name: "McpError";
+  code?: number;
+  data?: JsonValue;
+}
+
+/** The caller's `AbortSignal` fired; `cause` is the signal's reason. */
+export interface AbortError extends Error {
+  name: "AbortError";
+  cause?: unknown;
+}
+
+/** An icon of a server, tool, resource or prompt (2025-11-25). */
+export interface Icon {
+  src: string;
+  mimeType?: string;
+  sizes?: string[];
+  theme?: "light" | "dark";
+}
+
+/** Name and version of a client or server. */
+export interface Implementation {
+  name: string;
+  version: string;
+  title?: string;
+  description?: string;
+  websiteUrl?: string;
+  icons?: Icon[];
+}
+
+/** What the server offers; each field is present when declared. */
+export interface ServerCapabilities {
+  experimental?: { [key: string]: JsonObject };
+  logging?: JsonObject;
+  completions?: JsonObject;
+  prompts?: { listChanged?: boolean; [key: string]: JsonValue | undefined };
+  resources?: { subscribe?: boolean; listChanged?: boolean; [key: string]: JsonValue | undefined };
+  tools?: { listChanged?: boolean; [key: string]: JsonValue | undefined };
+  tasks?: JsonObject;
+}
+
+/** Hints on how a client should use or show an object. */
+export interface Annotations {
+  audience?: Role[];
+  priority?: number;
+  lastModified?: string;
+}
+
+export interface TextContent {
+  type: "text";
+  text: string;
+  annotations?: Annotations;
+  _meta?: JsonObject;
+}
+
+export interface ImageContent {
+  type: "image";
+  /** Base64-encoded bytes. */
+  data: string;
+  mimeType: string;
+  annotations?: Annotations;
+  _meta?: JsonObject;
+}
+
+export interface AudioContent {
+  type: "audio";
+  /** Base64-encoded bytes. */
+  data: string;
+  mimeType: string;
+  annotations?: Annotations;
+  _meta?: JsonObject;
+}
+
+export interface TextResourceContents {
+  uri: string;
+  mimeType?: string;
+  text: string;
+  _meta?: JsonObject;
+}
+
+export interface BlobResourceContents {
+  uri: string;
+  mimeType?: string;
+  /** Base64-encoded bytes. */
+  blob: string;
+  _meta?: JsonObject;
+}
+
+/** A resource the server can read. */
+export interface Resource {
+  uri: string;
+  name: string;
+  title?: string;
+  description?: string;
+  mimeType?: string;
+  size?: number;
+  annotations?: Annotations;
+  icons?: Icon[];
+  _meta?: JsonObject;
+}
+
+/** A link to a resource, in a tool result (2025-06-18). */
+export interface ResourceLink extends Resource {
+  type: "resource_link";
+}
+
+/** A resource's contents, inline. */
+export interface EmbeddedResource {
+  type: "resource";
+  resource: TextResourceContents | BlobResourceContents;
+  annotations?: Annotations;
+  _meta?: JsonObject;
+}
+
+/** What tool results and prompt messages are made of. */
+export type ContentBlock = TextContent | ImageContent | AudioContent | ResourceLink | EmbeddedResource;
+
+/** A JSON Schema describing an object. */
+export interface ObjectSchema {
+  type: "object";
+  properties?: { [key: string]: JsonObject };
+  required?: string[];
+  [key: string]: JsonValue | undefined;
+}
+
+/** Behaviour hints of a tool; untrusted unless the server is. */
+export interface ToolAnnotations {
+  title?: string;
+  readOnlyHint?: boolean;
+  destructiveHint?: boolean;
+  idempotentHint?: boolean;
+  openWorldHint?: boolean;
+}
+
+/** A tool the server offers. */
+export interface Tool {
+  name: string;
+  title?: string;
+  description?: string;
+  inputSchema: ObjectSchema;
+  outputSchema?: ObjectSchema;
+  annotations?: ToolAnnotations;
+  execution?: { taskSupport?: "forbidden" | "optional" | "required" };
+  icons?: Icon[];
+  _meta?: JsonObject;
+}
+
+/** Params of the list methods. */
+export interface PaginatedRequestParams {
+  cursor?: string;
+  _meta?: RequestMeta;
+}
+
+export interface ListToolsResult {
+  tools: Tool[];
+  nextCursor?: string;
+  _meta?: JsonObject;
+}
+
+export interface CallToolRequestParams {
+  name: string;
+  arguments?: JsonObject;
+  _meta?: RequestMeta;
+}
+
+/** A tool's answer. A failed tool sets `isError` and explains in `content`. */
+export interface CallToolResult {
+  content: ContentBlock[];
+  structuredContent?: JsonObject;
+  isError?: boolean;
+  _meta?: JsonObject;
+}
+
+export interface ListResourcesResult {
+  resources: Resource[];
+  nextCursor?: string;
+  _meta?: JsonObject;
+}
+
+/** A family of resources, by URI template (RFC 6570). */
+export interface ResourceTemplate {
+  uriTemplate: string;
+  name: string;
+  title?: string;
+  description?: string;
+  mimeType?: string;
+  annotations?: Annotations;
+  icons?: Icon[];
+  _meta?: JsonObject;
+}
+
+export interface ListResourceTemplatesResult {
+  resourceTemplates: ResourceTemplate[];
+  nextCursor?: string;
+  _meta?: JsonObject;
+}
+
+export interface ReadResourceRequestParams {
+  uri: string;
+  _meta?: RequestMeta;
+}
+
+export interface ReadResourceResult {
+  contents: (TextResourceContents | BlobResourceContents)[];
+  _meta?: JsonObject;
+}
+
+export interface SubscribeRequestParams {
+  uri: string;
+  _meta?: RequestMeta;
+}
+
+export interface UnsubscribeRequestParams {
+  uri: string;
+  _meta?: RequestMeta;
+}
+
+export interface PromptArgument {
+  name: string;
+  title?: string;
+  description?: string;
+  required?: boolean;
+}
+
+/** A prompt template the server offers. */
+export interface Prompt {
+  name: string;
+  title?: string;
+  description?: string;
+  arguments?: PromptArgument[];
+  icons?: Icon[];
+  _meta?: JsonObject;
+}
+
+export interface ListPromptsResult {
+  prompts: Prompt[];
+  nextCursor?: string;
+  _meta?: JsonObject;
+}
+
+export interface GetPromptRequestParams {
+  name: string;
+  arguments?: { [key: string]: string };
+  _meta?: RequestMeta;
+}
+
+export interface PromptMessage {
+  role: Role;
+  content: ContentBlock;
+}
+
+export interface GetPromptResult {
+  description?: string;
+  messages: PromptMessage[];
+  _meta?: JsonObject;
+}
+
+export interface PromptReference {
+  type: "ref/prompt";
+  name: string;
+  title?: string;
+}
+
+export interface ResourceTemplateReference {
+  type: "ref/resource";
+  uri: string;
+}
+
+export interface CompleteRequestParams {
+  ref: PromptReference | ResourceTemplateReference;
+  argument: { name: string; value: string };
+  /** Values of arguments already filled in (2025-06-18). */
+  context?: { arguments?: { [key: string]: string } };
+  _meta?: RequestMeta;
+}
+
+export interface CompleteResult {
+  completion: { values: string[]; total?: number; hasMore?: boolean };
+  _meta?: JsonObject;
+}
+
+/** The answer of requests that only succeed or fail. */
+export interface EmptyResult {
+  _meta?: JsonObject;
+}
+
+/** A progress update of a running request. */
+export interface Progress {
+  progress: number;
+  total?: number;
+  message?: string;
+}
+
+/** A root the client exposes to the server. */
+export interface Root {
+  /** A `file://` URI. */
+  uri: string;
+  name?: string;
+}
+
+/** A notification from the server (progress excepted). */
+export interface ServerNotification {
+  method: string;
+  params?: JsonObject;
+}
+
+/** A model's request to use a tool, in sampling (2025-11-25). */
+export interface ToolUseContent {
+  type: "tool_use";
+  id: string;
+  name: string;
+  input: JsonObject;
+  _meta?: JsonObject;
+}
+
+/** A tool's answer fed back to the model, in sampling (2025-11-25). */
+export interface ToolResultContent {
+  type: "tool_result";
+  toolUseId: string;
+  content: ContentBlock[];
+  structuredContent?: JsonObject;
+  isError?: boolean;
+  _meta?: JsonObject;
+}
+
+export type SamplingContent = TextContent | ImageContent | AudioContent | ToolUseContent | ToolResultContent;
+
+export interface SamplingMessage {
+  role: Role;
+  content: SamplingContent | SamplingContent[];
+  _meta?: JsonObject;
+}
+
+export interface ModelPreferences {
+  hints?: { name?: string }[];
+  costPriority?: number;
+  speedPriority?: number;
+  intelligencePriority?: number;
+}
+
+/** What the server asks the client's model (`sampling/createMessage`). */
+export interface CreateMessageRequestParams {
+  messages: SamplingMessage[];
+  modelPreferences?: ModelPreferences;
+  systemPrompt?: string;
+  includeContext?: "none" | "thisServer" | "allServers";
+  temperature?: number;
+  maxTokens: number;
+  stopSequences?: string[];
+  metadata?: JsonObject;
+  tools?: Tool[];
+  toolChoice?: { mode?: "auto" | "required" | "none" };
+  _meta?: RequestMeta;
+}
+
+/** The model's answer to a sampling request. */
+export interface CreateMessageResult {
+  role: Role;
+  content: SamplingContent | SamplingContent[];
+  model: string;
+  stopReason?: "endTurn" | "stopSequence" | "maxTokens" | "toolUse" | (string & {});
+  _meta?: JsonObject;
+}
+
+/** A field of an elicitation form: a string, number, boolean or enum schema. */
+export interface PrimitiveSchemaDefinition {
+  type: "string" | "number" | "integer" | "boolean" | "array";
+  title?: string;
+  description?: string;
+  default?: JsonValue;
+  [key: string]: JsonValue | undefined;
+}
+
+/** Form mode: ask the user to fill in fields. */
+export interface ElicitRequestFormParams {
+  mode?: "form";
+  message: string;
+  requestedSchema: {
+    $schema?: string;
+    type: "object";
+    properties: { [key: string]: PrimitiveSchemaDefinition };
+    required?: string[];
+  };
+  _meta?: RequestMeta;
+}
+
+/** URL mode: send the user to a page (2025-11-25). */
+export interface ElicitRequestURLParams {
+  mode: "url";
+  message: string;
+  elicitationId: string;
+  url: string;
+  _meta?: RequestMeta;
+}
+
+/** What the server asks the user (`elicitation/create`). */
+export type ElicitRequestParams = ElicitRequestFormParams | ElicitRequestURLParams;
+
+/** The user's answer. */
+export interface ElicitResult {
+  action: "accept" | "decline" | "cancel";
+  content?: { [key: string]: string | number | boolean | string[] };
+  _meta?: JsonObject;
+}
+
+/** The second argument of a request handler. */
+export interface RequestHandlerExtra {
+  /** Aborts when the server cancels the request or the session closes. */
+  signal: AbortSignal;
+  requestId: RequestId;
+  method: string;
+  _meta?: RequestMeta;
+}
+
+/** Options of `McpClient.connect`. */
+export interface ConnectOptions {
+  /** Who we are (default `mcp-edge` and its version). */
+  clientInfo?: Implementation;
+  /** Extra headers sent with every request (e.g. `Authorization`). */
+  headers?: Record<string, string> | Headers | [string, string][];
+  /** Whether cross-origin requests carry cookies (fetch's `credentials`). */
+  credentials?: "omit" | "same-origin" | "include";
+  /** The default timeout of each request, in milliseconds (default 60000). */
+  timeout?: number;
+  /** The revision offered in `initialize` (default the newest). */
+  protocolVersion?: ProtocolVersion;
+  /** `"auto"` is Streamable HTTP for now; `"sse"` (legacy) is not available yet. */
+  transport?: "auto" | "streamable-http" | "sse";
+  /** Open the GET stream for messages the server sends unprompted (default true). */
+  openServerStream?: boolean;
+  /** Answers `sampling/createMessage`; declares the `sampling` capability. */
+  sampling?: (params: CreateMessageRequestParams, extra: RequestHandlerExtra) => Promise<CreateMessageResult> | CreateMessageResult;
+  /** Answers `elicitation/create`; declares the `elicitation` capability. */
+  elicitation?: (params: ElicitRequestParams, extra: RequestHandlerExtra) => Promise<ElicitResult> | ElicitResult;
+  /** Give an accepted form the schema's defaults for fields left out (default true). */
+  elicitationFillDefaults?: boolean;
+  /** Answers `roots/list`; declares `roots` with `listChanged`. */
+  roots?: () => Promise<Root[]> | Root[];
+  /** Hears every notification from the server (progress excepted). */
+  onnotification?: (notification: ServerNotification) => void;
+  /** The server forgot the session; a new one was started. */
+  onsessionrestarted?: () => void;
+}
+
+/** Options of one request. */
+export interface RequestOptions {
+  /** Cancels the request: the server is told, the promise rejects with an `AbortError`. */
+  signal?: AbortSignal;
+  /** Receives progress; makes the request carry a progress token. */
+  onprogress?: (progress: Progress) => void;
+  /** Milliseconds to wait for the answer (default: the connection's `timeout`). */
+  timeout?: number;
+  /** Restart the timeout whenever progress arrives. */
+  resetTimeoutOnProgress?: boolean;
+  /** A limit in milliseconds that progress cannot extend. */
+  maxTotalTimeout?: number;
+}
+"#;
