@@ -72,6 +72,8 @@ pub(crate) struct SessionLoop<T: Transport> {
     sends: FuturesUnordered<SendFuture>,
     running_handlers: FuturesUnordered<HandlerFuture>,
     handler_aborts: HashMap<RequestId, AbortHandle>,
+    /// Ends the transport exchange of a request we stopped waiting for.
+    send_aborts: HashMap<RequestId, AbortHandle>,
     handlers: Arc<HashMap<String, Arc<dyn RequestHandler>>>,
     listeners: Vec<NotificationListener>,
     /// Set once the transport is gone; later commands fail with it.
@@ -97,6 +99,7 @@ impl<T: Transport> SessionLoop<T> {
             sends: FuturesUnordered::new(),
             running_handlers: FuturesUnordered::new(),
             handler_aborts: HashMap::new(),
+            send_aborts: HashMap::new(),
             handlers,
             listeners,
             closed: None,
@@ -108,7 +111,19 @@ impl<T: Transport> SessionLoop<T> {
 
     fn send(&mut self, message: Message, purpose: SendPurpose) {
         let sending = self.transport.send(message);
-        self.sends.push(boxed(async move { (purpose, sending.await) }));
+        if let SendPurpose::Request(id) = &purpose {
+            // A request's send may be a long-lived exchange (an HTTP reply
+            // stream); cancelling the request must end it too.
+            let (abort, registration) = AbortHandle::new_pair();
+            self.send_aborts.insert(id.clone(), abort);
+            let sending = Abortable::new(sending, registration);
+            self.sends.push(boxed(async move {
+                // An aborted exchange was cancelled on purpose: nothing to report.
+                (purpose, sending.await.unwrap_or(Ok(())))
+            }));
+        } else {
+            self.sends.push(boxed(async move { (purpose, sending.await) }));
+        }
     }
 
     fn handle_command(&mut self, command: Command) {
@@ -128,6 +143,9 @@ impl<T: Transport> SessionLoop<T> {
             Command::Cancel { id, reason } => {
                 // Removing the entry is what makes a late answer harmless:
                 // it then has an unknown id and is dropped with a log line.
+                if let Some(exchange) = self.send_aborts.remove(&id) {
+                    exchange.abort();
+                }
                 if let Some(pending) = self.pending.remove(&id)
                     && pending.method != methods::INITIALIZE
                 {
@@ -182,7 +200,7 @@ impl<T: Transport> SessionLoop<T> {
         for (_, pending) in self.pending.drain() {
             let _ = pending.reply.send(Err(Error::Transport(reason.clone())));
         }
-        for (_, abort) in self.handler_aborts.drain() {
+        for (_, abort) in self.handler_aborts.drain().chain(self.send_aborts.drain()) {
             abort.abort();
         }
         self.closed = Some(reason);
@@ -274,6 +292,9 @@ impl<T: Transport> SessionLoop<T> {
     }
 
     fn handle_send_outcome(&mut self, purpose: SendPurpose, outcome: Result<(), TransportError>) {
+        if let SendPurpose::Request(id) = &purpose {
+            self.send_aborts.remove(id);
+        }
         match (purpose, outcome) {
             (SendPurpose::Request(_), Ok(())) | (SendPurpose::Notification(None), Ok(())) => {}
             (SendPurpose::Request(id), Err(error)) => {

@@ -18,6 +18,7 @@
 //   RETRY_MS           send `retry: <ms>` in every stream's first event
 //   NO_GET_STREAM=1    answer 405 to the standalone GET (resumption still works)
 //   SEED, EVENT_GAP_MS PRNG seed; the pause between two released events
+// Every response carries CORS headers (see allowCors).
 // Control: GET /stats (counters and timings, JSON); POST /control {"expire":
 // true} forgets every session (later requests carrying its id get 404).
 // Canned failures for error tests: POST /html (200 text/html), /fail500 (500
@@ -209,8 +210,25 @@ function onGet(req, res) {
   attach(res, stream, Number(n) + 1, false);
 }
 
+// CORS, so the browser tests' page (another origin) can use it. `/mcp-hidden`
+// is the same endpoint with a CORS policy that forgets to expose
+// Mcp-Session-Id: the client must say so, not fail obscurely.
+function allowCors(req, res, hideSession) {
+  res.setHeader("Access-Control-Allow-Origin", "*");
+  res.setHeader("Access-Control-Allow-Methods", "GET, POST, DELETE, OPTIONS");
+  res.setHeader(
+    "Access-Control-Allow-Headers",
+    "content-type, accept, authorization, mcp-session-id, mcp-protocol-version, last-event-id",
+  );
+  if (!hideSession) res.setHeader("Access-Control-Expose-Headers", "mcp-session-id");
+}
+
 const server = http.createServer((req, res) => {
   const url = new URL(req.url, "http://localhost");
+  const hideSession = url.pathname === "/mcp-hidden";
+  if (hideSession) url.pathname = "/mcp";
+  allowCors(req, res, hideSession);
+  if (req.method === "OPTIONS") return void res.writeHead(204).end();
   let body = "";
   req.setEncoding("utf8");
   req.on("data", (chunk) => (body += chunk));
