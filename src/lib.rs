@@ -9,6 +9,7 @@
 
 #![warn(missing_debug_implementations)]
 
+pub mod auth;
 pub mod client;
 pub mod protocol;
 pub mod runtime;
@@ -16,5 +17,6 @@ pub mod transport;
 #[cfg(target_arch = "wasm32")]
 pub mod web;
 
-pub use client::{Client, ClientOptions, Error, RequestOptions};
+pub use client::{Client, ClientOptions, ConnectOptions, Error, RequestOptions, connect_url};
 pub use protocol::{Message, ProtocolVersion};
+pub use transport::detect::TransportChoice;

@@ -65,6 +65,15 @@ pub enum Error {
     /// The caller passed something unusable.
     #[error("invalid argument: {0}")]
     InvalidArgument(String),
+    /// Nothing at this URL speaks MCP over HTTP: neither Streamable HTTP nor
+    /// the legacy HTTP+SSE transport answered.
+    #[error("{}: not an MCP server (neither Streamable HTTP nor HTTP+SSE)", .attempts.join("; "))]
+    NotMcpServer {
+        /// The URL.
+        url: String,
+        /// What was tried and what each attempt got, in order.
+        attempts: Vec<String>,
+    },
     /// The host cannot run the session.
     #[error(transparent)]
     Runtime(#[from] crate::runtime::SpawnError),

@@ -5,6 +5,7 @@
 //! [`crate::runtime`], and nothing here needs `Send` on wasm32.
 
 mod api;
+mod connect;
 mod driver;
 mod error;
 pub mod handlers;
@@ -17,6 +18,7 @@ use std::sync::{Arc, Mutex};
 use futures::channel::{mpsc, oneshot};
 use serde_json::{Value, json};
 
+pub use connect::{ConnectOptions, connect_url, connect_url_with_http};
 pub use driver::Driver;
 pub use error::Error;
 pub use handlers::{HandlerResult, NotificationListener, RequestContext, RequestHandler, apply_elicitation_defaults};

@@ -10,7 +10,9 @@ use std::task::{Context, Poll};
 use crate::protocol::{Message, ProtocolVersion};
 use crate::runtime::{BoxFuture, MaybeSend};
 
+pub mod detect;
 pub mod http;
+pub mod legacy;
 pub mod memory;
 pub mod sse;
 pub mod streamable;
@@ -100,6 +102,14 @@ pub enum TransportError {
     /// The server sent something that is not usable.
     #[error("the server sent an invalid message: {0}")]
     InvalidMessage(String),
+    /// The legacy HTTP+SSE transport could not open or keep its stream
+    /// (e.g. the server named a message endpoint on another origin).
+    #[error(transparent)]
+    Legacy(legacy::LegacyError),
+    /// Authorization failed (OAuth discovery, registration, the user's
+    /// consent, the token endpoint): the message says what to configure.
+    #[error(transparent)]
+    Auth(crate::auth::AuthError),
     /// Any other failure.
     #[error("{0}")]
     Other(String),

@@ -1,23 +1,34 @@
-//! Opening a session from the SERVER argument: a URL (HTTP transports) or a
-//! command line (stdio).
+//! Opening a session from the SERVER argument: a URL (HTTP transports,
+//! detected or forced with `--transport`) or a command line (stdio).
 
 use mcp_edge::transport::Transport;
 use mcp_edge::transport::stdio::{StdioOptions, StdioTransport};
-use mcp_edge::transport::streamable::{StreamableHttpOptions, StreamableHttpTransport};
-use mcp_edge::{Client, ClientOptions, Error};
+use mcp_edge::{Client, ClientOptions, ConnectOptions, Error, TransportChoice};
 
 /// Where the server's stderr lines go in the log (`RUST_LOG=server=info`).
 const SERVER_LOG_TARGET: &str = "server";
 
-/// Starts the transport `server` names and performs the handshake.
+/// Starts the transport `server` names and performs the handshake. An
+/// http(s) URL speaks Streamable HTTP or the legacy HTTP+SSE transport:
+/// `transport` says which, or (`auto`) to detect it.
 ///
 /// If the handshake fails the transport is closed (the process shut down)
 /// before the error is returned.
-pub async fn connect(server: &str, options: ClientOptions) -> Result<Client, Error> {
+pub async fn connect(
+    server: &str,
+    transport: TransportChoice,
+    options: ClientOptions,
+) -> Result<Client, Error> {
     let server = server.trim();
     if is_url(server) {
-        let transport = StreamableHttpTransport::new(StreamableHttpOptions::new(server));
-        return handshake(transport, options).await;
+        let connect = ConnectOptions::new().with_transport(transport);
+        return mcp_edge::connect_url(server, connect, options).await;
+    }
+    if transport != TransportChoice::Auto {
+        return Err(Error::InvalidArgument(format!(
+            "--transport {transport} applies to http:// and https:// servers, and `{server}` is a \
+             command line (it is run over stdio)"
+        )));
     }
     let stdio = StdioOptions::from_command_line(server)?
         .on_stderr(|line: &str| log::info!(target: SERVER_LOG_TARGET, "{line}"));

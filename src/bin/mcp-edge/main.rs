@@ -31,13 +31,14 @@ mod native {
     use std::process::ExitCode;
     use std::time::Duration;
 
+    use clap::builder::TypedValueParser as _;
     use clap::{Parser, Subcommand};
     use mcp_edge::protocol::methods;
     use mcp_edge::protocol::types::{
         CallToolResult, CompleteResult, CompletionReference, GetPromptResult, JsonObject,
         ReadResourceResult,
     };
-    use mcp_edge::{Client, ClientOptions, Error, RequestOptions};
+    use mcp_edge::{Client, ClientOptions, Error, RequestOptions, TransportChoice};
     use serde::de::DeserializeOwned;
     use serde_json::{Value, json};
 
@@ -45,10 +46,13 @@ mod native {
 
     const EXAMPLES: &str = "\
 SERVER is an http:// or https:// URL, or a command line that starts a server
-speaking MCP over stdio (quote it; it is split like a shell would).
+speaking MCP over stdio (quote it; it is split like a shell would). For a URL
+the transport is detected: Streamable HTTP, else the legacy HTTP+SSE transport
+of 2024-11-05 (`--transport` forces one).
 
 Examples:
   mcp-edge 'npx -y @modelcontextprotocol/server-everything' tools
+  mcp-edge http://127.0.0.1:3001/sse info
   mcp-edge 'node server.js' call echo '{\"message\": \"hi\"}'
   mcp-edge --json 'python -m my_server' info
   mcp-edge 'node server.js' complete prompt:greeting name Al
@@ -74,6 +78,18 @@ protocol or transport error.";
         /// Log debug details and the server's stderr (RUST_LOG is honoured too)
         #[arg(short, long, global = true)]
         pub verbose: bool,
+
+        /// How to reach an http(s) SERVER: detect it, or force Streamable HTTP or the legacy
+        /// HTTP+SSE transport
+        #[arg(
+            long,
+            global = true,
+            value_name = "TRANSPORT",
+            default_value = "auto",
+            value_parser = clap::builder::PossibleValuesParser::new(["auto", "streamable-http", "sse"])
+                .map(|name| name.parse::<TransportChoice>().unwrap_or_default())
+        )]
+        transport: TransportChoice,
 
         /// The server: an http(s):// URL, or a command line to run over stdio
         #[arg(value_name = "SERVER")]
@@ -328,7 +344,7 @@ protocol or transport error.";
         };
         let options =
             ClientOptions::new("mcp-edge", env!("CARGO_PKG_VERSION")).with_timeout(cli.timeout);
-        let client = match connect::connect(&cli.server, options).await {
+        let client = match connect::connect(&cli.server, cli.transport, options).await {
             Ok(client) => client,
             Err(error) => return report(&Failure::Client(error)),
         };

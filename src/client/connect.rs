@@ -1,0 +1,203 @@
+//! One entry point from a server URL to a connected [`Client`], with the
+//! transport detected (Streamable HTTP, else legacy HTTP+SSE) or forced.
+//!
+//! The decisions are in [`crate::transport::detect`]; this module does the
+//! I/O: it tries a client over each transport in turn.
+
+use std::time::Duration;
+
+use super::{Client, ClientOptions, Error};
+use crate::transport::detect::{self, Plan, TransportChoice, Verdict};
+use crate::transport::http::{DefaultHttp, HttpClient};
+use crate::transport::legacy::{LegacyError, LegacySseOptions, LegacySseTransport};
+use crate::transport::streamable::{ReconnectPolicy, StreamableHttpOptions, StreamableHttpTransport};
+use crate::transport::{Transport, TransportError};
+
+/// How [`connect_url`] reaches the server.
+#[derive(Debug, Clone)]
+pub struct ConnectOptions {
+    /// Which transport: detected (the default) or forced.
+    pub transport: TransportChoice,
+    /// Extra headers sent with every request (e.g. `Authorization`). In a
+    /// browser, a header makes the legacy transport read its stream with
+    /// `fetch` rather than `EventSource`.
+    pub headers: Vec<(String, String)>,
+    /// How broken streams are resumed or reopened.
+    pub reconnect: ReconnectPolicy,
+    /// How long the legacy transport may take to open its stream and name
+    /// its endpoint.
+    pub connect_timeout: Duration,
+}
+
+impl Default for ConnectOptions {
+    fn default() -> Self {
+        ConnectOptions {
+            transport: TransportChoice::Auto,
+            headers: Vec::new(),
+            reconnect: ReconnectPolicy::default(),
+            connect_timeout: Duration::from_secs(30),
+        }
+    }
+}
+
+impl ConnectOptions {
+    /// Detection, no extra headers.
+    pub fn new() -> Self {
+        ConnectOptions::default()
+    }
+
+    /// Forces a transport (or asks for detection again).
+    pub fn with_transport(mut self, transport: TransportChoice) -> Self {
+        self.transport = transport;
+        self
+    }
+
+    /// Adds a header to every request.
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.headers.push((name.into(), value.into()));
+        self
+    }
+
+    fn streamable(&self, url: &str) -> StreamableHttpOptions {
+        let mut options = StreamableHttpOptions::new(url);
+        options.headers = self.headers.clone();
+        options.reconnect = self.reconnect.clone();
+        options
+    }
+
+    fn legacy(&self, url: &str) -> LegacySseOptions {
+        let mut options = LegacySseOptions::new(url);
+        options.headers = self.headers.clone();
+        options.reconnect = self.reconnect.clone();
+        options.connect_timeout = self.connect_timeout;
+        options
+    }
+}
+
+/// Connects to the MCP server at an http(s) `url` and performs the
+/// handshake, natively or in a browser or worker.
+///
+/// With [`TransportChoice::Auto`] (the default) the transport is detected
+/// as the spec's backwards-compatibility section says: `initialize` is
+/// POSTed with the Streamable HTTP headers; if the server answers a 4xx
+/// (other than 401 or 403, returned as errors), the same URL is opened with
+/// GET as a legacy HTTP+SSE stream and, if its first event is `endpoint`,
+/// the session runs over that. What a URL speaks is remembered for the life
+/// of the process, so connecting again does not probe again.
+///
+/// When neither transport answers, the error ([`Error::NotMcpServer`]) says
+/// what was tried and what each attempt got. An `endpoint` on another origin
+/// is refused with
+/// [`LegacyError::ForeignEndpoint`](crate::transport::legacy::LegacyError::ForeignEndpoint).
+///
+/// ```no_run
+/// # async fn run() -> Result<(), mcp_edge::Error> {
+/// use mcp_edge::{ClientOptions, ConnectOptions, connect_url};
+/// let client = connect_url("http://127.0.0.1:3001/sse", ConnectOptions::new(), ClientOptions::default()).await?;
+/// println!("{}", client.transport_kind()); // "sse (legacy)"
+/// # Ok(()) }
+/// ```
+pub async fn connect_url(url: &str, options: ConnectOptions, client: ClientOptions) -> Result<Client, Error> {
+    connect_url_with_http(DefaultHttp::default(), url, options, client).await
+}
+
+/// [`connect_url`] through the given HTTP client (a proxy, a test double, a
+/// worker's service binding). Both transports share it.
+pub async fn connect_url_with_http<H: HttpClient + Clone>(
+    http: H,
+    url: &str,
+    options: ConnectOptions,
+    client: ClientOptions,
+) -> Result<Client, Error> {
+    let url = url.trim();
+    match detect::plan(options.transport, url) {
+        Plan::Use { verdict, remembered } => {
+            let connected = match verdict {
+                Verdict::StreamableHttp => streamable(http, url, &options, client).await,
+                Verdict::Sse => legacy(http, url, &options, client).await,
+            };
+            if remembered && connected.is_err() {
+                // The server may have changed: probe next time.
+                detect::forget(url);
+            }
+            connected
+        }
+        Plan::Probe => probe(http, url, &options, client).await,
+    }
+}
+
+async fn probe<H: HttpClient + Clone>(
+    http: H,
+    url: &str,
+    options: &ConnectOptions,
+    client: ClientOptions,
+) -> Result<Client, Error> {
+    let status = match streamable(http.clone(), url, options, client.clone()).await {
+        Ok(connected) => {
+            detect::remember(url, Verdict::StreamableHttp);
+            return Ok(connected);
+        }
+        Err(Error::Transport(error)) => match detect::legacy_signal(&error) {
+            Some(status) => status,
+            None => return Err(Error::Transport(error)),
+        },
+        Err(other) => return Err(other),
+    };
+    log::debug!("POST {url} answered {status}: trying the legacy HTTP+SSE transport");
+    let transport = match LegacySseTransport::connect(http, options.legacy(url)).await {
+        Ok(transport) => transport,
+        // A legacy server that names a bad endpoint is still a legacy server:
+        // say what is wrong with it.
+        Err(error @ (LegacyError::ForeignEndpoint { .. } | LegacyError::InvalidEndpoint { .. })) => {
+            return Err(Error::Transport(error.into()));
+        }
+        // Authorization's business, not a detection verdict.
+        Err(error @ LegacyError::NotAnEventStream { status: 401 | 403, .. }) => {
+            return Err(Error::Transport(error.into()));
+        }
+        Err(error) => {
+            return Err(Error::NotMcpServer {
+                url: url.to_owned(),
+                attempts: vec![detect::post_attempt(url, status), error.attempt()],
+            });
+        }
+    };
+    let connected = handshake(transport, client).await?;
+    detect::remember(url, Verdict::Sse);
+    Ok(connected)
+}
+
+async fn streamable<H: HttpClient>(
+    http: H,
+    url: &str,
+    options: &ConnectOptions,
+    client: ClientOptions,
+) -> Result<Client, Error> {
+    handshake(StreamableHttpTransport::with_http(http, options.streamable(url)), client).await
+}
+
+async fn legacy<H: HttpClient>(
+    http: H,
+    url: &str,
+    options: &ConnectOptions,
+    client: ClientOptions,
+) -> Result<Client, Error> {
+    let transport = LegacySseTransport::connect(http, options.legacy(url))
+        .await
+        .map_err(|error| Error::Transport(TransportError::from(error)))?;
+    handshake(transport, client).await
+}
+
+/// Starts the session on the host's runtime and performs the handshake;
+/// closes the transport if the handshake fails.
+async fn handshake(transport: impl Transport, options: ClientOptions) -> Result<Client, Error> {
+    let (client, driver) = Client::new(transport, options);
+    crate::runtime::spawn(driver)?;
+    match client.initialize().await {
+        Ok(_) => Ok(client),
+        Err(error) => {
+            client.close().await;
+            Err(error)
+        }
+    }
+}
