@@ -7,12 +7,22 @@
 //! accepting the schema's defaults and sampling with a fixed message, close.
 //! The scenario only ever becomes configuration a user could give; it never
 //! changes protocol behaviour.
+//!
+//! Authorization is always configured, as an app that may meet protected
+//! servers would: the library's OAuth flow runs on the first 401. What
+//! `MCP_CONFORMANCE_CONTEXT` holds becomes the settings a user would enter
+//! (a pre-registered client id and secret, a private key, an enterprise ID
+//! token, a workload identity token); the client's Client ID Metadata
+//! Document URL is this app's own, so it is always set. The authorization
+//! page is fetched headlessly: the suite's authorization servers redirect at
+//! once, and the redirect's `Location` is the answer.
 
 #[cfg(not(target_arch = "wasm32"))]
 mod adapter {
     use std::process::ExitCode;
     use std::time::Duration;
 
+    use mcp_edge::auth::{AuthConfig, Grant, HeadlessAuthorizer, OAuthProvider};
     use mcp_edge::protocol::types::{CreateMessageResult, ElicitAction, ElicitResult, JsonObject};
     use mcp_edge::transport::streamable::{StreamableHttpOptions, StreamableHttpTransport};
     use mcp_edge::{Client, ClientOptions};
@@ -28,7 +38,9 @@ mod adapter {
             return first.clone();
         }
         let kind = match schema.get("type") {
-            Some(Value::Array(kinds)) => kinds.iter().filter_map(Value::as_str).find(|k| *k != "null").unwrap_or("null"),
+            Some(Value::Array(kinds)) => {
+                kinds.iter().filter_map(Value::as_str).find(|k| *k != "null").unwrap_or("null")
+            }
             Some(Value::String(kind)) => kind.as_str(),
             _ => "string",
         };
@@ -76,8 +88,48 @@ mod adapter {
             )
     }
 
+    /// This app's Client ID Metadata Document (a real app hosts its own).
+    const CLIENT_METADATA_URL: &str = "https://conformance-test.local/client-metadata.json";
+    /// This app's registered redirect URI.
+    const REDIRECT_URI: &str = "http://localhost:3000/callback";
+
+    /// The OAuth settings a user of this app would enter.
+    pub fn auth_config(context: &Value) -> AuthConfig {
+        let text = |key: &str| context.get(key).and_then(Value::as_str).map(str::to_owned);
+        let mut config = AuthConfig::new(REDIRECT_URI).client_metadata_url(CLIENT_METADATA_URL);
+        config.client_name = "mcp-edge conformance client".into();
+        config.client_id = text("client_id");
+        config.client_secret = text("client_secret");
+        config.private_key_pem = text("private_key_pem");
+        if let (Some(idp_token_endpoint), Some(id_token), Some(idp_client_id)) =
+            (text("idp_token_endpoint"), text("idp_id_token"), text("idp_client_id"))
+        {
+            config.grant = Some(Grant::IdentityAssertion {
+                idp_token_endpoint,
+                id_token,
+                idp_client_id,
+                idp_client_secret: text("idp_client_secret"),
+            });
+        } else if let Some(assertion) = text("valid_jwt") {
+            config.grant = Some(Grant::JwtBearer { assertion });
+        }
+        config
+    }
+
+    fn transport_options(url: &str) -> Result<StreamableHttpOptions, mcp_edge::Error> {
+        let context: Value = std::env::var("MCP_CONFORMANCE_CONTEXT")
+            .ok()
+            .and_then(|text| serde_json::from_str(&text).ok())
+            .unwrap_or(Value::Null);
+        let to_error = |e: mcp_edge::auth::AuthError| mcp_edge::Error::InvalidArgument(e.to_string());
+        let provider = OAuthProvider::new(url, auth_config(&context))
+            .map_err(to_error)?
+            .with_authorizer(HeadlessAuthorizer::new().map_err(to_error)?);
+        Ok(StreamableHttpOptions::new(url).with_auth(provider))
+    }
+
     async fn session(url: &str) -> Result<(), mcp_edge::Error> {
-        let transport = StreamableHttpTransport::new(StreamableHttpOptions::new(url));
+        let transport = StreamableHttpTransport::new(transport_options(url)?);
         let client = Client::connect(transport, options()).await?;
         let outcome = async {
             let tools = match client.negotiated().map(|n| n.result.capabilities.tools.is_some()) {

@@ -20,6 +20,7 @@ use futures::stream::FuturesUnordered;
 use super::http::{DefaultHttp, HttpClient, HttpError, HttpRequest, HttpResponse, Method};
 use super::sse::{SseEvent, SseParser};
 use super::{Transport, TransportError, TransportEvent};
+use crate::auth::{AuthChallenge, AuthProvider, Recovery, fingerprint};
 use crate::protocol::jsonrpc::decode;
 use crate::protocol::{Message, ProtocolVersion, RequestId, methods};
 use crate::runtime::{BoxFuture, boxed, sleep};
@@ -84,6 +85,9 @@ pub struct StreamableHttpOptions {
     pub open_server_stream: bool,
     /// The largest JSON body or SSE event accepted.
     pub max_message_bytes: usize,
+    /// Authorization (OAuth): credentials on every request, the flow on 401,
+    /// step-up on 403 `insufficient_scope`.
+    pub auth: Option<Arc<dyn AuthProvider>>,
 }
 
 impl StreamableHttpOptions {
@@ -95,7 +99,14 @@ impl StreamableHttpOptions {
             reconnect: ReconnectPolicy::default(),
             open_server_stream: true,
             max_message_bytes: 16 * 1024 * 1024,
+            auth: None,
         }
+    }
+
+    /// Authorizes every request through `provider` (e.g. [`crate::auth::OAuthProvider`]).
+    pub fn with_auth(mut self, provider: impl AuthProvider) -> Self {
+        self.auth = Some(Arc::new(provider));
+        self
     }
 
     /// Adds a header to every request.
@@ -206,10 +217,53 @@ impl<H: HttpClient> Shared<H> {
     }
 
     async fn fetch(&self, request: HttpRequest) -> Result<HttpResponse, TransportError> {
+        Ok(self.exchange(request).await?.0)
+    }
+
+    /// Sends a request with the auth provider's credentials, if any; returns
+    /// the response and the [`fingerprint`] of the credential it carried.
+    async fn exchange(&self, mut request: HttpRequest) -> Result<(HttpResponse, Option<String>), TransportError> {
+        let mut credential = None;
+        if let Some(auth) = &self.options.auth {
+            let headers = auth.headers(request.method, &request.url).await.map_err(TransportError::Auth)?;
+            credential =
+                headers.iter().find(|(n, _)| n.eq_ignore_ascii_case("authorization")).map(|(_, v)| fingerprint(v));
+            request.headers.extend(headers);
+        }
         let method = request.method;
-        self.http.fetch(request).await.map_err(|error| match error {
+        let response = self.http.fetch(request).await.map_err(|error| match error {
             HttpError::Network(message) => TransportError::Io(message),
             other => TransportError::Other(format!("{} {}: {other}", method.as_str(), self.options.url)),
+        })?;
+        Ok((response, credential))
+    }
+
+    /// A 401, or a 403 with `insufficient_scope`, that the auth provider may
+    /// recover from; `None` when there is no provider or nothing to do.
+    fn auth_challenge(&self, response: &HttpResponse, credential: Option<String>) -> Option<AuthChallenge> {
+        self.options.auth.as_ref()?;
+        let www_authenticate: Vec<String> = response
+            .headers
+            .iter()
+            .filter(|(n, _)| n.eq_ignore_ascii_case("www-authenticate"))
+            .map(|(_, v)| v.clone())
+            .collect();
+        match response.status {
+            401 => {}
+            403 => {
+                let bearer = crate::auth::challenge::bearer(www_authenticate.iter().map(String::as_str));
+                if !bearer.is_some_and(|b| b.is_insufficient_scope()) {
+                    return None;
+                }
+            }
+            _ => return None,
+        }
+        Some(AuthChallenge {
+            status: response.status,
+            www_authenticate,
+            dpop_nonce: response.header("dpop-nonce").map(str::to_owned),
+            rejected: credential,
+            protocol_version: self.state().protocol_version.map(|v| v.as_str().to_owned()),
         })
     }
 
@@ -254,9 +308,59 @@ impl<H: HttpClient> Shared<H> {
         if !is_initialize && self.state().session_expired {
             return Err(TransportError::SessionExpired);
         }
-        let request = self.request(Method::Post, Some(message.to_json()), None);
-        let carried_session = session_of(&request);
-        let response = self.fetch(request).await?;
+        let body = message.to_json();
+        // Each kind of auth recovery is tried a bounded number of times per
+        // message: one new authorization for 401, one step-up for 403, two
+        // DPoP nonce updates.
+        let (mut authorized, mut stepped_up, mut nonces) = (false, false, 0);
+        let (response, carried_session) = loop {
+            let request = self.request(Method::Post, Some(body.clone()), None);
+            let carried_session = session_of(&request);
+            let (response, credential) = self.exchange(request).await?;
+            if let (Some(auth), Some(challenge)) = (&self.options.auth, self.auth_challenge(&response, credential)) {
+                let nonce_only = challenge.dpop_nonce.is_some()
+                    && crate::auth::challenge::bearer(challenge.www_authenticate.iter().map(String::as_str))
+                        .is_some_and(|b| b.error.as_deref() == Some("use_dpop_nonce"));
+                let allowed = match challenge.status {
+                    401 if nonce_only => nonces < 2,
+                    401 => !authorized,
+                    _ => !stepped_up,
+                };
+                if allowed {
+                    drop(response);
+                    match auth.challenged(&challenge).await.map_err(TransportError::Auth)? {
+                        Recovery::Nonce if nonces < 2 => nonces += 1,
+                        Recovery::Nonce => {}
+                        Recovery::Credentials if challenge.status == 401 && !authorized => authorized = true,
+                        Recovery::Credentials if challenge.status == 403 => stepped_up = true,
+                        Recovery::Credentials => {
+                            return Err(TransportError::Http {
+                                status: 401,
+                                message: format!(
+                                    "{} refuses the credentials its authorization server just issued",
+                                    self.options.url
+                                ),
+                            });
+                        }
+                    }
+                    continue;
+                }
+                if challenge.status == 403 {
+                    let needed = crate::auth::challenge::bearer(challenge.www_authenticate.iter().map(String::as_str))
+                        .and_then(|b| b.scope)
+                        .map(|s| format!(" (it asks for scopes {:?})", s.join(" ")))
+                        .unwrap_or_default();
+                    return Err(TransportError::Http {
+                        status: 403,
+                        message: format!(
+                            "{} still answers insufficient_scope after a step-up authorization{needed}: the                              authorization server did not grant those scopes to this user or client",
+                            self.options.url
+                        ),
+                    });
+                }
+            }
+            break (response, carried_session);
+        };
         let status = response.status;
         if let (404, Some(carried)) = (status, &carried_session) {
             // The server forgot the session: drop it, so the engine's new
@@ -512,12 +616,23 @@ impl<H: HttpClient> Shared<H> {
                 }
             }
             let request = self.request(Method::Get, None, Some(parser.last_event_id()));
-            match self.fetch(request).await {
-                Ok(response) if response.status == 405 || response.status == 404 => {
+            match self.exchange(request).await {
+                Ok((response, credential)) if response.status == 401 && self.options.auth.is_some() => {
+                    let challenge = self.auth_challenge(&response, credential);
+                    drop(response);
+                    if let (Some(auth), Some(challenge)) = (&self.options.auth, challenge)
+                        && let Err(error) = auth.challenged(&challenge).await
+                    {
+                        log::warn!("the server stream needs authorization, which failed: {error}");
+                        return;
+                    }
+                    failures += 1;
+                }
+                Ok((response, _)) if response.status == 405 || response.status == 404 => {
                     log::debug!("the server offers no GET stream (HTTP {})", response.status);
                     return;
                 }
-                Ok(mut response)
+                Ok((mut response, _))
                     if (200..300).contains(&response.status)
                         && response.media_type().as_deref() == Some("text/event-stream") =>
                 {
@@ -531,7 +646,7 @@ impl<H: HttpClient> Shared<H> {
                     }
                     parser.finish();
                 }
-                Ok(response) => {
+                Ok((response, _)) => {
                     log::warn!("the server stream was refused with HTTP {}", response.status);
                     failures += 1;
                 }

@@ -17,6 +17,17 @@ impl NativeHttp {
         NativeHttp::default()
     }
 
+    /// A client that hands back 3xx responses instead of following them, so
+    /// the caller can check each hop (OAuth discovery refuses redirects to
+    /// other origins; a headless authorizer reads `Location`).
+    pub fn without_redirects() -> Result<Self, HttpError> {
+        let client = reqwest::Client::builder()
+            .redirect(reqwest::redirect::Policy::none())
+            .build()
+            .map_err(|e| HttpError::Network(format!("could not build the HTTP client: {e}")))?;
+        Ok(NativeHttp { client })
+    }
+
     /// Wraps a configured reqwest client (proxies, certificates, timeouts).
     pub fn with_client(client: reqwest::Client) -> Self {
         NativeHttp { client }
@@ -46,9 +57,9 @@ impl HttpClient for NativeHttp {
                 .iter()
                 .filter_map(|(name, value)| Some((name.as_str().to_owned(), value.to_str().ok()?.to_owned())))
                 .collect();
-            let body = response.bytes_stream().map(|chunk| {
-                chunk.map(|bytes| bytes.to_vec()).map_err(|e| HttpError::Body(e.to_string()))
-            });
+            let body = response
+                .bytes_stream()
+                .map(|chunk| chunk.map(|bytes| bytes.to_vec()).map_err(|e| HttpError::Body(e.to_string())));
             Ok(HttpResponse { status, headers, body: Box::pin(body) })
         })
     }

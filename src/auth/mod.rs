@@ -1,0 +1,39 @@
+//! OAuth 2.1 authorization for the HTTP transports (MCP "Authorization",
+//! 2025-03-26 to 2025-11-25), one implementation for every target.
+//!
+//! Pure parts, tested natively without I/O: [`challenge`]
+//! (`WWW-Authenticate`), [`metadata`] (discovery documents, their URL
+//! orders and checks), [`pkce`], [`scope`], [`resource`] (RFC 8707), [`jwt`]
+//! (ES256 client assertions and DPoP proofs).
+//!
+//! The flow, [`OAuthProvider`], runs over the [`crate::transport::http::HttpClient`]
+//! seam. Only two things differ by platform, and both are seams:
+//! - [`Authorizer`]: sending the user to the authorization page and getting
+//!   the redirect back (browser popup or redirect, native loopback listener,
+//!   or [`HeadlessAuthorizer`] for servers that redirect at once);
+//! - [`TokenStore`]: where tokens and client registrations are kept
+//!   ([`MemoryTokenStore`] here).
+//!
+//! Plug it into the transport with
+//! [`crate::transport::streamable::StreamableHttpOptions::auth`]: every
+//! request then carries the token, a 401 runs the flow and retries, a 403
+//! `insufficient_scope` steps up.
+
+pub mod authorizer;
+pub mod challenge;
+pub mod config;
+pub mod error;
+pub mod jwt;
+pub mod metadata;
+pub mod pkce;
+pub mod provider;
+pub mod resource;
+pub mod scope;
+pub mod store;
+pub mod url;
+
+pub use authorizer::{AuthorizationRequest, Authorizer, HeadlessAuthorizer};
+pub use config::{AuthConfig, Grant};
+pub use error::AuthError;
+pub use provider::{AuthChallenge, AuthProvider, Discovery, OAuthProvider, Recovery, fingerprint};
+pub use store::{AuthRecord, ClientRegistration, MemoryTokenStore, TokenStore, Tokens};

@@ -1,0 +1,71 @@
+//! Which scopes to ask for (MCP 2025-11-25 "Scope Selection Strategy").
+
+/// The scopes of the first authorization: the challenge's `scope` (it is
+/// authoritative for the request that failed), else every scope the
+/// protected resource metadata lists, else none (no `scope` parameter).
+pub fn select(challenge: Option<&[String]>, scopes_supported: Option<&[String]>) -> Option<Vec<String>> {
+    if let Some(scopes) = challenge.filter(|s| !s.is_empty()) {
+        return Some(dedup(scopes.iter().cloned()));
+    }
+    scopes_supported.filter(|s| !s.is_empty()).map(|s| dedup(s.iter().cloned()))
+}
+
+/// Step-up: what was asked for before plus what the server now requires.
+pub fn union(held: Option<&[String]>, required: Option<&[String]>) -> Option<Vec<String>> {
+    let all: Vec<String> = held.into_iter().flatten().chain(required.into_iter().flatten()).cloned().collect();
+    (!all.is_empty()).then(|| dedup(all))
+}
+
+/// Whether `have` holds every scope of `need`.
+pub fn contains_all(have: &[String], need: &[String]) -> bool {
+    need.iter().all(|n| have.contains(n))
+}
+
+/// The `scope` parameter: space-separated.
+pub fn join(scopes: &[String]) -> String {
+    scopes.join(" ")
+}
+
+/// Splits a `scope` parameter.
+pub fn split(scope: &str) -> Vec<String> {
+    dedup(scope.split(' ').filter(|s| !s.is_empty()).map(str::to_owned))
+}
+
+fn dedup(scopes: impl IntoIterator<Item = String>) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for scope in scopes {
+        if !scope.is_empty() && !out.contains(&scope) {
+            out.push(scope);
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn v(s: &[&str]) -> Vec<String> {
+        s.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn selection_order() {
+        let challenge = v(&["mcp:basic"]);
+        let supported = v(&["mcp:basic", "mcp:read", "mcp:write"]);
+        assert_eq!(select(Some(&challenge), Some(&supported)), Some(v(&["mcp:basic"])));
+        assert_eq!(select(None, Some(&supported)), Some(supported.clone()));
+        assert_eq!(select(Some(&[]), None), None);
+        assert_eq!(select(None, None), None);
+    }
+
+    #[test]
+    fn step_up_is_a_union() {
+        assert_eq!(union(Some(&v(&["a", "b"])), Some(&v(&["b", "c"]))), Some(v(&["a", "b", "c"])));
+        assert_eq!(union(None, Some(&v(&["c"]))), Some(v(&["c"])));
+        assert_eq!(union(None, None), None);
+        assert!(contains_all(&v(&["a", "b"]), &v(&["b"])));
+        assert_eq!(split(" a  b a "), v(&["a", "b"]));
+        assert_eq!(join(&v(&["a", "b"])), "a b");
+    }
+}

@@ -1,0 +1,344 @@
+//! Just enough URL handling for OAuth: split an absolute http(s) URL into
+//! its parts, compare origins, resolve a `Location`, and build query strings.
+//!
+//! Hand-written on purpose: the OAuth checks compare strings byte for byte
+//! (a PRM `resource` of `http://host` must stay `http://host`, not become
+//! `http://host/`), and a full WHATWG parser would add size to the wasm build
+//! for nothing this module needs.
+
+/// An absolute URL, split. Scheme and host are lowercase; everything else
+/// is kept as written.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Url {
+    /// `http` or `https` (or any other scheme, lowercase).
+    pub scheme: String,
+    /// `user:password` before `@`, if any.
+    pub userinfo: Option<String>,
+    /// The host, lowercase; IPv6 literals keep their brackets.
+    pub host: String,
+    /// The port, when one is written.
+    pub port: Option<u16>,
+    /// The path as written; may be empty.
+    pub path: String,
+    /// The query without `?`.
+    pub query: Option<String>,
+    /// The fragment without `#`.
+    pub fragment: Option<String>,
+}
+
+impl Url {
+    /// Parses an absolute URL with an authority (`scheme://host...`).
+    pub fn parse(input: &str) -> Result<Url, String> {
+        if input.is_empty() {
+            return Err("the URL is empty".into());
+        }
+        if input.bytes().any(|b| b <= 0x20 || b == 0x7f) {
+            return Err("the URL contains spaces or control characters".into());
+        }
+        let colon = input.find(':').ok_or("the URL has no scheme")?;
+        let scheme = &input[..colon];
+        let mut chars = scheme.chars();
+        let valid_scheme = chars.next().is_some_and(|c| c.is_ascii_alphabetic())
+            && chars.all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'));
+        if !valid_scheme {
+            return Err("the URL has no valid scheme".into());
+        }
+        let rest = input[colon + 1..].strip_prefix("//").ok_or("the URL is not of the form scheme://host/...")?;
+        let authority_end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
+        let (authority, tail) = rest.split_at(authority_end);
+        let (userinfo, hostport) = match authority.rfind('@') {
+            Some(at) => (Some(authority[..at].to_owned()), &authority[at + 1..]),
+            None => (None, authority),
+        };
+        let (host, port) = if let Some(stripped) = hostport.strip_prefix('[') {
+            let close = stripped.find(']').ok_or("an IPv6 host is missing its `]`")?;
+            let host = &hostport[..close + 2];
+            let after = &stripped[close + 1..];
+            match after.strip_prefix(':') {
+                Some(port) => (host, port),
+                None if after.is_empty() => (host, ""),
+                None => return Err("junk after the IPv6 host".into()),
+            }
+        } else {
+            match hostport.rfind(':') {
+                Some(c) => (&hostport[..c], &hostport[c + 1..]),
+                None => (hostport, ""),
+            }
+        };
+        if host.is_empty() {
+            return Err("the URL has no host".into());
+        }
+        if host.contains(['[', ']', '\\', '<', '>', '^', '|', '%']) && !host.starts_with('[') {
+            return Err("the host contains characters hosts cannot have".into());
+        }
+        let port = if port.is_empty() {
+            None
+        } else {
+            Some(port.parse::<u16>().map_err(|_| format!("the port {port:?} is not a number from 0 to 65535"))?)
+        };
+        let (before_fragment, fragment) = match tail.find('#') {
+            Some(hash) => (&tail[..hash], Some(tail[hash + 1..].to_owned())),
+            None => (tail, None),
+        };
+        let (path, query) = match before_fragment.find('?') {
+            Some(q) => (&before_fragment[..q], Some(before_fragment[q + 1..].to_owned())),
+            None => (before_fragment, None),
+        };
+        Ok(Url {
+            scheme: scheme.to_ascii_lowercase(),
+            userinfo,
+            host: host.to_ascii_lowercase(),
+            port,
+            path: path.to_owned(),
+            query,
+            fragment,
+        })
+    }
+
+    /// The port, or the scheme's default one.
+    pub fn effective_port(&self) -> Option<u16> {
+        self.port.or(match self.scheme.as_str() {
+            "http" => Some(80),
+            "https" => Some(443),
+            _ => None,
+        })
+    }
+
+    /// `scheme://host[:port]`, the port left out when it is the default.
+    pub fn origin(&self) -> String {
+        let default = match self.scheme.as_str() {
+            "http" => Some(80),
+            "https" => Some(443),
+            _ => None,
+        };
+        match self.port {
+            Some(port) if Some(port) != default => format!("{}://{}:{port}", self.scheme, self.host),
+            _ => format!("{}://{}", self.scheme, self.host),
+        }
+    }
+
+    /// Same scheme, host and port.
+    pub fn same_origin(&self, other: &Url) -> bool {
+        self.scheme == other.scheme && self.host == other.host && self.effective_port() == other.effective_port()
+    }
+
+    /// Whether the host is this machine (`localhost`, 127.0.0.0/8, `[::1]`).
+    pub fn is_loopback(&self) -> bool {
+        let host = self.host.as_str();
+        host == "localhost"
+            || host.ends_with(".localhost")
+            || host == "[::1]"
+            || (host.starts_with("127.")
+                && host.split('.').count() == 4
+                && host.split('.').all(|p| p.parse::<u8>().is_ok()))
+    }
+
+    /// `https`, or `http` to this machine (or anywhere, if allowed).
+    pub fn is_secure_or_loopback(&self, allow_insecure: bool) -> bool {
+        self.scheme == "https" || (self.scheme == "http" && (allow_insecure || self.is_loopback()))
+    }
+
+    /// The URL with `#fragment` removed, otherwise unchanged.
+    pub fn without_fragment(&self) -> String {
+        let mut copy = self.clone();
+        copy.fragment = None;
+        copy.to_string()
+    }
+
+    /// Resolves a reference (a `Location` header) against this URL
+    /// (RFC 3986 §5.2, without dot-segment subtleties beyond `.` and `..`).
+    pub fn join(&self, reference: &str) -> Result<Url, String> {
+        let reference = reference.trim();
+        if reference.starts_with("//") {
+            return Url::parse(&format!("{}:{reference}", self.scheme));
+        }
+        if let Some(colon) = reference.find(':') {
+            let before = &reference[..colon];
+            if !before.is_empty() && !before.contains(['/', '?', '#']) {
+                return Url::parse(reference);
+            }
+        }
+        let mut base = self.clone();
+        base.fragment = None;
+        let (without_fragment, fragment) = match reference.find('#') {
+            Some(hash) => (&reference[..hash], Some(reference[hash + 1..].to_owned())),
+            None => (reference, None),
+        };
+        let (path, query) = match without_fragment.find('?') {
+            Some(q) => (&without_fragment[..q], Some(without_fragment[q + 1..].to_owned())),
+            None => (without_fragment, None),
+        };
+        if path.is_empty() {
+            if query.is_some() {
+                base.query = query;
+            }
+        } else {
+            let merged = if path.starts_with('/') {
+                path.to_owned()
+            } else {
+                let directory = match base.path.rfind('/') {
+                    Some(slash) => &base.path[..=slash],
+                    None => "/",
+                };
+                format!("{directory}{path}")
+            };
+            base.path = remove_dot_segments(&merged);
+            base.query = query;
+        }
+        base.fragment = fragment;
+        Ok(base)
+    }
+
+    /// The query's `name=value` pairs, decoded.
+    pub fn query_pairs(&self) -> Vec<(String, String)> {
+        self.query.as_deref().map(parse_form).unwrap_or_default()
+    }
+}
+
+impl std::fmt::Display for Url {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}://", self.scheme)?;
+        if let Some(userinfo) = &self.userinfo {
+            write!(f, "{userinfo}@")?;
+        }
+        write!(f, "{}", self.host)?;
+        if let Some(port) = self.port {
+            write!(f, ":{port}")?;
+        }
+        write!(f, "{}", self.path)?;
+        if let Some(query) = &self.query {
+            write!(f, "?{query}")?;
+        }
+        if let Some(fragment) = &self.fragment {
+            write!(f, "#{fragment}")?;
+        }
+        Ok(())
+    }
+}
+
+fn remove_dot_segments(path: &str) -> String {
+    let mut out: Vec<&str> = Vec::new();
+    let segments: Vec<&str> = path.split('/').collect();
+    let last = segments.len().saturating_sub(1);
+    for (index, segment) in segments.iter().enumerate() {
+        match *segment {
+            "." => {
+                if index == last {
+                    out.push("");
+                }
+            }
+            ".." => {
+                if out.len() > 1 {
+                    out.pop();
+                }
+                if index == last {
+                    out.push("");
+                }
+            }
+            other => out.push(other),
+        }
+    }
+    let joined = out.join("/");
+    if joined.starts_with('/') { joined } else { format!("/{joined}") }
+}
+
+/// Decodes `application/x-www-form-urlencoded` text.
+pub fn parse_form(text: &str) -> Vec<(String, String)> {
+    form_urlencoded::parse(text.as_bytes()).map(|(k, v)| (k.into_owned(), v.into_owned())).collect()
+}
+
+/// Encodes pairs as `application/x-www-form-urlencoded`.
+pub fn encode_form<'a>(pairs: impl IntoIterator<Item = (&'a str, &'a str)>) -> String {
+    let mut serializer = form_urlencoded::Serializer::new(String::new());
+    for (name, value) in pairs {
+        serializer.append_pair(name, value);
+    }
+    serializer.finish()
+}
+
+/// Appends query parameters to a URL that may already have a query.
+pub fn with_query<'a>(url: &str, pairs: impl IntoIterator<Item = (&'a str, &'a str)>) -> String {
+    let (base, fragment) = match url.find('#') {
+        Some(hash) => (&url[..hash], &url[hash..]),
+        None => (url, ""),
+    };
+    let encoded = encode_form(pairs);
+    let separator = if !base.contains('?') {
+        "?"
+    } else if base.ends_with('?') || base.ends_with('&') {
+        ""
+    } else {
+        "&"
+    };
+    format!("{base}{separator}{encoded}{fragment}")
+}
+
+/// The form-urlencoding of RFC 6749 §2.3.1 for one component of HTTP Basic
+/// client credentials (`+` for space, everything but unreserved escaped).
+pub fn form_component(value: &str) -> String {
+    form_urlencoded::byte_serialize(value.as_bytes()).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_the_parts() {
+        let url = Url::parse("HTTPS://User@Example.COM:8443/a/b?x=1#frag").unwrap();
+        assert_eq!(url.scheme, "https");
+        assert_eq!(url.userinfo.as_deref(), Some("User"));
+        assert_eq!(url.host, "example.com");
+        assert_eq!(url.port, Some(8443));
+        assert_eq!(url.path, "/a/b");
+        assert_eq!(url.query.as_deref(), Some("x=1"));
+        assert_eq!(url.fragment.as_deref(), Some("frag"));
+        assert_eq!(url.origin(), "https://example.com:8443");
+        let bare = Url::parse("http://localhost:3000").unwrap();
+        assert_eq!(bare.path, "");
+        assert_eq!(bare.to_string(), "http://localhost:3000");
+        let v6 = Url::parse("http://[::1]:8080/mcp").unwrap();
+        assert_eq!(v6.host, "[::1]");
+        assert!(v6.is_loopback());
+    }
+
+    #[test]
+    fn refuses_what_is_not_an_absolute_url() {
+        for bad in
+            ["", "mcp.example.com", "/relative", "https://", "https://host:99999/", "https://ho st/", "1https://x/"]
+        {
+            assert!(Url::parse(bad).is_err(), "{bad:?} parsed");
+        }
+    }
+
+    #[test]
+    fn origins_compare_with_default_ports() {
+        let a = Url::parse("https://example.com/x").unwrap();
+        let b = Url::parse("https://EXAMPLE.com:443/y").unwrap();
+        let c = Url::parse("http://example.com/x").unwrap();
+        assert!(a.same_origin(&b));
+        assert!(!a.same_origin(&c));
+        // The userinfo trick does not change the host.
+        let tricky = Url::parse("https://example.com@evil.example/").unwrap();
+        assert_eq!(tricky.host, "evil.example");
+    }
+
+    #[test]
+    fn joins_references() {
+        let base = Url::parse("https://as.example/oauth/authorize?x=1").unwrap();
+        assert_eq!(base.join("/cb?code=1").unwrap().to_string(), "https://as.example/cb?code=1");
+        assert_eq!(base.join("cb").unwrap().to_string(), "https://as.example/oauth/cb");
+        assert_eq!(base.join("../up").unwrap().to_string(), "https://as.example/up");
+        assert_eq!(base.join("//other.example/p").unwrap().to_string(), "https://other.example/p");
+        assert_eq!(base.join("http://localhost:3000/callback?code=a").unwrap().host, "localhost");
+    }
+
+    #[test]
+    fn query_helpers() {
+        assert_eq!(with_query("https://a/x", [("a", "b c")]), "https://a/x?a=b+c");
+        assert_eq!(with_query("https://a/x?k=1", [("a", "&")]), "https://a/x?k=1&a=%26");
+        let url = Url::parse("http://localhost/cb?code=a%20b&state=x").unwrap();
+        assert_eq!(url.query_pairs(), vec![("code".into(), "a b".into()), ("state".into(), "x".into())]);
+        assert_eq!(form_component("a b:c/é"), "a+b%3Ac%2F%C3%A9");
+    }
+}
