@@ -1,9 +1,13 @@
 //! Project tasks, run as `cargo xtask <command>` (alias in .cargo/config.toml).
 //! std only, so it builds in a second or two on a fresh machine.
 
+mod conformance;
 mod demo;
+mod npm_test;
+mod package;
 mod peers;
 mod setup;
+mod size;
 mod test;
 mod util;
 
@@ -15,7 +19,7 @@ type Task = fn() -> util::Res;
 const COMMANDS: &[(&str, &str, Task)] = &[
     (
         "setup",
-        "install the wasm32 target, wasm-bindgen-cli, Chromium + ChromeDriver, npm test peers",
+        "install the wasm32 target, wasm-bindgen-cli, Chromium + ChromeDriver, npm test peers, twiggy",
         || setup::setup(setup::ALL),
     ),
     (
@@ -24,9 +28,29 @@ const COMMANDS: &[(&str, &str, Task)] = &[
         test::test,
     ),
     (
+        "conformance",
+        "run every client scenario of the official MCP conformance suites (native and wasm adapters)",
+        conformance::conformance,
+    ),
+    (
         "demo",
         "build the CLI and drive the reference MCP server with it",
         demo::demo,
+    ),
+    (
+        "package",
+        "build the npm package: target/npm/pkg/ and target/npm/mcp-edge-<version>.tgz",
+        package::package,
+    ),
+    (
+        "package-test",
+        "pack the npm package and test the tarball in Vite+Chromium (page, worker), Node 22, Deno, workerd",
+        npm_test::package_test,
+    ),
+    (
+        "size",
+        "build the npm package and report its size (raw, gzip, vs the TS SDK) and largest contributors",
+        size::size,
     ),
 ];
 
@@ -52,7 +76,8 @@ fn main() -> ExitCode {
         eprint!("unknown command `{name}`\n\n{}", usage());
         return ExitCode::from(2);
     };
-    if args.len() > 1 {
+    // Only `conformance` reads options (from std::env::args itself).
+    if args.len() > 1 && name != "conformance" {
         eprintln!("`cargo xtask {name}` takes no arguments");
         return ExitCode::from(2);
     }

@@ -11,7 +11,12 @@ pub const CHROMIUM: &str = "/usr/bin/chromium";
 pub const CHROMEDRIVER: &str = "/usr/bin/chromedriver";
 /// Directories (relative to the root) with a package.json + package-lock.json
 /// whose node_modules the tests or the demo need. Add more here.
-pub const NPM_DIRS: &[&str] = &["tests/peers"];
+pub const NPM_DIRS: &[&str] = &["tests/peers", "tests/npm"];
+/// The Python virtual environment of the test peers, made from
+/// `requirements.txt` beside it (relative to the root).
+pub const PYTHON_VENV: &str = "tests/peers/.venv";
+/// The twiggy `cargo xtask size` uses (`cargo install --locked`).
+pub const TWIGGY_VERSION: &str = "0.7.0";
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Step {
@@ -23,6 +28,10 @@ pub enum Step {
     Browser,
     /// `npm ci` in every NPM_DIRS entry
     Npm,
+    /// `python3 -m venv` + `pip install -r requirements.txt` for PYTHON_VENV
+    Python,
+    /// twiggy (wasm size profiler, for `cargo xtask size`) at TWIGGY_VERSION
+    Twiggy,
 }
 
 pub const ALL: &[Step] = &[
@@ -30,6 +39,8 @@ pub const ALL: &[Step] = &[
     Step::WasmBindgen,
     Step::Browser,
     Step::Npm,
+    Step::Python,
+    Step::Twiggy,
 ];
 
 /// State shared by the steps of one run.
@@ -49,6 +60,8 @@ pub fn setup(steps: &[Step]) -> Res {
             Step::WasmBindgen => wasm_bindgen(),
             Step::Browser => browser(&mut ctx),
             Step::Npm => npm(&mut ctx),
+            Step::Python => python(&mut ctx),
+            Step::Twiggy => twiggy(),
         };
         if let Err(e) = result {
             println!("setup: FAILED: {e}");
@@ -226,5 +239,73 @@ fn npm(ctx: &mut Ctx) -> Res {
         Ok(())
     } else {
         Err(failures.join("; "))
+    }
+}
+
+/// The test peers' venv: made with `python3 -m venv` when missing, and
+/// `pip install -r requirements.txt` run when the requirements changed since
+/// the last successful install (a copy of them in the venv is the stamp).
+fn python(ctx: &mut Ctx) -> Res {
+    let venv = root().join(PYTHON_VENV);
+    let requirements = venv.with_file_name("requirements.txt");
+    let what = format!("python packages in {PYTHON_VENV}");
+    let wanted = fs::read_to_string(&requirements)
+        .map_err(|e| format!("cannot read {}: {e}", requirements.display()))?;
+    let stamp = venv.join("installed-requirements.txt");
+    let python = venv.join("bin").join("python");
+    if python.is_file() && fs::read_to_string(&stamp).is_ok_and(|installed| installed == wanted) {
+        line(&what, "ok");
+        return Ok(());
+    }
+    if !python.is_file() {
+        line(&what, "creating the venv (python3 -m venv) ...");
+        if !exists("python3") {
+            apt_install(ctx, &["python3", "python3-venv"])?;
+        }
+        let made = run(cmd("python3").arg("-m").arg("venv").arg(&venv));
+        if made.is_err() || !python.is_file() {
+            // Debian splits venv (and its pip) into python3-venv.
+            let _ = fs::remove_dir_all(&venv);
+            apt_install(ctx, &["python3-venv"])?;
+            run(cmd("python3").arg("-m").arg("venv").arg(&venv))?;
+        }
+    }
+    line(&what, "installing (pip install -r requirements.txt) ...");
+    let _ = fs::remove_file(&stamp);
+    run(cmd(&python)
+        .args([
+            "-m",
+            "pip",
+            "install",
+            "--quiet",
+            "--disable-pip-version-check",
+            "-r",
+        ])
+        .arg(&requirements))?;
+    fs::write(&stamp, &wanted).map_err(|e| format!("cannot write {}: {e}", stamp.display()))
+}
+
+/// twiggy at TWIGGY_VERSION (`cargo install --locked`, about 2 minutes).
+fn twiggy() -> Res {
+    let what = format!("twiggy {TWIGGY_VERSION}");
+    // `twiggy --version` prints "twiggy-opt 0.7.0".
+    if tool_version("twiggy").as_deref() == Some(TWIGGY_VERSION) {
+        line(&what, "ok");
+        return Ok(());
+    }
+    line(&what, "installing (cargo install, a few minutes) ...");
+    run(cmd(cargo()).args([
+        "install",
+        "twiggy",
+        "--locked",
+        "--force",
+        "--version",
+        TWIGGY_VERSION,
+    ]))?;
+    match tool_version("twiggy") {
+        Some(v) if v == TWIGGY_VERSION => Ok(()),
+        other => Err(format!(
+            "after installing, `twiggy --version` is {other:?}, not {TWIGGY_VERSION}: another twiggy earlier in PATH?"
+        )),
     }
 }

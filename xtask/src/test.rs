@@ -7,7 +7,13 @@ use std::fs;
 use std::time::{Duration, Instant};
 
 /// Integration tests (tests/<name>.rs) that run in headless Chromium.
-pub const WASM_TESTS: &[&str] = &["engine", "protocol", "browser"];
+pub const WASM_TESTS: &[&str] = &[
+    "engine",
+    "protocol",
+    "browser",
+    "browser_chaos",
+    "browser_legacy",
+];
 
 pub fn test() -> Res {
     let mut summary = Summary::default();
@@ -48,12 +54,25 @@ pub fn test() -> Res {
         // compiled into the test (`option_env!`), as a page cannot read env.
         let server = Peer::everything_http()?;
         c.env("MCP_EDGE_TEST_SERVER_URL", &server.url);
+        let chaos = Peer::chaos_http()?;
+        c.env("MCP_EDGE_TEST_CHAOS_URL", &chaos.url);
+        let legacy = Peer::everything_sse()?;
+        c.env("MCP_EDGE_TEST_LEGACY_URL", &legacy.url);
         let result = run_echo(&mut c);
         drop(server);
+        drop(chaos);
+        drop(legacy);
         let _ = fs::remove_dir_all(&tmp);
         let _ = tmp.parent().map(fs::remove_dir); // only if now empty
         result
     });
+
+    // The packed npm package (target/npm/mcp-edge-<version>.tgz), installed
+    // into a fresh project and run in five real environments.
+    summary.step(
+        "npm package: Vite page + Web Worker in Chromium, Node 22, Deno, workerd",
+        crate::npm_test::package_test,
+    );
 
     summary.finish()
 }

@@ -1,0 +1,27 @@
+// mcp-edge for browsers, bundlers, Web Workers and Deno (the `browser`,
+// `deno` and `default` conditions): wasm-bindgen's `--target web` glue.
+//
+// No `await init()` is needed: the WebAssembly module is fetched and
+// instantiated on the first `McpClient.connect`, from
+// `new URL('mcp_edge_bg.wasm', import.meta.url)` (bundlers such as Vite,
+// webpack 5 and esbuild with a file loader copy it next to the bundle).
+// To load it from elsewhere, or earlier, call `init({ module_or_path })`
+// yourself; `connect` then reuses that instance.
+import init, { McpClient } from './mcp_edge.js';
+
+let ready;
+const connect = McpClient.connect;
+McpClient.connect = async function connectOnceLoaded(url, options) {
+  if (!ready) {
+    // A failed load (offline, 404) is not cached: the next connect retries.
+    ready = init().catch((error) => {
+      ready = undefined;
+      throw error;
+    });
+  }
+  await ready;
+  return connect.call(McpClient, url, options);
+};
+
+export * from './mcp_edge.js';
+export { init };

