@@ -70,6 +70,24 @@ mod adapter {
         arguments
     }
 
+    /// What a person would type for a tool whose description asks for
+    /// something no schema can produce. `json_schema_echo` asks for "the
+    /// inputSchema the client observed for json_schema_2020_12_tool": a user
+    /// pastes that schema as the library handed it over, which shows whether
+    /// the library kept it verbatim ($schema, $defs, additionalProperties...).
+    /// This chooses argument values only; the protocol path is the same.
+    pub fn user_input(tool: &str, tools: &[mcp_edge::protocol::types::Tool]) -> Option<JsonObject> {
+        let observed = |name: &str| tools.iter().find(|t| t.name == name).map(|t| t.input_schema.clone());
+        match tool {
+            "json_schema_echo" => {
+                let mut arguments = JsonObject::new();
+                arguments.insert("schema".into(), observed("json_schema_2020_12_tool")?);
+                Some(arguments)
+            }
+            _ => None,
+        }
+    }
+
     fn options() -> ClientOptions {
         ClientOptions::new("mcp-edge-conformance", env!("CARGO_PKG_VERSION"))
             .with_timeout(Duration::from_secs(20))
@@ -136,8 +154,8 @@ mod adapter {
                 Some(true) => client.list_all_tools().await?,
                 _ => Vec::new(),
             };
-            for tool in tools {
-                let arguments = example_arguments(&tool.input_schema);
+            for tool in &tools {
+                let arguments = user_input(&tool.name, &tools).unwrap_or_else(|| example_arguments(&tool.input_schema));
                 let result = client.call_tool(&tool.name, Some(arguments)).await?;
                 eprintln!("called {}: {}", tool.name, if result.is_error() { "isError" } else { "ok" });
             }
