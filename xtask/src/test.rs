@@ -74,6 +74,10 @@ pub fn test() -> Res {
         crate::npm_test::package_test,
     );
 
+    // Every client scenario of both official suites, native and wasm
+    // adapters; fails on any failure not listed with its reason.
+    summary.step("conformance (official suites 0.1.16 and 0.2.0-alpha.12)", crate::conformance::conformance);
+
     summary.finish()
 }
 
