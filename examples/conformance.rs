@@ -25,6 +25,7 @@ mod adapter {
     use mcp_edge::auth::{AuthConfig, Grant, HeadlessAuthorizer, OAuthProvider};
     use mcp_edge::protocol::types::{CreateMessageResult, ElicitAction, ElicitResult, JsonObject};
     use mcp_edge::transport::streamable::{StreamableHttpOptions, StreamableHttpTransport};
+    use mcp_edge::client::EraChoice;
     use mcp_edge::{Client, ClientOptions};
     use serde_json::{Value, json};
 
@@ -77,6 +78,17 @@ mod adapter {
     /// the library kept it verbatim ($schema, $defs, additionalProperties...).
     /// This chooses argument values only; the protocol path is the same.
     pub fn user_input(tool: &str, tools: &[mcp_edge::protocol::types::Tool]) -> Option<JsonObject> {
+        // Arguments the user typed for this tool (the context's `toolCalls`).
+        let context: Value = std::env::var("MCP_CONFORMANCE_CONTEXT")
+            .ok()
+            .and_then(|text| serde_json::from_str(&text).ok())
+            .unwrap_or(Value::Null);
+        let typed = context.get("toolCalls").and_then(Value::as_array).into_iter().flatten().find(|call| {
+            call.get("name").and_then(Value::as_str) == Some(tool)
+        });
+        if let Some(arguments) = typed.and_then(|call| call.get("arguments")).and_then(Value::as_object) {
+            return Some(arguments.clone());
+        }
         let observed = |name: &str| tools.iter().find(|t| t.name == name).map(|t| t.input_schema.clone());
         match tool {
             "json_schema_echo" => {
@@ -91,6 +103,8 @@ mod adapter {
     fn options() -> ClientOptions {
         ClientOptions::new("mcp-edge-conformance", env!("CARGO_PKG_VERSION"))
             .with_timeout(Duration::from_secs(20))
+            // A dual-era app: probe with `server/discover`, fall back to `initialize`.
+            .with_era(EraChoice::Auto)
             .on_sampling(|_params, _context| async {
                 Ok(CreateMessageResult {
                     role: "assistant".into(),
@@ -156,8 +170,15 @@ mod adapter {
             };
             for tool in &tools {
                 let arguments = user_input(&tool.name, &tools).unwrap_or_else(|| example_arguments(&tool.input_schema));
-                let result = client.call_tool(&tool.name, Some(arguments)).await?;
-                eprintln!("called {}: {}", tool.name, if result.is_error() { "isError" } else { "ok" });
+                match client.call_tool(&tool.name, Some(arguments)).await {
+                    Ok(result) => {
+                        eprintln!("called {}: {}", tool.name, if result.is_error() { "isError" } else { "ok" })
+                    }
+                    // The server refused this one call (as a user would see it):
+                    // report it and go on with the others.
+                    Err(mcp_edge::Error::Rpc { error, .. }) => eprintln!("called {}: refused: {error}", tool.name),
+                    Err(other) => return Err(other),
+                }
             }
             Ok(())
         }

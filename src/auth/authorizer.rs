@@ -3,11 +3,21 @@
 //!
 //! Implementations: [`HeadlessAuthorizer`] here (fetches the page without
 //! following redirects and reads `Location`: for servers that authorize
-//! without a human, like the conformance suite's); later a browser popup or
-//! full-page redirect (wasm), and a loopback listener that opens the system
-//! browser (native).
+//! without a human, like the conformance suite's); a browser popup, a
+//! full-page redirect and an app callback in the JS API (`crate::web`);
+//! later a loopback listener that opens the system browser (native).
+//!
+//! An authorizer that leaves the page (a full-page redirect) cannot hand the
+//! redirect back to the flow that started it: it keeps the
+//! [`PendingAuthorization`] it is given by [`Authorizer::remember`], and the
+//! next page load finishes with
+//! [`OAuthProvider::complete_authorization`](super::OAuthProvider::complete_authorization).
+
+use serde::{Deserialize, Serialize};
 
 use super::error::AuthError;
+use super::metadata::AuthorizationServerMetadata;
+use super::store::ClientRegistration;
 use super::url::Url;
 use crate::runtime::{BoxFuture, MaybeSend, MaybeSync, boxed};
 use crate::transport::http::{HttpClient, HttpRequest, Method};
@@ -24,6 +34,49 @@ pub struct AuthorizationRequest {
     pub state: String,
 }
 
+/// Everything needed to finish an authorization code flow in another page
+/// load: the request's `state` and PKCE verifier, the client, and the
+/// authorization server's metadata (so the token request goes where the
+/// authorization request went). It holds secrets (the verifier, a client
+/// secret): keep it only where this origin alone can read it, and only
+/// until the redirect comes back.
+#[derive(Clone, PartialEq, Serialize, Deserialize)]
+pub struct PendingAuthorization {
+    /// The `state` sent.
+    pub state: String,
+    /// The PKCE code verifier.
+    pub code_verifier: String,
+    /// The MCP server being authorized for.
+    pub server_url: String,
+    /// The redirect URI sent.
+    pub redirect_uri: String,
+    /// The RFC 8707 resource sent.
+    pub resource: String,
+    /// The scopes asked for (space-separated), if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scope: Option<String>,
+    /// The client the request was made as.
+    pub client: ClientRegistration,
+    /// The authorization server's metadata.
+    pub metadata: AuthorizationServerMetadata,
+    /// Discovery followed the 2025-03-26 rules.
+    #[serde(default)]
+    pub legacy: bool,
+    /// When the request was made, in seconds since the Unix epoch.
+    pub created_at: u64,
+}
+
+impl std::fmt::Debug for PendingAuthorization {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PendingAuthorization")
+            .field("server_url", &self.server_url)
+            .field("issuer", &self.metadata.issuer)
+            .field("client", &self.client)
+            .field("redirect_uri", &self.redirect_uri)
+            .finish_non_exhaustive()
+    }
+}
+
 /// Takes the user through the authorization page.
 pub trait Authorizer: std::fmt::Debug + MaybeSend + MaybeSync + 'static {
     /// Opens `request.url` and resolves with the full URL the browser was
@@ -31,6 +84,14 @@ pub trait Authorizer: std::fmt::Debug + MaybeSend + MaybeSync + 'static {
     /// Implementations should give up after a bounded time (the flow also
     /// bounds the wait).
     fn authorize<'a>(&'a self, request: &'a AuthorizationRequest) -> BoxFuture<'a, Result<String, AuthError>>;
+
+    /// Called just before [`Authorizer::authorize`] with what finishing the
+    /// flow in another page load needs. An authorizer that leaves the page
+    /// keeps it; the others ignore it (the default).
+    fn remember<'a>(&'a self, pending: &'a PendingAuthorization) -> BoxFuture<'a, Result<(), AuthError>> {
+        let _ = pending;
+        boxed(async { Ok(()) })
+    }
 }
 
 /// Fetches the authorization URL without following redirects and returns

@@ -32,7 +32,7 @@ pub mod scope;
 pub mod store;
 pub mod url;
 
-pub use authorizer::{AuthorizationRequest, Authorizer, HeadlessAuthorizer};
+pub use authorizer::{AuthorizationRequest, Authorizer, HeadlessAuthorizer, PendingAuthorization};
 pub use config::{AuthConfig, Grant};
 pub use error::AuthError;
 pub use provider::{AuthChallenge, AuthProvider, Discovery, OAuthProvider, Recovery, fingerprint};

@@ -15,7 +15,7 @@ use std::time::Duration;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::authorizer::{AuthorizationRequest, Authorizer};
+use super::authorizer::{AuthorizationRequest, Authorizer, PendingAuthorization};
 use super::challenge::{self, BearerChallenge};
 use super::config::{AuthConfig, Grant};
 use super::error::AuthError;
@@ -85,6 +85,13 @@ pub trait AuthProvider: std::fmt::Debug + MaybeSend + MaybeSync + 'static {
     /// The server answered 401, or 403 with `insufficient_scope`: get
     /// credentials that may work. An error ends the request.
     fn challenged<'a>(&'a self, challenge: &'a AuthChallenge) -> BoxFuture<'a, Result<Recovery, AuthError>>;
+
+    /// The longest [`AuthProvider::challenged`] may take (a person signing
+    /// in, plus the exchanges around it), so a request that meets a
+    /// challenge can be given that much more time. Zero by default.
+    fn interaction_timeout(&self) -> Duration {
+        Duration::ZERO
+    }
 }
 
 /// Where discovery led.
@@ -210,6 +217,55 @@ impl<H: HttpClient> OAuthProvider<H> {
     /// The current tokens, if any.
     pub fn tokens(&self) -> Option<Tokens> {
         self.state().record.tokens.clone()
+    }
+
+    /// Finishes an authorization code flow that an earlier page load started
+    /// (a full-page redirect, see [`Authorizer::remember`]): checks the
+    /// redirect the browser came back with (`state`, RFC 9207 `iss`, an
+    /// `error`), exchanges the code with the PKCE verifier, and keeps the
+    /// tokens in the store.
+    pub async fn complete_authorization(
+        &self,
+        redirected: &str,
+        pending: &PendingAuthorization,
+    ) -> Result<(), AuthError> {
+        let _flow = self.flow.lock().await;
+        self.ensure_loaded().await?;
+        if resource::canonical(&pending.server_url).ok().as_deref() != Some(self.store_key.as_str()) {
+            return Err(AuthError::Config(format!(
+                "the pending authorization is for {}, not for {}",
+                pending.server_url, self.server_url
+            )));
+        }
+        let code = check_authorization_response(redirected, &pending.redirect_uri, &pending.state, &pending.metadata)?;
+        let discovery = Discovery {
+            resource: pending.resource.clone(),
+            protected_resource: None,
+            metadata: pending.metadata.clone(),
+            legacy: pending.legacy,
+        };
+        let form = vec![
+            ("grant_type", "authorization_code".to_owned()),
+            ("code", code),
+            ("redirect_uri", pending.redirect_uri.clone()),
+            ("code_verifier", pending.code_verifier.clone()),
+            ("resource", pending.resource.clone()),
+        ];
+        let mut tokens = self.token_request(&discovery, Some(&pending.client), form).await?;
+        if tokens.scope.is_none() {
+            tokens.scope = pending.scope.clone();
+        }
+        log::info!("got an access token {} for {} (after a redirect)", redacted(&tokens.access_token), pending.resource);
+        {
+            let mut state = self.state();
+            state.record.tokens = Some(tokens);
+            state.requested = pending.scope.as_ref().map(|s| s.split_whitespace().map(str::to_owned).collect());
+            let issuer = &pending.metadata.issuer;
+            if self.config.client_id.is_none() && !state.record.clients.iter().any(|c| &c.issuer == issuer) {
+                state.record.clients.push(pending.client.clone());
+            }
+        }
+        self.save().await
     }
 
     /// Forgets the tokens (sign-out); registrations are kept.
@@ -792,6 +848,20 @@ impl<H: HttpClient> OAuthProvider<H> {
             redirect_uri: redirect_uri.clone(),
             state: state.clone(),
         };
+        let pending = PendingAuthorization {
+            state: state.clone(),
+            code_verifier: pkce.verifier.clone(),
+            server_url: self.server_url.clone(),
+            redirect_uri: redirect_uri.clone(),
+            resource: discovery.resource.clone(),
+            scope: scope.clone(),
+            client: client.clone(),
+            metadata: metadata.clone(),
+            legacy: discovery.legacy,
+            created_at: now(),
+        };
+        authorizer.remember(&pending).await?;
+        drop(pending);
         let timeout = self.config.authorization_timeout;
         let redirected =
             bounded(timeout, || "the authorization step".to_owned(), authorizer.authorize(&request)).await?;
@@ -1052,6 +1122,16 @@ impl<H: HttpClient> AuthProvider for OAuthProvider<H> {
 
     fn challenged<'a>(&'a self, challenge: &'a AuthChallenge) -> BoxFuture<'a, Result<Recovery, AuthError>> {
         boxed(self.recover(challenge))
+    }
+
+    /// The authorization page's limit when there is an authorizer, plus
+    /// discovery, registration and the token request.
+    fn interaction_timeout(&self) -> Duration {
+        let exchanges = self.config.http_timeout * 4;
+        match self.authorizer {
+            Some(_) => self.config.authorization_timeout + exchanges,
+            None => exchanges,
+        }
     }
 }
 

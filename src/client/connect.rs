@@ -4,9 +4,11 @@
 //! The decisions are in [`crate::transport::detect`]; this module does the
 //! I/O: it tries a client over each transport in turn.
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use super::{Client, ClientOptions, Error};
+use crate::auth::AuthProvider;
 use crate::transport::detect::{self, Plan, TransportChoice, Verdict};
 use crate::transport::http::{DefaultHttp, HttpClient};
 use crate::transport::legacy::{LegacyError, LegacySseOptions, LegacySseTransport};
@@ -27,6 +29,14 @@ pub struct ConnectOptions {
     /// How long the legacy transport may take to open its stream and name
     /// its endpoint.
     pub connect_timeout: Duration,
+    /// Authorization (e.g. [`crate::auth::OAuthProvider`]), used by whichever
+    /// transport is chosen: credentials on every request, the flow on 401,
+    /// step-up on 403 `insufficient_scope`. With it, the handshake may take
+    /// [`AuthProvider::interaction_timeout`] longer than other requests.
+    pub auth: Option<Arc<dyn AuthProvider>>,
+    /// Streamable HTTP: open the GET stream for messages the server sends
+    /// unprompted, after the handshake (on by default).
+    pub open_server_stream: bool,
 }
 
 impl Default for ConnectOptions {
@@ -36,6 +46,8 @@ impl Default for ConnectOptions {
             headers: Vec::new(),
             reconnect: ReconnectPolicy::default(),
             connect_timeout: Duration::from_secs(30),
+            auth: None,
+            open_server_stream: true,
         }
     }
 }
@@ -58,10 +70,18 @@ impl ConnectOptions {
         self
     }
 
+    /// Authorizes every request through `provider`.
+    pub fn with_auth(mut self, provider: impl AuthProvider) -> Self {
+        self.auth = Some(Arc::new(provider));
+        self
+    }
+
     fn streamable(&self, url: &str) -> StreamableHttpOptions {
         let mut options = StreamableHttpOptions::new(url);
         options.headers = self.headers.clone();
         options.reconnect = self.reconnect.clone();
+        options.auth = self.auth.clone();
+        options.open_server_stream = self.open_server_stream;
         options
     }
 
@@ -70,6 +90,7 @@ impl ConnectOptions {
         options.headers = self.headers.clone();
         options.reconnect = self.reconnect.clone();
         options.connect_timeout = self.connect_timeout;
+        options.auth = self.auth.clone();
         options
     }
 }
@@ -110,6 +131,14 @@ pub async fn connect_url_with_http<H: HttpClient + Clone>(
     client: ClientOptions,
 ) -> Result<Client, Error> {
     let url = url.trim();
+    let mut client = client;
+    if let Some(auth) = &options.auth
+        && client.handshake_timeout.is_none()
+    {
+        client.handshake_timeout = Some(client.request_timeout + auth.interaction_timeout());
+    }
+    // With `EraChoice::Auto`, the era verdict is cached per endpoint.
+    client.era_cache_key.get_or_insert_with(|| url.to_owned());
     match detect::plan(options.transport, url) {
         Plan::Use { verdict, remembered } => {
             let connected = match verdict {
@@ -152,7 +181,7 @@ async fn probe<H: HttpClient + Clone>(
             return Err(Error::Transport(error.into()));
         }
         // Authorization's business, not a detection verdict.
-        Err(error @ LegacyError::NotAnEventStream { status: 401 | 403, .. }) => {
+        Err(error @ (LegacyError::NotAnEventStream { status: 401 | 403, .. } | LegacyError::Auth(_))) => {
             return Err(Error::Transport(error.into()));
         }
         Err(error) => {
@@ -193,7 +222,8 @@ async fn legacy<H: HttpClient>(
 async fn handshake(transport: impl Transport, options: ClientOptions) -> Result<Client, Error> {
     let (client, driver) = Client::new(transport, options);
     crate::runtime::spawn(driver)?;
-    match client.initialize().await {
+    // The handshake, or the era `ClientOptions::era` asks for.
+    match client.start().await {
         Ok(_) => Ok(client),
         Err(error) => {
             client.close().await;

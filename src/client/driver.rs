@@ -32,6 +32,9 @@ pub(crate) enum Command {
         request: Request,
         reply: oneshot::Sender<Result<Value, Error>>,
         progress: Option<mpsc::UnboundedSender<Progress>>,
+        /// A stateless (2026-07-28) request: the request-metadata headers an
+        /// HTTP transport must add (`None` in the handshake era).
+        stateless: Option<Vec<(String, String)>>,
     },
     /// Send a notification; `sent` learns whether the transport delivered it.
     Notify { notification: Notification, sent: oneshot::Sender<Result<(), Error>> },
@@ -43,12 +46,16 @@ pub(crate) enum Command {
     Initialized,
     /// Add a notification listener.
     Listen(NotificationListener),
+    /// The server speaks the stateless revision: it may send no requests,
+    /// and nothing answers one.
+    Stateless,
     /// Fail everything pending and close the transport.
     Close { done: oneshot::Sender<()> },
 }
 
 struct Pending {
     method: String,
+    stateless: bool,
     reply: oneshot::Sender<Result<Value, Error>>,
     progress: Option<mpsc::UnboundedSender<Progress>>,
 }
@@ -82,6 +89,8 @@ pub(crate) struct SessionLoop<T: Transport> {
     /// `Transport::close` was called; it is called once.
     transport_released: bool,
     close_waiters: Vec<oneshot::Sender<()>>,
+    /// Stateless era: server requests are protocol violations, not answered.
+    stateless: bool,
 }
 
 impl<T: Transport> SessionLoop<T> {
@@ -106,11 +115,19 @@ impl<T: Transport> SessionLoop<T> {
             closing: None,
             transport_released: false,
             close_waiters: Vec::new(),
+            stateless: false,
         }
     }
 
     fn send(&mut self, message: Message, purpose: SendPurpose) {
-        let sending = self.transport.send(message);
+        self.send_with(message, purpose, None);
+    }
+
+    fn send_with(&mut self, message: Message, purpose: SendPurpose, stateless: Option<Vec<(String, String)>>) {
+        let sending = match stateless {
+            Some(headers) => self.transport.send_stateless(message, headers),
+            None => self.transport.send(message),
+        };
         if let SendPurpose::Request(id) = &purpose {
             // A request's send may be a long-lived exchange (an HTTP reply
             // stream); cancelling the request must end it too.
@@ -131,11 +148,12 @@ impl<T: Transport> SessionLoop<T> {
             return self.refuse(command, reason);
         }
         match command {
-            Command::Request { request, reply, progress } => {
+            Command::Request { request, reply, progress, stateless } => {
                 let id = request.id.clone();
                 let method = request.method.clone();
-                self.pending.insert(id.clone(), Pending { method, reply, progress });
-                self.send(Message::Request(request), SendPurpose::Request(id));
+                let pending = Pending { method, stateless: stateless.is_some(), reply, progress };
+                self.pending.insert(id.clone(), pending);
+                self.send_with(Message::Request(request), SendPurpose::Request(id), stateless);
             }
             Command::Notify { notification, sent } => {
                 self.send(Message::Notification(notification), SendPurpose::Notification(Some(sent)));
@@ -146,8 +164,11 @@ impl<T: Transport> SessionLoop<T> {
                 if let Some(exchange) = self.send_aborts.remove(&id) {
                     exchange.abort();
                 }
+                // Stateless HTTP: ending the exchange is the cancellation, and
+                // no client notification is defined.
                 if let Some(pending) = self.pending.remove(&id)
                     && pending.method != methods::INITIALIZE
+                    && !(pending.stateless && self.transport.kind() == "streamable-http")
                 {
                     let params = json!({ "requestId": id.to_value(), "reason": reason });
                     self.send(Message::notification(methods::CANCELLED, Some(params)), SendPurpose::Notification(None));
@@ -156,6 +177,7 @@ impl<T: Transport> SessionLoop<T> {
             Command::Negotiated(version) => self.transport.set_protocol_version(version),
             Command::Initialized => self.transport.on_initialized(),
             Command::Listen(listener) => self.listeners.push(listener),
+            Command::Stateless => self.stateless = true,
             Command::Close { done } => {
                 self.close_waiters.push(done);
                 if self.closing.is_none() {
@@ -191,7 +213,7 @@ impl<T: Transport> SessionLoop<T> {
                 }
             }
             Command::Listen(listener) => self.listeners.push(listener),
-            Command::Cancel { .. } | Command::Negotiated(_) | Command::Initialized => {}
+            Command::Cancel { .. } | Command::Negotiated(_) | Command::Initialized | Command::Stateless => {}
         }
     }
 
@@ -268,6 +290,11 @@ impl<T: Transport> SessionLoop<T> {
 
     fn handle_request(&mut self, request: Request) {
         let Request { id, method, params } = request;
+        if self.stateless {
+            // 2026-07-28: servers send no requests and clients send no responses.
+            log::warn!("protocol violation: a stateless server sent a {method} request (id {id}); not answered");
+            return;
+        }
         if method == methods::PING {
             return self.send(Message::result(id, json!({})), SendPurpose::Reply);
         }

@@ -74,6 +74,59 @@ pub enum Error {
         /// What was tried and what each attempt got, in order.
         attempts: Vec<String>,
     },
+    /// A stateless server does not speak the revision of the request
+    /// (-32022). Raised only after the one corrective retry.
+    #[error("the server does not speak protocol version {requested} (it supports {})", .supported.join(", "))]
+    UnsupportedProtocolVersion {
+        /// The method.
+        method: String,
+        /// The version the request declared.
+        requested: String,
+        /// The versions the server named.
+        supported: Vec<String>,
+        /// The server's error.
+        error: ErrorObject,
+    },
+    /// A stateless server needs a client capability the request did not
+    /// declare (-32021).
+    #[error("the server needs client capabilities this client does not declare for {method}: {required}")]
+    MissingClientCapability {
+        /// The method.
+        method: String,
+        /// `data.requiredCapabilities`, as the server sent it.
+        required: serde_json::Value,
+        /// The server's error.
+        error: ErrorObject,
+    },
+    /// A stateless HTTP server found the request headers missing, malformed
+    /// or different from the body (-32020).
+    #[error("the server rejected the request headers of {method}: {}", .error.message)]
+    HeaderMismatch {
+        /// The method.
+        method: String,
+        /// The server's error.
+        error: ErrorObject,
+    },
+    /// A multi round-trip request still needed input after the most rounds
+    /// allowed.
+    #[error("{method} still needed input after {rounds} rounds")]
+    TooManyRounds {
+        /// The method.
+        method: String,
+        /// How many rounds were sent.
+        rounds: usize,
+    },
+    /// The call does not exist in the era this server speaks (e.g.
+    /// `resources/subscribe` with a stateless server).
+    #[error("{method} is not part of protocol revision {version}{}", .hint.as_ref().map(|h| format!(": {h}")).unwrap_or_default())]
+    NotInThisRevision {
+        /// The method.
+        method: String,
+        /// The revision in use.
+        version: String,
+        /// What to use instead.
+        hint: Option<String>,
+    },
     /// The host cannot run the session.
     #[error(transparent)]
     Runtime(#[from] crate::runtime::SpawnError),
@@ -83,7 +136,10 @@ impl Error {
     /// The JSON-RPC error code, when the server sent one.
     pub fn rpc_code(&self) -> Option<i64> {
         match self {
-            Error::Rpc { error, .. } => Some(error.code),
+            Error::Rpc { error, .. }
+            | Error::UnsupportedProtocolVersion { error, .. }
+            | Error::MissingClientCapability { error, .. }
+            | Error::HeaderMismatch { error, .. } => Some(error.code),
             _ => None,
         }
     }

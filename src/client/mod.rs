@@ -11,6 +11,7 @@ mod error;
 pub mod handlers;
 mod options;
 mod request;
+pub mod stateless;
 
 use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -22,6 +23,9 @@ pub use connect::{ConnectOptions, connect_url, connect_url_with_http};
 pub use driver::Driver;
 pub use error::Error;
 pub use handlers::{HandlerResult, NotificationListener, RequestContext, RequestHandler, apply_elicitation_defaults};
+pub use stateless::{CacheHint, CacheScope, Discovery, EraChoice, EraVerdict};
+#[cfg(not(target_arch = "wasm32"))]
+pub use stateless::connect_stdio;
 pub use options::{
     ClientOptions, DEFAULT_REQUEST_TIMEOUT, EventListener, ProgressCallback, RequestOptions, SessionEvent,
 };
@@ -56,6 +60,7 @@ struct Inner {
     state: Mutex<SessionState>,
     restart_lock: futures::lock::Mutex<()>,
     restarts: AtomicU64,
+    stateless: Mutex<stateless::StatelessState>,
 }
 
 /// A connection to one MCP server. Clone it freely: clones share the session.
@@ -92,15 +97,18 @@ impl Client {
             state: Mutex::new(SessionState { negotiated: None, generation: 0 }),
             restart_lock: futures::lock::Mutex::new(()),
             restarts: AtomicU64::new(0),
+            stateless: Mutex::new(stateless::StatelessState::default()),
         };
         (Client { inner: Arc::new(inner) }, driver)
     }
 
-    /// Starts the session on the host's runtime and performs the handshake.
+    /// Starts the session on the host's runtime and performs the handshake
+    /// (or, as [`ClientOptions::era`] asks, probes the era or talks
+    /// statelessly: see [`Client::start`]).
     pub async fn connect<T: Transport>(transport: T, options: ClientOptions) -> Result<Client, Error> {
         let (client, driver) = Client::new(transport, options);
         crate::runtime::spawn(driver)?;
-        client.initialize().await?;
+        client.start().await?;
         Ok(client)
     }
 
@@ -146,7 +154,11 @@ impl Client {
     /// more. An answer with a version this client does not speak closes the
     /// connection (the spec's "disconnect").
     pub async fn initialize(&self) -> Result<Arc<Negotiated>, Error> {
-        let offered = self.inner.options.protocol_version;
+        let offered = match self.inner.options.protocol_version {
+            // A stateless revision has no handshake: offer the newest one that has.
+            version if version.era() == crate::protocol::Era::Stateless => ProtocolVersion::LATEST,
+            version => version,
+        };
         let result = match self.send_initialize(offered).await {
             Err(Error::Rpc { error, .. }) if error.code == codes::INVALID_PARAMS => {
                 let fallback = error
@@ -169,8 +181,8 @@ impl Client {
         let result: InitializeResult = serde_json::from_value(result)
             .map_err(|e| Error::InvalidResult { method: methods::INITIALIZE.into(), reason: e.to_string() })?;
         let version = match result.protocol_version.parse::<ProtocolVersion>() {
-            Ok(version) => version,
-            Err(_) => {
+            Ok(version) if version.era() == crate::protocol::Era::Handshake => version,
+            _ => {
                 self.close().await;
                 return Err(Error::UnsupportedVersion {
                     offered: offered.to_string(),
@@ -195,7 +207,8 @@ impl Client {
             "capabilities": options.capabilities(),
             "clientInfo": options.client_info,
         });
-        self.send_request(methods::INITIALIZE, Some(params), &mut RequestOptions::default()).await
+        let mut request = RequestOptions { timeout: options.handshake_timeout, ..RequestOptions::default() };
+        self.send_request(methods::INITIALIZE, Some(params), &mut request).await
     }
 
     /// Sends a notification and waits (at most the request timeout) until
@@ -224,10 +237,17 @@ impl Client {
             let Some(negotiated) = &state.negotiated else {
                 return Err(Error::NotInitialized);
             };
-            if self.inner.options.strict_capabilities {
+            let stateless = negotiated.version.era() == crate::protocol::Era::Stateless;
+            // The stateless engine checks after it has sorted out the
+            // methods its revision does not have.
+            if self.inner.options.strict_capabilities && !stateless {
                 api::check_capability(negotiated, method)?;
             }
-            state.generation
+            (state.generation, stateless.then_some(negotiated.version))
+        };
+        let generation = match generation {
+            (_, Some(version)) => return self.stateless_request(method, params, options, version).await,
+            (generation, None) => generation,
         };
         let mut options = options;
         match self.send_request(method, params.clone(), &mut options).await {

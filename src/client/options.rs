@@ -53,6 +53,22 @@ pub struct ClientOptions {
     pub experimental: Option<JsonObject>,
     /// Whether URL-mode elicitation is supported by the elicitation handler.
     pub elicitation_url_mode: bool,
+    /// How long `initialize` may take; `None`: the request timeout.
+    /// [`crate::connect_url`] with an auth provider sets it to leave room
+    /// for a person signing in during the handshake.
+    pub handshake_timeout: Option<Duration>,
+    /// Which protocol era to speak: the handshake (the default), the
+    /// stateless revision 2026-07-28, or whichever a `server/discover`
+    /// probe finds. A stateless `protocol_version` forces the stateless era.
+    pub era: super::EraChoice,
+    /// The most rounds a multi round-trip request (stateless era) may take
+    /// before it fails with [`super::Error::TooManyRounds`].
+    pub max_input_rounds: usize,
+    /// How long the era probe waits before taking silence for a handshake
+    /// server.
+    pub probe_timeout: Duration,
+    /// The key the era verdict is cached under (the URL, the command line).
+    pub(crate) era_cache_key: Option<String>,
     pub(crate) handlers: HashMap<String, Arc<dyn RequestHandler>>,
     pub(crate) roots_list_changed: bool,
     pub(crate) notification_listeners: Vec<NotificationListener>,
@@ -81,6 +97,11 @@ impl Default for ClientOptions {
             max_pages: 1000,
             experimental: None,
             elicitation_url_mode: false,
+            handshake_timeout: None,
+            era: super::EraChoice::Handshake,
+            max_input_rounds: super::stateless::DEFAULT_MAX_INPUT_ROUNDS,
+            probe_timeout: super::stateless::probe::PROBE_TIMEOUT,
+            era_cache_key: None,
             handlers: HashMap::new(),
             roots_list_changed: false,
             notification_listeners: Vec::new(),
@@ -101,9 +122,16 @@ impl ClientOptions {
         self
     }
 
-    /// Sets the version offered in `initialize`.
+    /// Sets the version offered in `initialize`; a stateless version
+    /// ([`ProtocolVersion::V2026_07_28`]) forces the stateless era.
     pub fn with_protocol_version(mut self, version: ProtocolVersion) -> Self {
         self.protocol_version = version;
+        self
+    }
+
+    /// Chooses the protocol era (see [`super::EraChoice`]).
+    pub fn with_era(mut self, era: super::EraChoice) -> Self {
+        self.era = era;
         self
     }
 
@@ -217,6 +245,9 @@ pub struct RequestOptions {
     /// Receives `notifications/progress` for this request; setting it makes
     /// the request carry a `progressToken`.
     pub on_progress: Option<ProgressCallback>,
+    /// Set by the stateless engine for one round: the request-metadata
+    /// headers (`None` sends the request the handshake era's way).
+    pub(crate) stateless_headers: Option<Vec<(String, String)>>,
 }
 
 impl fmt::Debug for RequestOptions {

@@ -67,7 +67,8 @@ impl Client {
         };
         let (reply, answer) = oneshot::channel();
         let request = Request { id: id.clone(), method: method.to_owned(), params };
-        self.command(Command::Request { request, reply, progress: progress_tx })?;
+        let stateless = options.stateless_headers.take();
+        self.command(Command::Request { request, reply, progress: progress_tx, stateless })?;
         let mut guard = CancelOnDrop { client: self, id: Some(id) };
 
         let timeout = options.timeout.unwrap_or(self.inner.options.request_timeout);

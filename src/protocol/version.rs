@@ -17,6 +17,9 @@ pub enum ProtocolVersion {
     V2025_06_18,
     /// Tasks, URL elicitation, sampling with tools, icons.
     V2025_11_25,
+    /// The stateless revision: no handshake, no sessions, per-request
+    /// `_meta`, multi round-trip requests.
+    V2026_07_28,
 }
 
 /// How a session is set up: with the `initialize` handshake (2024-11-05 to
@@ -33,7 +36,8 @@ pub enum Era {
 }
 
 impl ProtocolVersion {
-    /// Every revision spoken, oldest first.
+    /// Every handshake revision spoken, oldest first (see
+    /// [`ProtocolVersion::STATELESS`] for the others).
     pub const ALL: [ProtocolVersion; 4] = [
         ProtocolVersion::V2024_11_05,
         ProtocolVersion::V2025_03_26,
@@ -44,6 +48,13 @@ impl ProtocolVersion {
     /// The revision offered in `initialize`.
     pub const LATEST: ProtocolVersion = ProtocolVersion::V2025_11_25;
 
+    /// Every stateless revision spoken (per-request metadata, no
+    /// `initialize`), oldest first.
+    pub const STATELESS: [ProtocolVersion; 1] = [ProtocolVersion::V2026_07_28];
+
+    /// The newest stateless revision: the one a probe offers.
+    pub const LATEST_STATELESS: ProtocolVersion = ProtocolVersion::V2026_07_28;
+
     /// The `YYYY-MM-DD` string on the wire.
     pub fn as_str(self) -> &'static str {
         match self {
@@ -51,12 +62,16 @@ impl ProtocolVersion {
             ProtocolVersion::V2025_03_26 => "2025-03-26",
             ProtocolVersion::V2025_06_18 => "2025-06-18",
             ProtocolVersion::V2025_11_25 => "2025-11-25",
+            ProtocolVersion::V2026_07_28 => "2026-07-28",
         }
     }
 
     /// The era this revision belongs to.
     pub fn era(self) -> Era {
-        Era::Handshake
+        match self {
+            ProtocolVersion::V2026_07_28 => Era::Stateless,
+            _ => Era::Handshake,
+        }
     }
 
     /// Whether a peer may send JSON-RPC batches under this revision
@@ -74,7 +89,9 @@ impl fmt::Display for ProtocolVersion {
 
 /// A version string this client does not speak.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("unsupported protocol version {0:?} (this client speaks 2024-11-05, 2025-03-26, 2025-06-18 and 2025-11-25)")]
+#[error(
+    "unsupported protocol version {0:?} (this client speaks 2024-11-05, 2025-03-26, 2025-06-18, 2025-11-25 and 2026-07-28)"
+)]
 pub struct UnsupportedVersion(pub String);
 
 impl FromStr for ProtocolVersion {
@@ -83,6 +100,7 @@ impl FromStr for ProtocolVersion {
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         ProtocolVersion::ALL
             .into_iter()
+            .chain(ProtocolVersion::STATELESS)
             .find(|v| v.as_str() == s)
             .ok_or_else(|| UnsupportedVersion(s.to_owned()))
     }

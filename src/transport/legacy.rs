@@ -20,20 +20,27 @@
 //! the crate's SSE parser. In a browser with no header, the browser's own
 //! `EventSource` reads the stream (it reconnects by itself, sending
 //! `Last-Event-ID`).
+//!
+//! With an [`AuthProvider`] ([`LegacySseOptions::auth`]) the GET and every
+//! POST carry its credentials; a 401 runs the flow and the request is sent
+//! again once, a 403 `insufficient_scope` steps up once. The stream is then
+//! always read with `fetch` (`EventSource` cannot send a header).
 
 use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
 use std::time::Duration;
 
-use futures::channel::{mpsc, oneshot};
+use futures::channel::oneshot;
 use futures::future::{Either, select};
-use futures::stream::FuturesUnordered;
 use futures::{FutureExt, StreamExt};
 
+use super::authorize::{self, Recoveries};
 use super::http::{DefaultHttp, HttpClient, HttpError, HttpRequest, HttpResponse, Method};
+use super::inbox::{Inbox, Outbox};
 use super::sse::{SseEvent, SseParser};
 use super::streamable::{LAST_EVENT_ID_HEADER, ReconnectPolicy};
 use super::{Transport, TransportError, TransportEvent};
+use crate::auth::{AuthChallenge, AuthError, AuthProvider};
 use crate::protocol::jsonrpc::decode;
 use crate::protocol::{Message, ProtocolVersion};
 use crate::runtime::{BoxFuture, boxed, sleep};
@@ -60,8 +67,11 @@ pub struct LegacySseOptions {
     pub max_message_bytes: usize,
     /// In a browser with no extra header, read the stream with the browser's
     /// `EventSource` when there is one (on by default). Off: always `fetch`.
-    /// Ignored natively.
+    /// Ignored natively, and off whenever `auth` is set.
     pub use_event_source: bool,
+    /// Authorization (OAuth): credentials on the GET and every POST, the
+    /// flow on 401, step-up on 403 `insufficient_scope`.
+    pub auth: Option<Arc<dyn AuthProvider>>,
 }
 
 impl LegacySseOptions {
@@ -75,7 +85,14 @@ impl LegacySseOptions {
             post_timeout: Duration::from_secs(60),
             max_message_bytes: 16 * 1024 * 1024,
             use_event_source: true,
+            auth: None,
         }
+    }
+
+    /// Authorizes every request through `provider` (e.g. [`crate::auth::OAuthProvider`]).
+    pub fn with_auth(mut self, provider: impl AuthProvider) -> Self {
+        self.auth = Some(Arc::new(provider));
+        self
     }
 
     /// Adds a header to every request.
@@ -167,6 +184,9 @@ pub enum LegacyError {
         /// What the last attempt got.
         last: String,
     },
+    /// Authorization failed (OAuth discovery, registration, consent, tokens).
+    #[error(transparent)]
+    Auth(AuthError),
     /// The transport was closed.
     #[error("the connection is closed")]
     Closed,
@@ -211,6 +231,7 @@ impl From<LegacyError> for TransportError {
             }
             LegacyError::Closed => TransportError::Closed("the transport is closed".into()),
             LegacyError::Unreachable { .. } => TransportError::Io(error.to_string()),
+            LegacyError::Auth(error) => TransportError::Auth(error),
             other => TransportError::Legacy(other),
         }
     }
@@ -232,20 +253,25 @@ struct State {
     closed: bool,
     /// The stream is read by the browser's `EventSource`.
     event_source: bool,
+    /// Authorizations running now: waiting for an endpoint does not time
+    /// out meanwhile (a person may be signing in).
+    authorizing: u32,
+    /// Bumped when an authorization starts or ends.
+    auth_epoch: u64,
 }
 
 struct Shared<H> {
     http: H,
     options: LegacySseOptions,
     state: Mutex<State>,
-    inbound: mpsc::UnboundedSender<TransportEvent>,
+    inbound: Outbox,
 }
 
 /// A legacy HTTP+SSE (2024-11-05) connection to one server.
 pub struct LegacySseTransport<H: HttpClient = DefaultHttp> {
     shared: Arc<Shared<H>>,
-    inbound: mpsc::UnboundedReceiver<TransportEvent>,
-    background: FuturesUnordered<BoxFuture<'static, ()>>,
+    /// Messages from the server, and the future that reads the stream.
+    inbox: Inbox,
 }
 
 impl<H: HttpClient> std::fmt::Debug for LegacySseTransport<H> {
@@ -270,11 +296,10 @@ impl<H: HttpClient> LegacySseTransport<H> {
     /// engine first polls the transport. Messages sent before the `endpoint`
     /// event wait for it (at most `connect_timeout`).
     pub fn with_http(http: H, options: LegacySseOptions) -> Self {
-        let (sender, inbound) = mpsc::unbounded();
+        let (sender, mut inbox) = Inbox::new();
         let shared = Arc::new(Shared { http, options, state: Mutex::new(State::default()), inbound: sender });
-        let background = FuturesUnordered::new();
-        background.push(boxed(shared.clone().run()));
-        LegacySseTransport { shared, inbound, background }
+        inbox.run(boxed(shared.clone().run()));
+        LegacySseTransport { shared, inbox }
     }
 
     /// Opens the stream and waits (at most `connect_timeout`) for its
@@ -283,9 +308,9 @@ impl<H: HttpClient> LegacySseTransport<H> {
     pub async fn connect(http: H, options: LegacySseOptions) -> Result<Self, LegacyError> {
         let mut transport = Self::with_http(http, options);
         let mut waiting = transport.shared.endpoint_ready();
-        let background = &mut transport.background;
+        let inbox = &mut transport.inbox;
         futures::future::poll_fn(|cx| {
-            while let Poll::Ready(Some(())) = background.poll_next_unpin(cx) {}
+            inbox.drive(cx);
             waiting.poll_unpin(cx)
         })
         .await?;
@@ -310,8 +335,9 @@ impl<H: HttpClient> Shared<H> {
         self.state.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
-    /// Resolves once the server named an endpoint (at most `connect_timeout`).
-    fn endpoint_ready(&self) -> BoxFuture<'static, Result<String, LegacyError>> {
+    /// Resolves once the server named an endpoint (at most `connect_timeout`,
+    /// not counting time spent authorizing).
+    fn endpoint_ready(self: &Arc<Self>) -> BoxFuture<'static, Result<String, LegacyError>> {
         let receiver = {
             let mut state = self.state();
             if let Some(endpoint) = &state.endpoint {
@@ -327,15 +353,53 @@ impl<H: HttpClient> Shared<H> {
             state.waiters.push(sender);
             receiver
         };
-        let url = self.options.url.clone();
+        let shared = self.clone();
         let after = self.options.connect_timeout;
         boxed(async move {
-            match select(receiver, Box::pin(sleep(after))).await {
-                Either::Left((Ok(outcome), _)) => outcome,
-                Either::Left((Err(_dropped), _)) => Err(LegacyError::Closed),
-                Either::Right(_) => Err(LegacyError::Timeout { url, after }),
+            let mut receiver = receiver;
+            let mut epoch = shared.state().auth_epoch;
+            loop {
+                match select(&mut receiver, Box::pin(sleep(after))).await {
+                    Either::Left((Ok(outcome), _)) => return outcome,
+                    Either::Left((Err(_dropped), _)) => return Err(LegacyError::Closed),
+                    Either::Right(_) => {
+                        // The authorization is bounded by the provider; the
+                        // wait starts over once it is done.
+                        let state = shared.state();
+                        if state.authorizing > 0 || state.auth_epoch != epoch {
+                            epoch = state.auth_epoch;
+                            continue;
+                        }
+                        return Err(LegacyError::Timeout { url: shared.options.url.clone(), after });
+                    }
+                }
             }
         })
+    }
+
+    /// Lets the auth provider recover from a challenge, counted as an
+    /// authorization in progress.
+    async fn recover(
+        &self,
+        recoveries: &mut Recoveries,
+        auth: &dyn AuthProvider,
+        challenge: &AuthChallenge,
+    ) -> Result<(), TransportError> {
+        struct Authorizing<'a>(&'a Mutex<State>);
+        impl Drop for Authorizing<'_> {
+            fn drop(&mut self) {
+                let mut state = self.0.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+                state.authorizing = state.authorizing.saturating_sub(1);
+                state.auth_epoch += 1;
+            }
+        }
+        {
+            let mut state = self.state();
+            state.authorizing += 1;
+            state.auth_epoch += 1;
+        }
+        let _authorizing = Authorizing(&self.state);
+        recoveries.recover(auth, challenge, &self.options.url).await
     }
 
     fn set_endpoint(&self, endpoint: String) {
@@ -443,7 +507,11 @@ impl<H: HttpClient> Shared<H> {
         }
         #[cfg(target_arch = "wasm32")]
         {
-            if self.options.use_event_source && self.options.headers.is_empty() && event_source::available() {
+            if self.options.use_event_source
+                && self.options.headers.is_empty()
+                && self.options.auth.is_none()
+                && event_source::available()
+            {
                 self.state().event_source = true;
                 return self.run_event_source().await;
             }
@@ -503,17 +571,35 @@ impl<H: HttpClient> Shared<H> {
         }
     }
 
-    /// One GET, up to its headers (at most `connect_timeout`).
+    /// One GET, up to its headers (at most `connect_timeout`, plus the time
+    /// an authorization takes when the server asks for one).
     async fn open(&self, parser: &SseParser) -> Result<HttpResponse, LegacyError> {
         let url = self.options.url.clone();
-        let request = self.sse_request(parser.last_event_id());
         let after = self.options.connect_timeout;
-        let response = match select(self.http.fetch(request), Box::pin(sleep(after))).await {
-            Either::Left((Ok(response), _)) => response,
-            Either::Left((Err(error), _)) => {
-                return Err(LegacyError::Unreachable { url, reason: http_reason(error) });
+        let mut recoveries = Recoveries::default();
+        let response = loop {
+            let mut request = self.sse_request(parser.last_event_id());
+            let credential = authorize::add_credentials(self.options.auth.as_ref(), &mut request)
+                .await
+                .map_err(|error| self.auth_failure(error))?;
+            let response = match select(self.http.fetch(request), Box::pin(sleep(after))).await {
+                Either::Left((Ok(response), _)) => response,
+                Either::Left((Err(error), _)) => {
+                    return Err(LegacyError::Unreachable { url, reason: http_reason(error) });
+                }
+                Either::Right(_) => return Err(LegacyError::Timeout { url, after }),
+            };
+            if let Some(auth) = &self.options.auth
+                && let Some(challenge) = authorize::challenge_in(&response, credential, None)
+                && recoveries.allow(&challenge)
+            {
+                drop(response);
+                self.recover(&mut recoveries, auth.as_ref(), &challenge)
+                    .await
+                    .map_err(|error| self.auth_failure(error))?;
+                continue;
             }
-            Either::Right(_) => return Err(LegacyError::Timeout { url, after }),
+            break response;
         };
         let media_type = response.media_type();
         if (200..300).contains(&response.status) && media_type.as_deref() == Some("text/event-stream") {
@@ -659,24 +745,58 @@ impl<H: HttpClient> Shared<H> {
         }
     }
 
+    /// An auth failure while opening the stream, as a [`LegacyError`].
+    fn auth_failure(&self, error: TransportError) -> LegacyError {
+        match error {
+            TransportError::Auth(error) => LegacyError::Auth(error),
+            TransportError::Http { status, message } => LegacyError::NotAnEventStream {
+                url: self.options.url.clone(),
+                status,
+                media_type: None,
+                detail: message,
+            },
+            other => LegacyError::Unreachable { url: self.options.url.clone(), reason: other.to_string() },
+        }
+    }
+
     /// Sends one message as a POST to the current endpoint.
     async fn post(self: Arc<Self>, message: Message) -> Result<(), TransportError> {
-        let endpoint = self.endpoint_ready().await?;
-        let mut headers = vec![("Content-Type".to_owned(), "application/json".to_owned())];
-        headers.extend(self.options.headers.iter().cloned());
-        let request =
-            HttpRequest { method: Method::Post, url: endpoint.clone(), headers, body: Some(message.to_json()) };
+        let body = message.to_json();
         let after = self.options.post_timeout;
-        let response = match select(self.http.fetch(request), Box::pin(sleep(after))).await {
-            Either::Left((Ok(response), _)) => response,
-            Either::Left((Err(HttpError::Network(reason)), _)) => return Err(TransportError::Io(reason)),
-            Either::Left((Err(error), _)) => return Err(TransportError::Other(format!("POST {endpoint}: {error}"))),
-            Either::Right(_) => {
-                return Err(TransportError::Closed(format!(
-                    "POST {endpoint} was not accepted within {}",
-                    human(after)
-                )));
+        let mut recoveries = Recoveries::default();
+        let (endpoint, response) = loop {
+            let endpoint = self.endpoint_ready().await?;
+            let mut headers = vec![("Content-Type".to_owned(), "application/json".to_owned())];
+            headers.extend(self.options.headers.iter().cloned());
+            let mut request =
+                HttpRequest { method: Method::Post, url: endpoint.clone(), headers, body: Some(body.clone()) };
+            let credential = authorize::add_credentials(self.options.auth.as_ref(), &mut request).await?;
+            let response = match select(self.http.fetch(request), Box::pin(sleep(after))).await {
+                Either::Left((Ok(response), _)) => response,
+                Either::Left((Err(HttpError::Network(reason)), _)) => return Err(TransportError::Io(reason)),
+                Either::Left((Err(error), _)) => {
+                    return Err(TransportError::Other(format!("POST {endpoint}: {error}")));
+                }
+                Either::Right(_) => {
+                    return Err(TransportError::Closed(format!(
+                        "POST {endpoint} was not accepted within {}",
+                        human(after)
+                    )));
+                }
+            };
+            if let Some(auth) = &self.options.auth
+                && let Some(challenge) = authorize::challenge_in(&response, credential, None)
+            {
+                if recoveries.allow(&challenge) {
+                    drop(response);
+                    self.recover(&mut recoveries, auth.as_ref(), &challenge).await?;
+                    continue;
+                }
+                if challenge.status == 403 {
+                    return Err(authorize::still_insufficient(&self.options.url, &challenge));
+                }
             }
+            break (endpoint, response);
         };
         let status = response.status;
         let accepted = (200..300).contains(&status);
@@ -735,14 +855,7 @@ impl<H: HttpClient> Transport for LegacySseTransport<H> {
     }
 
     fn poll_event(&mut self, cx: &mut Context<'_>) -> Poll<TransportEvent> {
-        // The stream future only pushes into `inbound`; polling it here
-        // drives it without a spawn.
-        while let Poll::Ready(Some(())) = self.background.poll_next_unpin(cx) {}
-        match self.inbound.poll_next_unpin(cx) {
-            Poll::Ready(Some(event)) => Poll::Ready(event),
-            // `shared` holds a sender, so the channel cannot end while we live.
-            Poll::Ready(None) | Poll::Pending => Poll::Pending,
-        }
+        self.inbox.poll_event(cx)
     }
 
     fn set_protocol_version(&mut self, _version: ProtocolVersion) {
@@ -760,7 +873,7 @@ impl<H: HttpClient> Transport for LegacySseTransport<H> {
         }
         // Dropping the stream future aborts the GET (or closes the
         // EventSource), which ends the server's session.
-        self.background = FuturesUnordered::new();
+        self.inbox.clear();
         boxed(futures::future::ready(Ok(())))
     }
 
@@ -1099,6 +1212,9 @@ mod event_source {
 
 #[cfg(test)]
 mod tests {
+    #[cfg(not(target_arch = "wasm32"))]
+    use futures::channel::mpsc;
+
     use super::*;
 
     const SSE: &str = "http://127.0.0.1:3001/sse";
@@ -1482,6 +1598,126 @@ mod tests {
         body.unbounded_send(Ok(b": just a comment\n\n".to_vec())).unwrap();
         let outcome = tokio::time::timeout(Duration::from_secs(5), connecting).await.unwrap().unwrap();
         assert!(matches!(outcome, Err(LegacyError::Timeout { .. })), "{outcome:?}");
+        drop(body);
+    }
+
+    /// An auth provider that hands out `Bearer t<n>` after n authorizations,
+    /// each taking `delay`, and records the statuses it was challenged with.
+    #[cfg(not(target_arch = "wasm32"))]
+    #[derive(Debug, Default)]
+    struct CountingAuth {
+        delay: Duration,
+        authorizations: std::sync::atomic::AtomicU32,
+        challenges: Mutex<Vec<u16>>,
+    }
+
+    #[cfg(not(target_arch = "wasm32"))]
+    impl AuthProvider for CountingAuth {
+        fn headers<'a>(
+            &'a self,
+            _method: Method,
+            _url: &'a str,
+        ) -> BoxFuture<'a, Result<Vec<(String, String)>, AuthError>> {
+            let n = self.authorizations.load(std::sync::atomic::Ordering::SeqCst);
+            boxed(async move {
+                Ok(if n == 0 { Vec::new() } else { vec![("Authorization".to_owned(), format!("Bearer t{n}"))] })
+            })
+        }
+
+        fn challenged<'a>(
+            &'a self,
+            challenge: &'a AuthChallenge,
+        ) -> BoxFuture<'a, Result<crate::auth::Recovery, AuthError>> {
+            boxed(async move {
+                self.challenges.lock().unwrap().push(challenge.status);
+                sleep(self.delay).await;
+                self.authorizations.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                Ok(crate::auth::Recovery::Credentials)
+            })
+        }
+    }
+
+    #[cfg(not(target_arch = "wasm32"))]
+    #[tokio::test]
+    async fn with_auth_a_401_runs_the_flow_and_a_403_steps_up_once() {
+        use scripted::*;
+        let auth = Arc::new(CountingAuth::default());
+        let (sender, mut exchanges) = mpsc::unbounded();
+        let mut options = LegacySseOptions::new("http://test.invalid/sse");
+        options.reconnect = fast_policy();
+        options.auth = Some(auth.clone());
+        let mut transport = LegacySseTransport::with_http(Scripted(sender), options);
+        let mut events = Vec::new();
+
+        // The GET is refused, authorized, sent again with the token.
+        let (get, reply) = next_exchange(&mut transport, &mut exchanges, &mut events).await;
+        assert_eq!(header(&get, "authorization"), None);
+        let mut refused = response(401, "text/plain", "");
+        refused.headers.push(("www-authenticate".into(), "Bearer realm=\"mcp\"".into()));
+        let _ = reply.send(refused);
+        let (get, reply) = next_exchange(&mut transport, &mut exchanges, &mut events).await;
+        assert_eq!(get.method, Method::Get);
+        assert_eq!(header(&get, "authorization"), Some("Bearer t1"));
+        let (opened, body) = stream();
+        let _ = reply.send(opened);
+        body.unbounded_send(Ok(b"event: endpoint\ndata: /m?s=1\n\n".to_vec())).unwrap();
+
+        // A POST whose token expired: the flow runs again, the POST goes again.
+        let send = tokio::spawn(transport.send(Message::request(1, "ping", None)));
+        let (post, reply) = next_exchange(&mut transport, &mut exchanges, &mut events).await;
+        assert_eq!(header(&post, "authorization"), Some("Bearer t1"));
+        let _ = reply.send(response(401, "text/plain", ""));
+        let (post, reply) = next_exchange(&mut transport, &mut exchanges, &mut events).await;
+        assert_eq!(post.url, "http://test.invalid/m?s=1");
+        assert_eq!(header(&post, "authorization"), Some("Bearer t2"));
+        let _ = reply.send(response(202, "text/plain", "Accepted"));
+        assert_eq!(send.await.unwrap(), Ok(()));
+
+        // insufficient_scope: one step-up, then the refusal is final.
+        let insufficient = || {
+            let mut refused = response(403, "text/plain", "");
+            refused.headers.push((
+                "www-authenticate".into(),
+                "Bearer error=\"insufficient_scope\", scope=\"mcp:write\"".into(),
+            ));
+            refused
+        };
+        let send = tokio::spawn(transport.send(Message::request(2, "tools/call", None)));
+        let (_, reply) = next_exchange(&mut transport, &mut exchanges, &mut events).await;
+        let _ = reply.send(insufficient());
+        let (post, reply) = next_exchange(&mut transport, &mut exchanges, &mut events).await;
+        assert_eq!(header(&post, "authorization"), Some("Bearer t3"));
+        let _ = reply.send(insufficient());
+        match send.await.unwrap() {
+            Err(TransportError::Http { status: 403, message }) => {
+                assert!(message.contains("insufficient_scope") && message.contains("mcp:write"), "{message}")
+            }
+            other => panic!("{other:?}"),
+        }
+        assert_eq!(*auth.challenges.lock().unwrap(), vec![401, 401, 403]);
+        assert!(events.is_empty(), "{events:?}");
+        drop(body);
+    }
+
+    #[cfg(not(target_arch = "wasm32"))]
+    #[tokio::test]
+    async fn waiting_for_the_endpoint_does_not_time_out_while_someone_signs_in() {
+        use scripted::*;
+        let auth = Arc::new(CountingAuth { delay: Duration::from_millis(600), ..CountingAuth::default() });
+        let (sender, mut exchanges) = mpsc::unbounded();
+        let mut options = LegacySseOptions::new("http://test.invalid/sse");
+        options.connect_timeout = Duration::from_millis(200);
+        options.auth = Some(auth.clone());
+        let connecting = tokio::spawn(LegacySseTransport::connect(Scripted(sender), options));
+        let (_, reply) = tokio::time::timeout(Duration::from_secs(5), exchanges.next()).await.unwrap().unwrap();
+        let _ = reply.send(response(401, "text/plain", ""));
+        let (get, reply) = tokio::time::timeout(Duration::from_secs(5), exchanges.next()).await.unwrap().unwrap();
+        assert_eq!(header(&get, "authorization"), Some("Bearer t1"));
+        let (opened, body) = stream();
+        let _ = reply.send(opened);
+        body.unbounded_send(Ok(b"event: endpoint\ndata: /m\n\n".to_vec())).unwrap();
+        let transport = tokio::time::timeout(Duration::from_secs(5), connecting).await.unwrap().unwrap();
+        assert_eq!(transport.map(|t| t.endpoint()), Ok(Some("http://test.invalid/m".to_owned())));
         drop(body);
     }
 }

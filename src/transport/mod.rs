@@ -10,8 +10,10 @@ use std::task::{Context, Poll};
 use crate::protocol::{Message, ProtocolVersion};
 use crate::runtime::{BoxFuture, MaybeSend};
 
+mod authorize;
 pub mod detect;
 pub mod http;
+mod inbox;
 pub mod legacy;
 pub mod memory;
 pub mod sse;
@@ -40,6 +42,20 @@ pub trait Transport: MaybeSend + 'static {
     /// `notifications/initialized` is sent, so HTTP transports put
     /// `MCP-Protocol-Version` on that message and every later one.
     fn set_protocol_version(&mut self, _version: ProtocolVersion) {}
+
+    /// Hands one request of the stateless revision (2026-07-28) to the
+    /// server, with the request-metadata headers an HTTP transport must add
+    /// (`MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name`, `Mcp-Param-*`).
+    /// Nothing of a session goes with it: no session id, no resumption. A
+    /// JSON-RPC error in a 4xx body is that request's answer. Transports
+    /// without headers (stdio, memory) send it as any other message.
+    fn send_stateless(
+        &mut self,
+        message: Message,
+        _headers: Vec<(String, String)>,
+    ) -> BoxFuture<'static, Result<(), TransportError>> {
+        self.send(message)
+    }
 
     /// `notifications/initialized` was delivered: the session is open. HTTP
     /// transports open the server's GET stream here.

@@ -14,16 +14,18 @@ use std::task::{Context, Poll};
 use std::time::Duration;
 
 use futures::StreamExt;
-use futures::channel::mpsc;
-use futures::stream::FuturesUnordered;
 
+use super::authorize::{self, Recoveries};
 use super::http::{DefaultHttp, HttpClient, HttpError, HttpRequest, HttpResponse, Method};
+use super::inbox::{Inbox, Outbox};
 use super::sse::{SseEvent, SseParser};
 use super::{Transport, TransportError, TransportEvent};
-use crate::auth::{AuthChallenge, AuthProvider, Recovery, fingerprint};
+use crate::auth::{AuthChallenge, AuthProvider};
 use crate::protocol::jsonrpc::decode;
 use crate::protocol::{Message, ProtocolVersion, RequestId, methods};
 use crate::runtime::{BoxFuture, boxed, sleep};
+
+mod stateless;
 
 /// The session header (case-insensitive on the wire).
 pub const SESSION_HEADER: &str = "Mcp-Session-Id";
@@ -135,14 +137,14 @@ struct Shared<H> {
     http: H,
     options: StreamableHttpOptions,
     state: Mutex<State>,
-    inbound: mpsc::UnboundedSender<TransportEvent>,
+    inbound: Outbox,
 }
 
 /// A Streamable HTTP connection to one MCP endpoint.
 pub struct StreamableHttpTransport<H: HttpClient = DefaultHttp> {
     shared: Arc<Shared<H>>,
-    inbound: mpsc::UnboundedReceiver<TransportEvent>,
-    background: FuturesUnordered<BoxFuture<'static, ()>>,
+    /// Messages from the server, and the standalone GET stream that reads some.
+    inbox: Inbox,
 }
 
 impl<H: HttpClient> std::fmt::Debug for StreamableHttpTransport<H> {
@@ -161,9 +163,9 @@ impl StreamableHttpTransport<DefaultHttp> {
 impl<H: HttpClient> StreamableHttpTransport<H> {
     /// A connection through the given HTTP client.
     pub fn with_http(http: H, options: StreamableHttpOptions) -> Self {
-        let (sender, inbound) = mpsc::unbounded();
+        let (sender, inbox) = Inbox::new();
         let shared = Shared { http, options, state: Mutex::new(State::default()), inbound: sender };
-        StreamableHttpTransport { shared: Arc::new(shared), inbound, background: FuturesUnordered::new() }
+        StreamableHttpTransport { shared: Arc::new(shared), inbox }
     }
 
     /// The session id the server assigned, if any.
@@ -221,15 +223,9 @@ impl<H: HttpClient> Shared<H> {
     }
 
     /// Sends a request with the auth provider's credentials, if any; returns
-    /// the response and the [`fingerprint`] of the credential it carried.
+    /// the response and the [`fingerprint`](crate::auth::fingerprint) of the credential it carried.
     async fn exchange(&self, mut request: HttpRequest) -> Result<(HttpResponse, Option<String>), TransportError> {
-        let mut credential = None;
-        if let Some(auth) = &self.options.auth {
-            let headers = auth.headers(request.method, &request.url).await.map_err(TransportError::Auth)?;
-            credential =
-                headers.iter().find(|(n, _)| n.eq_ignore_ascii_case("authorization")).map(|(_, v)| fingerprint(v));
-            request.headers.extend(headers);
-        }
+        let credential = authorize::add_credentials(self.options.auth.as_ref(), &mut request).await?;
         let method = request.method;
         let response = self.http.fetch(request).await.map_err(|error| match error {
             HttpError::Network(message) => TransportError::Io(message),
@@ -242,29 +238,8 @@ impl<H: HttpClient> Shared<H> {
     /// recover from; `None` when there is no provider or nothing to do.
     fn auth_challenge(&self, response: &HttpResponse, credential: Option<String>) -> Option<AuthChallenge> {
         self.options.auth.as_ref()?;
-        let www_authenticate: Vec<String> = response
-            .headers
-            .iter()
-            .filter(|(n, _)| n.eq_ignore_ascii_case("www-authenticate"))
-            .map(|(_, v)| v.clone())
-            .collect();
-        match response.status {
-            401 => {}
-            403 => {
-                let bearer = crate::auth::challenge::bearer(www_authenticate.iter().map(String::as_str));
-                if !bearer.is_some_and(|b| b.is_insufficient_scope()) {
-                    return None;
-                }
-            }
-            _ => return None,
-        }
-        Some(AuthChallenge {
-            status: response.status,
-            www_authenticate,
-            dpop_nonce: response.header("dpop-nonce").map(str::to_owned),
-            rejected: credential,
-            protocol_version: self.state().protocol_version.map(|v| v.as_str().to_owned()),
-        })
+        let version = self.state().protocol_version.map(|v| v.as_str().to_owned());
+        authorize::challenge_in(response, credential, version)
     }
 
     fn deliver(&self, message: Message) {
@@ -310,53 +285,20 @@ impl<H: HttpClient> Shared<H> {
         }
         let body = message.to_json();
         // Each kind of auth recovery is tried a bounded number of times per
-        // message: one new authorization for 401, one step-up for 403, two
-        // DPoP nonce updates.
-        let (mut authorized, mut stepped_up, mut nonces) = (false, false, 0);
+        // message (see [`Recoveries`]).
+        let mut recoveries = Recoveries::default();
         let (response, carried_session) = loop {
             let request = self.request(Method::Post, Some(body.clone()), None);
             let carried_session = session_of(&request);
             let (response, credential) = self.exchange(request).await?;
             if let (Some(auth), Some(challenge)) = (&self.options.auth, self.auth_challenge(&response, credential)) {
-                let nonce_only = challenge.dpop_nonce.is_some()
-                    && crate::auth::challenge::bearer(challenge.www_authenticate.iter().map(String::as_str))
-                        .is_some_and(|b| b.error.as_deref() == Some("use_dpop_nonce"));
-                let allowed = match challenge.status {
-                    401 if nonce_only => nonces < 2,
-                    401 => !authorized,
-                    _ => !stepped_up,
-                };
-                if allowed {
+                if recoveries.allow(&challenge) {
                     drop(response);
-                    match auth.challenged(&challenge).await.map_err(TransportError::Auth)? {
-                        Recovery::Nonce if nonces < 2 => nonces += 1,
-                        Recovery::Nonce => {}
-                        Recovery::Credentials if challenge.status == 401 && !authorized => authorized = true,
-                        Recovery::Credentials if challenge.status == 403 => stepped_up = true,
-                        Recovery::Credentials => {
-                            return Err(TransportError::Http {
-                                status: 401,
-                                message: format!(
-                                    "{} refuses the credentials its authorization server just issued",
-                                    self.options.url
-                                ),
-                            });
-                        }
-                    }
+                    recoveries.recover(auth.as_ref(), &challenge, &self.options.url).await?;
                     continue;
                 }
                 if challenge.status == 403 {
-                    let needed = crate::auth::challenge::bearer(challenge.www_authenticate.iter().map(String::as_str))
-                        .and_then(|b| b.scope)
-                        .map(|s| format!(" (it asks for scopes {:?})", s.join(" ")))
-                        .unwrap_or_default();
-                    return Err(TransportError::Http {
-                        status: 403,
-                        message: format!(
-                            "{} still answers insufficient_scope after a step-up authorization{needed}: the                              authorization server did not grant those scopes to this user or client",
-                            self.options.url
-                        ),
-                    });
+                    return Err(authorize::still_insufficient(&self.options.url, &challenge));
                 }
             }
             break (response, carried_session);
@@ -756,14 +698,15 @@ impl<H: HttpClient> Transport for StreamableHttpTransport<H> {
     }
 
     fn poll_event(&mut self, cx: &mut Context<'_>) -> Poll<TransportEvent> {
-        // Background streams only push into `inbound`; polling them here
-        // drives them without a spawn.
-        while let Poll::Ready(Some(())) = self.background.poll_next_unpin(cx) {}
-        match self.inbound.poll_next_unpin(cx) {
-            Poll::Ready(Some(event)) => Poll::Ready(event),
-            // `shared` holds a sender, so the channel cannot end while we live.
-            Poll::Ready(None) | Poll::Pending => Poll::Pending,
-        }
+        self.inbox.poll_event(cx)
+    }
+
+    fn send_stateless(
+        &mut self,
+        message: Message,
+        headers: Vec<(String, String)>,
+    ) -> BoxFuture<'static, Result<(), TransportError>> {
+        boxed(self.shared.clone().post_stateless(message, headers))
     }
 
     fn set_protocol_version(&mut self, version: ProtocolVersion) {
@@ -774,15 +717,15 @@ impl<H: HttpClient> Transport for StreamableHttpTransport<H> {
         if self.shared.options.open_server_stream {
             // After a session restart, the old session's stream is dropped
             // (which aborts its request): one GET stream per session.
-            self.background = FuturesUnordered::new();
-            self.background.push(boxed(self.shared.clone().server_stream()));
+            self.inbox.clear();
+            self.inbox.run(boxed(self.shared.clone().server_stream()));
         }
     }
 
     fn close(&mut self) -> BoxFuture<'static, Result<(), TransportError>> {
         self.shared.state().closed = true;
         // Dropping the stream futures aborts their requests.
-        self.background = FuturesUnordered::new();
+        self.inbox.clear();
         boxed(self.shared.clone().delete_session())
     }
 
@@ -863,7 +806,7 @@ mod tests {
     }
 
     #[cfg(not(target_arch = "wasm32"))]
-    async fn next(exchanges: &mut mpsc::UnboundedReceiver<scripted::Exchange>) -> scripted::Exchange {
+    async fn next(exchanges: &mut futures::channel::mpsc::UnboundedReceiver<scripted::Exchange>) -> scripted::Exchange {
         tokio::time::timeout(Duration::from_secs(5), exchanges.next())
             .await
             .expect("a request in time")

@@ -7,9 +7,12 @@
 //! `AbortError` when the caller's `AbortSignal` fired, or a `TypeError` for
 //! arguments of the wrong shape.
 
+mod auth;
 mod convert;
 mod handlers;
 mod options;
+mod popup;
+mod store;
 mod types;
 
 use std::collections::HashSet;
@@ -22,10 +25,9 @@ use wasm_bindgen_futures::future_to_promise;
 use self::convert::{WebError, object_from_js, serialize_to_js, to_js};
 use self::handlers::notify_listener;
 use self::options::{CallOptions, Connect, abortable, connect_options};
-use crate::client::{Client, Error};
+use crate::client::{Client, Error, connect_url_with_http};
 use crate::protocol::{ProtocolVersion, methods};
 use crate::transport::http::DefaultHttp;
-use crate::transport::streamable::StreamableHttpTransport;
 
 /// A connection to one MCP server, made with `McpClient.connect`.
 #[wasm_bindgen]
@@ -140,8 +142,12 @@ async fn list_all(
 
 #[wasm_bindgen]
 impl McpClient {
-    /// Connects to the MCP endpoint at `url` over Streamable HTTP (`fetch`)
-    /// and performs the `initialize` handshake.
+    /// Connects to the MCP server at `url` and performs the `initialize`
+    /// handshake. The transport is detected (Streamable HTTP, else the
+    /// legacy HTTP+SSE transport) unless `options.transport` forces one.
+    /// With `options.auth`, a server that asks for authorization gets the
+    /// OAuth 2.1 flow; a redirect-mode flow that brought the browser back
+    /// to this page is finished first.
     #[wasm_bindgen(unchecked_return_type = "Promise<McpClient>")]
     pub fn connect(
         url: String,
@@ -150,21 +156,43 @@ impl McpClient {
         let connect = connect_options(&url, &options);
         promise(async move {
             let Connect {
-                transport,
+                mut connect,
                 credentials,
                 client,
+                auth,
             } = connect?;
             let http = match credentials {
                 Some(credentials) => DefaultHttp::with_credentials(credentials),
                 None => DefaultHttp::new(),
             };
-            let transport = StreamableHttpTransport::with_http(http, transport);
-            let client = Client::connect(transport, client).await?;
+            if let Some(auth) = auth {
+                auth.finish_redirect(&url).await?;
+                connect.auth = Some(auth.provider());
+            }
+            let client = connect_url_with_http(http, &url, connect, client).await?;
             Ok(McpClient { client }.into())
         })
     }
 
-    /// The transport in use: `"streamable-http"`.
+    /// Finishes a redirect-mode authorization whose answer is `url` (the
+    /// URL the authorization server sent the browser to), for apps whose
+    /// router consumed the page's URL before `connect` could read it: the
+    /// code is exchanged and the tokens kept in `options.auth.store` (so
+    /// use a lasting store, the default `sessionStorage` in a page).
+    /// Resolves `false` when no pending flow of this browser tab matches.
+    /// Load the module first (`await init()`, or any `connect`).
+    #[wasm_bindgen(js_name = completeAuthorization, unchecked_return_type = "Promise<boolean>")]
+    pub fn complete_authorization(
+        url: String,
+        #[wasm_bindgen(unchecked_optional_param_type = "ConnectOptions")] options: JsValue,
+    ) -> Promise {
+        promise(async move {
+            let done = auth::complete_authorization(url, options).await?;
+            Ok(JsValue::from_bool(done))
+        })
+    }
+
+    /// The transport in use: `"streamable-http"` or `"sse (legacy)"`.
     #[wasm_bindgen(getter, unchecked_return_type = "TransportKind")]
     pub fn transport(&self) -> String {
         self.client.transport_kind().to_owned()

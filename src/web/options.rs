@@ -15,19 +15,21 @@ use super::convert::{
     WebError, bool_property, from_js, function_property, millis_property, object_with, property,
     string_property,
 };
+use super::auth::{WebAuth, auth_options};
 use super::handlers::{HandlerKind, JsHandler, call_listener, call_roots, notify_listener};
-use crate::client::{ClientOptions, Error, RequestOptions, SessionEvent};
+use crate::client::{ClientOptions, ConnectOptions, RequestOptions, SessionEvent};
 use crate::protocol::types::{Implementation, Progress};
 use crate::protocol::{ProtocolVersion, methods};
+use crate::transport::detect::TransportChoice;
 use crate::transport::http::Credentials;
-use crate::transport::streamable::StreamableHttpOptions;
 
 /// Everything `McpClient.connect` needs.
 #[derive(Debug)]
 pub(crate) struct Connect {
-    pub(crate) transport: StreamableHttpOptions,
+    pub(crate) connect: ConnectOptions,
     pub(crate) credentials: Option<Credentials>,
     pub(crate) client: ClientOptions,
+    pub(crate) auth: Option<WebAuth>,
 }
 
 fn check_object(value: &JsValue, what: &str) -> Result<(), WebError> {
@@ -42,27 +44,23 @@ fn check_object(value: &JsValue, what: &str) -> Result<(), WebError> {
 pub(crate) fn connect_options(url: &str, options: &JsValue) -> Result<Connect, WebError> {
     const OWNER: &str = "options";
     check_object(options, OWNER)?;
-    match string_property(options, "transport", OWNER)?.as_deref() {
-        None | Some("auto") | Some("streamable-http") => {}
-        Some("sse") => {
-            return Err(Error::InvalidArgument(
-                "the legacy HTTP+SSE transport is not available in the JS API yet; use \"streamable-http\" or \"auto\""
-                    .into(),
-            )
-            .into());
-        }
+    let choice = match string_property(options, "transport", OWNER)?.as_deref() {
+        None | Some("auto") => TransportChoice::Auto,
+        Some("streamable-http") => TransportChoice::StreamableHttp,
+        Some("sse") => TransportChoice::Sse,
         Some(other) => {
             return Err(WebError::Type(format!(
                 "options.transport must be \"auto\", \"streamable-http\" or \"sse\", not {other:?}"
             )));
         }
-    }
+    };
 
-    let mut transport = StreamableHttpOptions::new(url);
-    transport.headers = headers(options)?;
+    let mut connect = ConnectOptions::new().with_transport(choice);
+    connect.headers = headers(options)?;
     if let Some(open) = bool_property(options, "openServerStream", OWNER)? {
-        transport.open_server_stream = open;
+        connect.open_server_stream = open;
     }
+    let auth = auth_options(url, options)?;
     let credentials = match string_property(options, "credentials", OWNER)?.as_deref() {
         None => None,
         Some("omit") => Some(Credentials::Omit),
@@ -98,9 +96,10 @@ pub(crate) fn connect_options(url: &str, options: &JsValue) -> Result<Connect, W
     }
     client = handlers(options, client)?;
     Ok(Connect {
-        transport,
+        connect,
         credentials,
         client,
+        auth,
     })
 }
 
@@ -206,7 +205,7 @@ impl CallOptions {
             timeout: self.timeout,
             reset_timeout_on_progress: self.reset_timeout_on_progress,
             max_total_timeout: self.max_total_timeout,
-            on_progress: None,
+            ..RequestOptions::default()
         };
         if let Some(callback) = self.onprogress.clone() {
             options = options

@@ -15,7 +15,7 @@ export type JsonObject = { [key: string]: JsonValue };
 /** A protocol revision this client speaks. */
 export type ProtocolVersion = "2024-11-05" | "2025-03-26" | "2025-06-18" | "2025-11-25";
 /** The transport a client uses. */
-export type TransportKind = "streamable-http";
+export type TransportKind = "streamable-http" | "sse (legacy)";
 /** A JSON-RPC request id. */
 export type RequestId = string | number;
 /** A progress token (`_meta.progressToken`). */
@@ -459,8 +459,12 @@ export interface ConnectOptions {
   timeout?: number;
   /** The revision offered in `initialize` (default the newest). */
   protocolVersion?: ProtocolVersion;
-  /** `"auto"` is Streamable HTTP for now; `"sse"` (legacy) is not available yet. */
+  /** `"auto"` (the default) detects it: Streamable HTTP, else the legacy
+   * HTTP+SSE transport (2024-11-05). The others force one. */
   transport?: "auto" | "streamable-http" | "sse";
+  /** OAuth 2.1 for servers that ask for authorization (401): credentials on
+   * every request, the flow on 401, step-up on 403 `insufficient_scope`. */
+  auth?: AuthOptions;
   /** Open the GET stream for messages the server sends unprompted (default true). */
   openServerStream?: boolean;
   /** Answers `sampling/createMessage`; declares the `sampling` capability. */
@@ -475,6 +479,101 @@ export interface ConnectOptions {
   onnotification?: (notification: ServerNotification) => void;
   /** The server forgot the session; a new one was started. */
   onsessionrestarted?: () => void;
+}
+
+/** What `auth.authorize` is given: have the user open `url`, and resolve
+ * with the full URL the authorization server redirected to
+ * (`redirectUri?code=...&state=...`). */
+export interface AuthorizationRequest {
+  /** The authorization page (https, or http to localhost). */
+  url: string;
+  /** Where the authorization server sends the browser back to. */
+  redirectUri: string;
+  /** The `state` in `url`; the library checks it again on the way back. */
+  state: string;
+}
+
+/** Opens the authorization page for the user; resolves with the URL the
+ * authorization server redirected to. */
+export type AuthorizeFunction = (request: AuthorizationRequest) => Promise<string> | string;
+
+/** Where tokens and client registrations are kept. Keys start with
+ * `mcp-edge:`, values are JSON strings. Keep them where only this app can
+ * read them. */
+export interface TokenStorage {
+  load(key: string): Promise<string | null | undefined> | string | null | undefined;
+  save(key: string, value: string): Promise<void> | void;
+  clear(key: string): Promise<void> | void;
+}
+
+/** The enterprise identity provider of the `identity_assertion` grant
+ * (SEP-990): its ID token is exchanged there for an ID-JAG. */
+export interface IdentityProviderOptions {
+  /** The identity provider's token endpoint. */
+  tokenEndpoint: string;
+  /** The user's ID token from that provider. */
+  idToken: string;
+  /** This client's id at the identity provider. */
+  clientId: string;
+  /** This client's secret there, if it has one. */
+  clientSecret?: string;
+}
+
+/** OAuth 2.1 with PKCE (MCP authorization, 2025-03-26 to 2025-11-25).
+ *
+ * In a page the defaults are a popup for the sign-in
+ * (`authorize: "popup"`, which must start from a click: call `connect` in a
+ * click handler), tokens in `sessionStorage`, and the redirect URI
+ * `<page origin>/oauth-callback.html` (serve the package's
+ * `oauth-callback.html` there). Where there is no window (workers, Node,
+ * Deno) a flow that needs a person needs `authorize` (a function); grants
+ * without a person (`client_credentials`, `jwt_bearer`,
+ * `identity_assertion`) work anywhere. */
+export interface AuthOptions {
+  /** A client id registered with the authorization server beforehand. */
+  clientId?: string;
+  /** Its secret (a confidential client: servers and workers, never a page). */
+  clientSecret?: string;
+  /** This app's Client ID Metadata Document (an https URL), used as its
+   * `client_id` where the authorization server accepts them. */
+  clientMetadataUrl?: string;
+  /** Where the authorization server sends the browser back to (default
+   * `<page origin>/oauth-callback.html`). */
+  redirectUri?: string;
+  /** Scopes to ask for instead of the ones the server suggests. */
+  scope?: string | string[];
+  /** The grant (default: `authorization_code` when the server offers it,
+   * else `client_credentials` when a secret or key is configured). */
+  grant?: "authorization_code" | "client_credentials" | "jwt_bearer" | "identity_assertion";
+  /** The JWT the `jwt_bearer` grant presents (e.g. a workload identity token). */
+  assertion?: string;
+  /** The identity provider of the `identity_assertion` grant. */
+  identityProvider?: IdentityProviderOptions;
+  /** A P-256 private key (PKCS#8 or SEC1 PEM) for `private_key_jwt`. */
+  privateKeyPem?: string;
+  /** The `kid` of client assertions signed with it. */
+  keyId?: string;
+  /** How to authenticate at the token endpoint (default: chosen from what
+   * the server supports). */
+  tokenEndpointAuthMethod?: "client_secret_basic" | "client_secret_post" | "private_key_jwt" | "none";
+  /** The name shown on consent screens (dynamic registration). */
+  clientName?: string;
+  /** How the user reaches the authorization page: a popup (the default in a
+   * page), a full-page redirect (the pending flow waits in sessionStorage
+   * and the next `connect` with the same options finishes it), or your own
+   * function (required where there is no window). */
+  authorize?: "popup" | "redirect" | AuthorizeFunction;
+  /** `window.open` features of the popup (default
+   * `"popup=yes,width=520,height=720"`). */
+  popupFeatures?: string;
+  /** Milliseconds the user may take to sign in (default 300000). */
+  authorizationTimeout?: number;
+  /** Where tokens are kept: `"sessionStorage"` (the default in a page),
+   * `"localStorage"`, `"memory"` (the default elsewhere) or your own. */
+  store?: "memory" | "sessionStorage" | "localStorage" | TokenStorage;
+  /** Allow plain http to authorization servers other than localhost
+   * (development only). */
+  allowInsecureHttp?: boolean;
 }
 
 /** Options of one request. */

@@ -7,7 +7,24 @@
 // Connect, list the tools, call each with arguments built from its input
 // schema, answer elicitation by accepting (the library fills in the schema's
 // defaults) and sampling with a fixed message, close.
+//
+// Authorization is always configured, as an app that may meet protected
+// servers would, exactly as in the native adapter: what
+// MCP_CONFORMANCE_CONTEXT holds becomes the `auth` options a user would
+// enter (a pre-registered client id and secret, a private key, an
+// enterprise ID token, a workload identity token); the Client ID Metadata
+// Document URL is this app's own, so it is always set. There is no window
+// in Node, so `auth.authorize` fetches the authorization page without
+// following redirects and answers with its `Location`: the suite's
+// authorization servers redirect at once.
 import { readFile } from "node:fs/promises";
+
+/** This app's Client ID Metadata Document (a real app hosts its own). */
+const CLIENT_METADATA_URL = "https://conformance-test.local/client-metadata.json";
+/** This app's registered redirect URI. */
+const REDIRECT_URI = "http://localhost:3000/callback";
+/** How long the authorization page may take to answer. */
+const AUTHORIZE_TIMEOUT_MS = 10_000;
 
 const packageDir = new URL("../../target/npm/pkg/", import.meta.url);
 
@@ -62,6 +79,56 @@ function exampleArguments(schema = {}) {
   return args;
 }
 
+/** Opens the authorization page headlessly: its redirect is the answer. */
+async function authorizeHeadlessly({ url }) {
+  const response = await fetch(url, { redirect: "manual", signal: AbortSignal.timeout(AUTHORIZE_TIMEOUT_MS) });
+  const location = response.headers.get("location");
+  await response.body?.cancel();
+  if (response.status < 300 || response.status >= 400 || !location) {
+    throw new Error(
+      `the authorization endpoint answered HTTP ${response.status} instead of redirecting: it needs a person to sign in`,
+    );
+  }
+  return new URL(location, url).href;
+}
+
+/** The OAuth settings a user of this app would enter. */
+function authOptions(context) {
+  const text = (key) => (typeof context?.[key] === "string" ? context[key] : undefined);
+  const auth = {
+    clientMetadataUrl: CLIENT_METADATA_URL,
+    redirectUri: REDIRECT_URI,
+    clientName: "mcp-edge conformance client",
+    clientId: text("client_id"),
+    clientSecret: text("client_secret"),
+    privateKeyPem: text("private_key_pem"),
+    authorize: authorizeHeadlessly,
+    store: "memory",
+  };
+  const [idpTokenEndpoint, idToken, idpClientId] = ["idp_token_endpoint", "idp_id_token", "idp_client_id"].map(text);
+  if (idpTokenEndpoint && idToken && idpClientId) {
+    auth.grant = "identity_assertion";
+    auth.identityProvider = {
+      tokenEndpoint: idpTokenEndpoint,
+      idToken,
+      clientId: idpClientId,
+      clientSecret: text("idp_client_secret"),
+    };
+  } else if (text("valid_jwt")) {
+    auth.grant = "jwt_bearer";
+    auth.assertion = text("valid_jwt");
+  }
+  return auth;
+}
+
+function conformanceContext() {
+  try {
+    return JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT ?? "null");
+  } catch {
+    return null;
+  }
+}
+
 async function main() {
   const url = process.argv.at(-1);
   if (!url?.startsWith("http")) throw new Error("usage: wasm-client.mjs <server url>");
@@ -77,6 +144,7 @@ async function main() {
     }),
     elicitation: async () => ({ action: "accept", content: {} }),
     elicitationFillDefaults: true,
+    auth: authOptions(conformanceContext()),
   });
   try {
     if (client.getServerCapabilities()?.tools) {

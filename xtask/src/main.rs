@@ -10,6 +10,7 @@ mod setup;
 mod size;
 mod test;
 mod util;
+mod www;
 
 use std::process::ExitCode;
 
@@ -51,6 +52,16 @@ const COMMANDS: &[(&str, &str, Task)] = &[
         "size",
         "build the npm package and report its size (raw, gzip, vs the TS SDK) and largest contributors",
         size::size,
+    ),
+    (
+        "www",
+        "build the npm package and serve the www/ inspector page on 127.0.0.1 (with server-everything to try)",
+        www::www,
+    ),
+    (
+        "www-test",
+        "drive the www/ inspector page in headless Chromium against server-everything; screenshots in target/screenshots/",
+        www::www_test,
     ),
 ];
 

@@ -74,6 +74,9 @@ pub fn test() -> Res {
         crate::npm_test::package_test,
     );
 
+    // The www/ inspector page on the built package, driven in Chromium.
+    summary.step("www inspector page in headless Chromium", crate::www::www_test);
+
     // Every client scenario of both official suites, native and wasm
     // adapters; fails on any failure not listed with its reason.
     summary.step("conformance (official suites 0.1.16 and 0.2.0-alpha.12)", crate::conformance::conformance);

@@ -1,0 +1,284 @@
+//! Which era a server speaks: the `server/discover` probe, its
+//! classification, and the per-server cache of the verdict.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, OnceLock};
+use std::time::Duration;
+
+use serde_json::Value;
+
+use super::super::{Client, Error, Negotiated};
+use crate::protocol::{Era, ProtocolVersion};
+use crate::transport::TransportError;
+
+/// Which era to speak, set in [`crate::ClientOptions::era`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum EraChoice {
+    /// The `initialize` handshake (2024-11-05 to 2025-11-25), as before this
+    /// client spoke the stateless revision: no probe.
+    #[default]
+    Handshake,
+    /// Probe with `server/discover` first; a stateless server is spoken to
+    /// statelessly, anything else with the handshake. The verdict is cached
+    /// per server (URL, or stdio command line).
+    Auto,
+    /// Only the stateless revision (2026-07-28): no `initialize` ever.
+    Stateless,
+}
+
+/// What the probe found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EraVerdict {
+    /// A stateless server, at this revision.
+    Stateless(ProtocolVersion),
+    /// A handshake server.
+    Handshake,
+}
+
+fn cache() -> &'static Mutex<HashMap<String, EraVerdict>> {
+    static CACHE: OnceLock<Mutex<HashMap<String, EraVerdict>>> = OnceLock::new();
+    CACHE.get_or_init(Default::default)
+}
+
+/// The verdict remembered for a server, if any.
+pub fn remembered_era(key: &str) -> Option<EraVerdict> {
+    cache().lock().unwrap_or_else(|p| p.into_inner()).get(key).copied()
+}
+
+pub(crate) fn remember_era(key: &str, verdict: EraVerdict) {
+    cache().lock().unwrap_or_else(|p| p.into_inner()).insert(key.to_owned(), verdict);
+}
+
+/// Forgets what a server spoke, so the next connection probes again.
+pub fn forget_era(key: &str) {
+    cache().lock().unwrap_or_else(|p| p.into_inner()).remove(key);
+}
+
+/// The newest stateless revision in a list the server sent.
+pub(crate) fn newest_stateless(supported: &[String]) -> Option<ProtocolVersion> {
+    supported.iter().filter_map(|v| v.parse::<ProtocolVersion>().ok()).filter(|v| v.era() == Era::Stateless).max()
+}
+
+fn speaks_handshake(supported: &[String]) -> bool {
+    supported.iter().filter_map(|v| v.parse::<ProtocolVersion>().ok()).any(|v| v.era() == Era::Handshake)
+}
+
+pub(crate) fn no_mutual_version(supported: &[String]) -> Error {
+    Error::UnsupportedProtocolVersion {
+        method: super::SERVER_DISCOVER.into(),
+        requested: ProtocolVersion::LATEST_STATELESS.as_str().into(),
+        supported: supported.to_vec(),
+        error: crate::protocol::ErrorObject::new(
+            super::codes::UNSUPPORTED_PROTOCOL_VERSION,
+            "no protocol version in common with the server",
+        ),
+    }
+}
+
+/// How the probe ended.
+#[derive(Debug)]
+pub(crate) enum Probed {
+    /// Stateless, with its `server/discover` result.
+    Stateless(ProtocolVersion, Value),
+    /// A handshake server; `alive` is false when the probe ended the
+    /// connection (a stdio server that exits on a request before
+    /// `initialize`): the handshake needs a new one.
+    Handshake { alive: bool },
+}
+
+/// What one probe answer says (digest §2.2 step 4, §2.3 step 3).
+enum Step {
+    Done(Probed),
+    Retry(ProtocolVersion),
+    Fail(Error),
+}
+
+fn classify(outcome: Result<Value, Error>, version: ProtocolVersion, corrected: bool) -> Step {
+    match outcome {
+        Ok(result) => {
+            let supported: Vec<String> = result
+                .get("supportedVersions")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+                .filter_map(|v| v.as_str().map(str::to_owned))
+                .collect();
+            match newest_stateless(&supported) {
+                Some(mutual) if mutual == version => Step::Done(Probed::Stateless(version, result)),
+                Some(mutual) if !corrected => Step::Retry(mutual),
+                Some(_) => Step::Done(Probed::Stateless(version, result)),
+                // Not a DiscoverResult (it must name its versions).
+                None if supported.is_empty() => Step::Done(Probed::Handshake { alive: true }),
+                None if speaks_handshake(&supported) => Step::Done(Probed::Handshake { alive: true }),
+                None => Step::Fail(no_mutual_version(&supported)),
+            }
+        }
+        // A recognized stateless error proves a stateless server: never fall back.
+        Err(Error::UnsupportedProtocolVersion { supported, .. }) => match newest_stateless(&supported) {
+            Some(mutual) if !corrected => Step::Retry(mutual),
+            Some(_) => Step::Fail(no_mutual_version(&supported)),
+            None if speaks_handshake(&supported) => Step::Done(Probed::Handshake { alive: true }),
+            None => Step::Fail(no_mutual_version(&supported)),
+        },
+        Err(error @ (Error::HeaderMismatch { .. } | Error::MissingClientCapability { .. })) => Step::Fail(error),
+        // Any other JSON-RPC error, or silence: a handshake server.
+        Err(Error::Rpc { .. } | Error::Timeout { .. } | Error::InvalidResult { .. }) => {
+            Step::Done(Probed::Handshake { alive: true })
+        }
+        Err(Error::Transport(error)) => match error {
+            // Authorization, server errors and the network say nothing about the era.
+            TransportError::Http { status: 401 | 403, .. } => Step::Fail(Error::Transport(error)),
+            TransportError::Http { status: 400..=499, .. } | TransportError::InvalidMessage(_) => {
+                Step::Done(Probed::Handshake { alive: true })
+            }
+            TransportError::ProcessExited { .. } | TransportError::Closed(_) => {
+                Step::Done(Probed::Handshake { alive: false })
+            }
+            other => Step::Fail(Error::Transport(other)),
+        },
+        Err(other) => Step::Fail(other),
+    }
+}
+
+/// How long a probe waits for an answer before taking silence for a
+/// handshake server.
+pub(crate) const PROBE_TIMEOUT: Duration = Duration::from_secs(10);
+
+impl Client {
+    /// Sends `server/discover` at the newest stateless revision and
+    /// classifies the answer (one corrective retry after -32022).
+    pub(crate) async fn probe_era(&self) -> Result<Probed, Error> {
+        // With authorization configured, the probe may wait for a sign-in.
+        let timeout = Some(
+            self.inner
+                .options
+                .handshake_timeout
+                .unwrap_or(self.inner.options.probe_timeout.min(self.inner.options.request_timeout)),
+        );
+        let mut version = ProtocolVersion::LATEST_STATELESS;
+        let mut corrected = false;
+        loop {
+            let outcome = self.send_discover(version, timeout).await;
+            match classify(outcome, version, corrected) {
+                // Only a process can die of a probe; an HTTP reply stream that
+                // ended without an answer leaves the server reachable.
+                Step::Done(Probed::Handshake { alive: false }) if self.transport_kind() != "stdio" => {
+                    return Ok(Probed::Handshake { alive: true });
+                }
+                Step::Done(probed) => return Ok(probed),
+                Step::Retry(mutual) => {
+                    corrected = true;
+                    version = mutual;
+                }
+                Step::Fail(error) => return Err(error),
+            }
+        }
+    }
+
+    /// Starts the conversation the way [`crate::ClientOptions::era`] asks:
+    /// the handshake, the stateless `server/discover`, or a probe that picks
+    /// one. With `Auto`, a probe that ended the connection fails with
+    /// [`Error::Transport`] ([`TransportError::Closed`]): whoever made the
+    /// transport may make another and connect it with the handshake
+    /// ([`crate::client::connect_stdio`] does).
+    pub async fn start(&self) -> Result<Arc<Negotiated>, Error> {
+        let options = &self.inner.options;
+        let key = options.era_cache_key.clone();
+        let forced = options.protocol_version.era() == Era::Stateless;
+        match options.era {
+            _ if forced => self.begin_stateless(options.protocol_version).await,
+            EraChoice::Stateless => self.begin_stateless(ProtocolVersion::LATEST_STATELESS).await,
+            EraChoice::Handshake => self.initialize().await,
+            // The legacy HTTP+SSE transport is of the handshake era only.
+            EraChoice::Auto if self.transport_kind() == "sse (legacy)" => self.initialize().await,
+            EraChoice::Auto => {
+                let remembered = key.as_deref().and_then(remembered_era);
+                let started = match remembered {
+                    Some(EraVerdict::Handshake) => self.initialize().await,
+                    Some(EraVerdict::Stateless(version)) => self.begin_stateless(version).await,
+                    None => match self.probe_era().await? {
+                        Probed::Stateless(version, result) => {
+                            if let Some(key) = &key {
+                                remember_era(key, EraVerdict::Stateless(version));
+                            }
+                            return self.adopt_discovery(version, result);
+                        }
+                        Probed::Handshake { alive } => {
+                            if let Some(key) = &key {
+                                remember_era(key, EraVerdict::Handshake);
+                            }
+                            if !alive {
+                                return Err(Error::Transport(TransportError::Closed(
+                                    "the server closed the connection when probed with server/discover; \
+                                     it speaks the handshake era and needs a new connection"
+                                        .into(),
+                                )));
+                            }
+                            return self.initialize().await;
+                        }
+                    },
+                };
+                if started.is_err()
+                    && let Some(key) = &key
+                {
+                    // A cached verdict that no longer works: probe next time.
+                    forget_era(key);
+                }
+                started
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::protocol::ErrorObject;
+
+    fn rpc(code: i64, data: Value) -> Error {
+        let mut error = ErrorObject::new(code, "x");
+        error.data = Some(data);
+        super::super::typed_error(Error::Rpc { method: "server/discover".into(), error })
+    }
+
+    #[test]
+    fn probe_answers_are_classified() {
+        let v = ProtocolVersion::V2026_07_28;
+        let ok = json!({"supportedVersions": ["2026-07-28"], "capabilities": {}});
+        assert!(matches!(classify(Ok(ok), v, false), Step::Done(Probed::Stateless(..))));
+        let legacy_only = json!({"supportedVersions": ["2025-11-25"]});
+        assert!(matches!(classify(Ok(legacy_only), v, false), Step::Done(Probed::Handshake { alive: true })));
+        let retry = rpc(-32022, json!({"supported": ["2026-07-28"], "requested": "2026-07-28"}));
+        assert!(matches!(classify(Err(retry), v, false), Step::Retry(_)));
+        let again = rpc(-32022, json!({"supported": ["2026-07-28"]}));
+        assert!(matches!(classify(Err(again), v, true), Step::Fail(_)));
+        let old = rpc(-32022, json!({"supported": ["2025-06-18"]}));
+        assert!(matches!(classify(Err(old), v, false), Step::Done(Probed::Handshake { .. })));
+        for code in [-32601, -32602, -32600, -32000, -32001] {
+            assert!(matches!(classify(Err(rpc(code, json!(null))), v, false), Step::Done(Probed::Handshake { .. })));
+        }
+        assert!(matches!(classify(Err(rpc(-32020, json!(null))), v, false), Step::Fail(Error::HeaderMismatch { .. })));
+        let timeout = Error::Timeout { method: "server/discover".into(), after: Duration::from_secs(1) };
+        assert!(matches!(classify(Err(timeout), v, false), Step::Done(Probed::Handshake { alive: true })));
+        let exited = Error::Transport(TransportError::ProcessExited { status: "1".into(), stderr_tail: vec![] });
+        assert!(matches!(classify(Err(exited), v, false), Step::Done(Probed::Handshake { alive: false })));
+        let unauthorized = Error::Transport(TransportError::Http { status: 401, message: String::new() });
+        assert!(matches!(classify(Err(unauthorized), v, false), Step::Fail(_)));
+        let not_found = Error::Transport(TransportError::Http { status: 404, message: String::new() });
+        assert!(matches!(classify(Err(not_found), v, false), Step::Done(Probed::Handshake { alive: true })));
+        let down = Error::Transport(TransportError::Http { status: 503, message: String::new() });
+        assert!(matches!(classify(Err(down), v, false), Step::Fail(_)));
+    }
+
+    #[test]
+    fn cache_hints_are_read_leniently() {
+        use super::super::{CacheHint, CacheScope};
+        assert_eq!(CacheHint::of(&json!({})), None);
+        let hint = CacheHint::of(&json!({"ttlMs": 1500, "cacheScope": "public"})).unwrap();
+        assert_eq!((hint.ttl, hint.scope), (Duration::from_millis(1500), CacheScope::Public));
+        let negative = CacheHint::of(&json!({"ttlMs": -5})).unwrap();
+        assert_eq!((negative.ttl, negative.scope), (Duration::ZERO, CacheScope::Private));
+    }
+}

@@ -1,0 +1,222 @@
+//! Where `auth.store` keeps tokens and client registrations: the page's
+//! `sessionStorage` (the default in a page) or `localStorage`, the app's own
+//! `{ load, save, clear }`, or memory. Each record is the JSON of an
+//! [`AuthRecord`] under a key that starts with `mcp-edge:`.
+
+use js_sys::{Function, Promise, Reflect};
+use wasm_bindgen::{JsCast, JsValue};
+use wasm_bindgen_futures::JsFuture;
+use web_sys::Storage;
+
+use super::convert::message_of;
+use crate::auth::{AuthError, AuthRecord, TokenStore};
+use crate::runtime::{BoxFuture, boxed};
+
+/// The prefix of every key this library writes.
+pub(crate) const KEY_PREFIX: &str = "mcp-edge:";
+
+/// The storage key of a server's record.
+pub(crate) fn record_key(server: &str) -> String {
+    format!("{KEY_PREFIX}{server}")
+}
+
+/// `sessionStorage` or `localStorage`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum WebStorage {
+    Session,
+    Local,
+}
+
+impl WebStorage {
+    fn name(self) -> &'static str {
+        match self {
+            WebStorage::Session => "sessionStorage",
+            WebStorage::Local => "localStorage",
+        }
+    }
+
+    /// The storage object of the global scope, if it has one and lets this
+    /// page use it (sandboxed frames and some privacy settings throw).
+    pub(crate) fn open(self) -> Result<Storage, String> {
+        let value = Reflect::get(&js_sys::global(), &JsValue::from_str(self.name()))
+            .map_err(|e| format!("{} is not usable here: {}", self.name(), message_of(&e)))?;
+        if value.is_undefined() || value.is_null() {
+            return Err(format!(
+                "there is no {} here (workers and Node have none)",
+                self.name()
+            ));
+        }
+        value
+            .dyn_into::<Storage>()
+            .map_err(|_| format!("{} is not a Storage", self.name()))
+    }
+}
+
+/// A [`TokenStore`] over `sessionStorage` or `localStorage`.
+pub(crate) struct WebStorageStore {
+    kind: WebStorage,
+    storage: Storage,
+}
+
+impl std::fmt::Debug for WebStorageStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("WebStorageStore")
+            .field("storage", &self.kind.name())
+            .finish()
+    }
+}
+
+impl WebStorageStore {
+    pub(crate) fn new(kind: WebStorage) -> Result<Self, String> {
+        Ok(WebStorageStore {
+            kind,
+            storage: kind.open()?,
+        })
+    }
+
+    fn fail(&self, what: &str, error: &JsValue) -> AuthError {
+        AuthError::Store(format!(
+            "{} {what}: {}",
+            self.kind.name(),
+            message_of(error)
+        ))
+    }
+}
+
+fn decode(text: &str, key: &str) -> Result<AuthRecord, AuthError> {
+    serde_json::from_str(text)
+        .map_err(|e| AuthError::Store(format!("the record under {key:?} is not readable: {e}")))
+}
+
+fn encode(record: &AuthRecord) -> Result<String, AuthError> {
+    serde_json::to_string(record)
+        .map_err(|e| AuthError::Store(format!("cannot encode the record: {e}")))
+}
+
+impl TokenStore for WebStorageStore {
+    fn load<'a>(
+        &'a self,
+        server: &'a str,
+    ) -> BoxFuture<'a, Result<Option<AuthRecord>, AuthError>> {
+        let key = record_key(server);
+        let outcome = match self.storage.get_item(&key) {
+            Ok(None) => Ok(None),
+            Ok(Some(text)) => decode(&text, &key).map(Some),
+            Err(error) => Err(self.fail("could not be read", &error)),
+        };
+        boxed(async move { outcome })
+    }
+
+    fn save<'a>(
+        &'a self,
+        server: &'a str,
+        record: &'a AuthRecord,
+    ) -> BoxFuture<'a, Result<(), AuthError>> {
+        let key = record_key(server);
+        let outcome = encode(record).and_then(|text| {
+            self.storage
+                .set_item(&key, &text)
+                .map_err(|e| self.fail("could not be written (full, or not allowed)", &e))
+        });
+        boxed(async move { outcome })
+    }
+
+    fn clear<'a>(&'a self, server: &'a str) -> BoxFuture<'a, Result<(), AuthError>> {
+        let outcome = self
+            .storage
+            .remove_item(&record_key(server))
+            .map_err(|e| self.fail("could not be cleared", &e));
+        boxed(async move { outcome })
+    }
+}
+
+/// The app's own storage: `{ load(key), save(key, value), clear(key) }`,
+/// each returning a value or a promise of one.
+pub(crate) struct CallbackStore {
+    target: JsValue,
+    load: Function,
+    save: Function,
+    clear: Function,
+}
+
+impl std::fmt::Debug for CallbackStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("CallbackStore")
+    }
+}
+
+impl CallbackStore {
+    /// Reads `{ load, save, clear }`; `None` when a method is missing.
+    pub(crate) fn from_js(target: &JsValue) -> Option<Self> {
+        let method = |name: &str| {
+            Reflect::get(target, &JsValue::from_str(name))
+                .ok()
+                .and_then(|f| f.dyn_into::<Function>().ok())
+        };
+        Some(CallbackStore {
+            target: target.clone(),
+            load: method("load")?,
+            save: method("save")?,
+            clear: method("clear")?,
+        })
+    }
+
+    /// Calls one method and waits for its value (a promise is awaited).
+    async fn call(&self, name: &str, function: &Function, args: &[JsValue]) -> Result<JsValue, AuthError> {
+        let thrown = |e: JsValue| {
+            AuthError::Store(format!("auth.store.{name} failed: {}", message_of(&e)))
+        };
+        let returned = match args {
+            [key] => function.call1(&self.target, key),
+            [key, value] => function.call2(&self.target, key, value),
+            _ => function.call0(&self.target),
+        }
+        .map_err(thrown)?;
+        JsFuture::from(Promise::resolve(&returned))
+            .await
+            .map_err(thrown)
+    }
+}
+
+impl TokenStore for CallbackStore {
+    fn load<'a>(
+        &'a self,
+        server: &'a str,
+    ) -> BoxFuture<'a, Result<Option<AuthRecord>, AuthError>> {
+        boxed(async move {
+            let key = record_key(server);
+            let value = self
+                .call("load", &self.load, &[JsValue::from_str(&key)])
+                .await?;
+            if value.is_undefined() || value.is_null() {
+                return Ok(None);
+            }
+            let text = value.as_string().ok_or_else(|| {
+                AuthError::Store("auth.store.load must return a string, null or undefined".into())
+            })?;
+            decode(&text, &key).map(Some)
+        })
+    }
+
+    fn save<'a>(
+        &'a self,
+        server: &'a str,
+        record: &'a AuthRecord,
+    ) -> BoxFuture<'a, Result<(), AuthError>> {
+        boxed(async move {
+            let text = encode(record)?;
+            let args = [
+                JsValue::from_str(&record_key(server)),
+                JsValue::from_str(&text),
+            ];
+            self.call("save", &self.save, &args).await.map(drop)
+        })
+    }
+
+    fn clear<'a>(&'a self, server: &'a str) -> BoxFuture<'a, Result<(), AuthError>> {
+        boxed(async move {
+            let key = JsValue::from_str(&record_key(server));
+            self.call("clear", &self.clear, &[key]).await.map(drop)
+        })
+    }
+}

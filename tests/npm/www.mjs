@@ -1,0 +1,288 @@
+// `node www.mjs <page url> <mcp server url> <screenshot dir>`: drives the
+// www/ inspector page (served by `cargo xtask www-test`) in headless
+// Chromium against server-everything: connect, a tool call with progress
+// through the generated form, an elicitation answered in its dialog (and
+// one declined), a sampling request answered, a resource read, a prompt,
+// live log notifications, and an OAuth sign-in in a popup (against
+// www-oauth-peer.mjs, started here). Prints `OK <check>: ...` or `FAILED <check>: ...`
+// per check, saves screenshots as <dir>/www-*.png, exits 1 on a failure.
+import { join } from 'node:path';
+import { chromium } from 'playwright-core';
+import { startOAuthPeer } from './www-oauth-peer.mjs';
+
+const [site, server, shots] = process.argv.slice(2);
+const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
+const STEP_MS = 30_000;
+
+let failed = false;
+let connected = false;
+const pageErrors = [];
+
+async function check(name, fn) {
+  if (name !== 'connect' && !connected) {
+    failed = true;
+    console.log(`FAILED ${name}: skipped, the page did not connect`);
+    return;
+  }
+  try {
+    const detail = await fn();
+    console.log(`OK ${name}: ${detail}`);
+  } catch (error) {
+    failed = true;
+    console.log(`FAILED ${name}: ${String(error?.message ?? error).split('\n')[0]}`);
+  }
+}
+
+/** Waits until a request's card in the activity column settles; it must be ok. */
+async function done(call) {
+  await call.and(call.page().locator('[data-status]:not([data-status="running"])')).waitFor();
+  const status = await call.getAttribute('data-status');
+  if (status !== 'ok') throw new Error(`the request ended ${status}: ${(await call.textContent()).trim()}`);
+}
+
+function expect(condition, message) {
+  if (!condition) throw new Error(message);
+}
+
+const oauth = await startOAuthPeer();
+const browser = await chromium.launch({
+  executablePath: CHROMIUM,
+  args: [
+    '--headless',
+    '--no-sandbox',
+    '--disable-gpu',
+    '--disable-background-networking',
+    '--disable-component-update',
+    '--disable-sync',
+    '--no-first-run',
+  ],
+  timeout: 30_000,
+});
+
+try {
+  const context = await browser.newContext({ viewport: { width: 1440, height: 900 }, colorScheme: 'light' });
+  const page = await context.newPage();
+  page.setDefaultTimeout(STEP_MS);
+  page.on('console', (message) => {
+    if (message.type() === 'error' || message.type() === 'warning') {
+      const where = message.location()?.url ?? '';
+      console.log(`  [console.${message.type()}] ${message.text()} ${where}`);
+      // The OAuth server's 401 is how it asks for a sign-in, its 405 to GET
+      // says it has no stream for unprompted messages: both expected.
+      const challenge = where === oauth.url && /status of (401|405)/.test(message.text());
+      if (message.type() === 'error' && !challenge) pageErrors.push(message.text());
+    }
+  });
+  page.on('response', (response) => {
+    if (response.status() >= 400) console.log(`  [http ${response.status()}] ${response.url()}`);
+  });
+  page.on('pageerror', (error) => {
+    console.log(`  [pageerror] ${error}`);
+    pageErrors.push(String(error));
+  });
+  const shot = async (name, locator) => {
+    const path = join(shots, `www-${name}.png`);
+    await (locator ?? page).screenshot({ path });
+    console.log(`  screenshot ${path}`);
+  };
+  const tool = (name) => page.locator(`#list .item[data-kind="tools"][data-name="${name}"]`);
+  const lastCall = (name) => page.locator(`#activity .call[data-name="${name}"]`).first();
+  const callTool = async (name, fill) => {
+    await tool(name).click();
+    const card = page.locator(`#detail .card[data-tool="${name}"]`);
+    await card.waitFor();
+    await fill?.(card);
+    await card.locator('#call-tool').click();
+    return lastCall(name);
+  };
+
+  console.log(`page ${site}, server ${server} (another origin)`);
+  await page.goto(site);
+
+  await check('connect', async () => {
+    await page.fill('#url', server);
+    await page.click('#connect');
+    await page.locator('#status[data-state="connected"]').waitFor();
+    const name = await page.textContent('#server-name');
+    const version = await page.textContent('#server-version');
+    const protocol = await page.textContent('#protocol-version');
+    const transport = await page.textContent('#transport');
+    expect(name === 'mcp-servers/everything', `server name is ${JSON.stringify(name)}`);
+    expect(protocol === '2025-11-25', `negotiated version is ${JSON.stringify(protocol)}`);
+    expect(transport.length > 0, 'no transport shown');
+    // The elicitation and sampling tools come with tools/list_changed
+    // (server-everything registers them once it knows our capabilities).
+    await tool('trigger-elicitation-request').waitFor();
+    await tool('trigger-sampling-request').waitFor();
+    connected = true;
+    const tools = await page.locator('#list .item').count();
+    return `${name} ${version}, protocol ${protocol}, transport ${transport}, ${tools} tools listed`;
+  });
+
+  await check('log notifications', async () => {
+    // Starts a log message now and every 5 s, shown in the panel as it comes.
+    const call = await callTool('toggle-simulated-logging');
+    await done(call);
+    const entry = page.locator('#events .event[data-method="notifications/message"]', { hasText: /level[- ]message/i }).first();
+    await entry.waitFor({ timeout: 15_000 });
+    return `panel shows ${JSON.stringify((await entry.textContent()).slice(0, 80))}`;
+  });
+
+  await check('connected view', async () => {
+    await page.locator('#list .item').first().waitFor();
+    await shot('connected');
+    return 'screenshot taken';
+  });
+
+  await check('tool call with progress', async () => {
+    const call = await callTool('trigger-long-running-operation', async (card) => {
+      const duration = card.locator('input[name="duration"]');
+      const steps = card.locator('input[name="steps"]');
+      const defaults = [await duration.inputValue(), await steps.inputValue()];
+      expect(defaults[0] === '10' && defaults[1] === '5', `defaults not prefilled: ${defaults}`);
+      await duration.fill('2');
+      await steps.fill('4');
+    });
+    await call.locator('.progress-text', { hasText: /^[23]\/4$/ }).waitFor();
+    await shot('tool-progress');
+    await done(call);
+    const progress = await call.locator('.progress-text').textContent();
+    const bar = await call.locator('progress').evaluate((p) => `${p.value}/${p.max}`);
+    const result = await call.locator('.call-result').textContent();
+    expect(progress === '4/4' && bar === '4/4', `progress ends at ${progress} (bar ${bar})`);
+    expect(result.includes('Long running operation completed'), `result: ${result}`);
+    await shot('tool-done');
+    return `progress bar reached ${bar}; ${result.trim()}`;
+  });
+
+  await check('elicitation accepted', async () => {
+    const call = await callTool('trigger-elicitation-request');
+    const dialog = page.locator('#elicitation-dialog[open]');
+    await dialog.waitFor();
+    const message = await dialog.locator('#elicitation-message').textContent();
+    expect(message.includes('Please provide inputs'), `dialog message ${JSON.stringify(message)}`);
+    const firstLine = await dialog.locator('input[name="firstLine"]').inputValue();
+    expect(firstLine === 'It was a dark and stormy night.', `default not prefilled: ${firstLine}`);
+    expect(await dialog.locator('label[for$="-name"] .req').count() === 1, 'required field not marked');
+    await dialog.locator('input[name="name"]').fill('Ada Lovelace');
+    await dialog.locator('select[name="check"]').selectOption({ label: 'true' });
+    await dialog.locator('input[name="email"]').fill('ada@example.com');
+    await dialog.locator('input[name="integer"]').fill('7');
+    await dialog.locator('select[name="untitledSingleSelectEnum"]').selectOption({ label: 'Joey' });
+    await dialog.locator('select[name="titledSingleSelectEnum"]').selectOption({ label: 'Wonder Woman' });
+    await dialog.locator('label.check', { hasText: 'Piano' }).locator('input').check();
+    await shot('elicitation');
+    await dialog.locator('#elicitation-accept').click();
+    await dialog.waitFor({ state: 'detached' });
+    await done(call);
+    const result = await call.locator('.call-result').textContent();
+    for (const expected of ['- Name: Ada Lovelace', '- Agreed to terms: true', '- Email: ada@example.com',
+      '- Favorite Integer: 7', '"action": "accept"', '"untitledSingleSelectEnum": "Joey"',
+      '"titledSingleSelectEnum": "hero-3"', '"Piano"']) {
+      expect(result.includes(expected), `result lacks ${JSON.stringify(expected)}: ${result}`);
+    }
+    await call.scrollIntoViewIfNeeded();
+    await shot('result');
+    return 'the result echoes the answers (name, terms, email, integer 7, Joey, hero-3, Piano)';
+  });
+
+  await check('elicitation declined', async () => {
+    const call = await callTool('trigger-elicitation-request');
+    const dialog = page.locator('#elicitation-dialog[open]');
+    await dialog.waitFor();
+    await dialog.locator('#elicitation-decline').click();
+    await done(call);
+    const result = await call.locator('.call-result').textContent();
+    expect(result.includes('User declined'), `result: ${result}`);
+    return 'the server saw the decline';
+  });
+
+  await check('sampling answered', async () => {
+    const call = await callTool('trigger-sampling-request', async (card) => {
+      await card.locator('input[name="prompt"]').fill('Name a colour');
+    });
+    const dialog = page.locator('#sampling-dialog[open]');
+    await dialog.waitFor();
+    const body = await dialog.locator('#sampling-body').textContent();
+    expect(body.includes('Name a colour') && body.includes('You are a helpful test server.'), `dialog shows ${body}`);
+    await dialog.locator('#sampling-reply').fill('Teal.');
+    await shot('sampling');
+    await dialog.locator('#sampling-send').click();
+    await done(call);
+    const result = await call.locator('.call-result').textContent();
+    expect(result.includes('Teal.') && result.includes('human-in-the-loop'), `result: ${result}`);
+    return 'the server got the typed reply';
+  });
+
+  await check('resource read', async () => {
+    await page.click('#tab-resources');
+    const item = page.locator('#list .item[data-kind="resources"]').first();
+    await item.click();
+    const uri = await item.getAttribute('data-key');
+    await page.click('#read-resource');
+    const call = lastCall(uri);
+    await done(call);
+    const text = (await call.locator('.call-result').textContent()).trim();
+    expect(text.length > 0, 'empty contents');
+    await shot('resource');
+    return `${uri}: ${text.length} characters shown`;
+  });
+
+  await check('prompt', async () => {
+    await page.click('#tab-prompts');
+    await page.locator('#list .item[data-name="args-prompt"]').click();
+    const form = page.locator('#detail .card');
+    expect(await form.locator('label[for$="-city"] .req').count() === 1, 'required argument not marked');
+    await form.locator('input[name="city"]').fill('Paris');
+    await page.click('#get-prompt');
+    const call = lastCall('args-prompt');
+    await done(call);
+    const text = await call.locator('.call-result').textContent();
+    expect(text.includes("What's weather in Paris?"), `prompt: ${text}`);
+    await shot('prompt');
+    return 'args-prompt with city=Paris';
+  });
+
+  await check('oauth popup sign-in', async () => {
+    await page.click('#disconnect');
+    await page.locator('#status[data-state="idle"]', { hasText: 'Not connected' }).waitFor();
+    await page.fill('#url', oauth.url);
+    expect(await page.locator('#use-oauth').isChecked(), 'OAuth is off by default');
+    const opened = page.waitForEvent('popup');
+    await page.click('#connect');
+    const popup = await opened;
+    await popup.locator('#allow').waitFor();
+    await shot('oauth-popup', popup);
+    await popup.click('#allow');
+    await page.locator('#status[data-state="connected"]').waitFor();
+    const title = await page.textContent('#server-title');
+    expect(title === 'OAuth Test Server', `server title ${JSON.stringify(title)}`);
+    await page.click('#tab-tools');
+    const call = await callTool('whoami');
+    await done(call);
+    const text = await call.locator('.call-result').textContent();
+    expect(text.includes('signed in: token'), `whoami: ${text}`);
+    expect(oauth.tokensIssued() === 1, `${oauth.tokensIssued()} tokens issued`);
+    await shot('oauth-connected');
+    return 'the 401 opened the sign-in popup; after "Allow" the page connected and the tool call carried the token';
+  });
+
+  await check('no page errors', async () => {
+    const shown = await page.locator('.error-box').count();
+    const unexpected = await page.locator('#events .event', { hasText: 'unexpected error' }).count();
+    expect(unexpected === 0, `${unexpected} unexpected errors in the notifications panel`);
+    expect(!pageErrors.length, `${pageErrors.length} page errors, first: ${pageErrors[0]}`);
+    expect(shown === 0, `${shown} error boxes shown`);
+    return 'no uncaught errors, no console errors, no failed requests shown';
+  });
+
+  await page.click('#disconnect');
+  await page.locator('#status[data-state="idle"]', { hasText: 'Not connected' }).waitFor();
+} catch (error) {
+  failed = true;
+  console.log(`FAILED www: ${String(error?.message ?? error).split('\n')[0]}`);
+} finally {
+  await browser.close();
+  await oauth.close();
+}
+process.exit(failed ? 1 : 0);

@@ -1,0 +1,73 @@
+// The test page: connects to the protected MCP server given in ?server=
+// with the package's defaults for a page (popup sign-in, tokens in
+// sessionStorage, redirect URI <origin>/oauth-callback.html), lists the
+// tools and calls echo. The outcome goes into #log (text only) and, as JSON,
+// into its data-result attribute for the test to read.
+//
+// ?mode=redirect signs in with a full-page redirect instead (and
+// ?redirectUri= overrides the redirect URI); like an app would, the page
+// notes that it was connecting and connects again when it comes back.
+import { McpClient } from '/pkg/index.js';
+
+const RESUME = 'oauth-test:resume';
+const params = new URLSearchParams(location.search);
+let settings = {
+  server: params.get('server') ?? '',
+  mode: params.get('mode') ?? 'popup',
+  redirectUri: params.get('redirectUri') ?? undefined,
+};
+const resume = sessionStorage.getItem(RESUME);
+if (resume) {
+  sessionStorage.removeItem(RESUME);
+  settings = JSON.parse(resume);
+}
+const { server } = settings;
+const log = document.getElementById('log');
+document.getElementById('server').textContent = server;
+
+function line(text, kind) {
+  const row = document.createElement('div');
+  row.textContent = text;
+  if (kind) row.className = kind;
+  log.append(row);
+}
+
+let runs = 0;
+async function run() {
+  const run = ++runs;
+  log.replaceChildren();
+  delete log.dataset.result;
+  line('connecting…');
+  if (settings.mode === 'redirect') sessionStorage.setItem(RESUME, JSON.stringify(settings));
+  let result;
+  try {
+    const client = await McpClient.connect(server, {
+      clientInfo: { name: 'oauth-popup-test', version: '1.0.0' },
+      timeout: 20000,
+      auth: {
+        authorize: settings.mode,
+        redirectUri: settings.redirectUri,
+        clientName: 'mcp-edge OAuth popup test',
+        authorizationTimeout: 60000,
+      },
+    });
+    line(`connected over ${client.transport}`);
+    const { tools } = await client.listTools();
+    line(`tools: ${tools.map((tool) => tool.name).join(', ')}`);
+    const called = await client.callTool({ name: 'echo', arguments: { message: 'hello through OAuth' } });
+    const echo = called.content?.[0]?.text ?? '';
+    line(`echo: ${echo}`, 'ok');
+    await client.close();
+    result = { ok: true, transport: client.transport, tools: tools.map((tool) => tool.name), echo };
+  } catch (error) {
+    line(`${error?.name ?? 'Error'}: ${error?.message ?? error}`, 'failed');
+    result = { ok: false, name: error?.name, message: String(error?.message ?? error) };
+  }
+  sessionStorage.removeItem(RESUME);
+  log.dataset.result = JSON.stringify({ run, ...result });
+}
+
+document.getElementById('connect').addEventListener('click', run);
+// ?auto=1: connect on load, with no click (the popup blocker must refuse).
+// Back from a redirect-mode sign-in: connect again, which finishes it.
+if (params.get('auto') === '1' || resume) run();

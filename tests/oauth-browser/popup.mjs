@@ -1,0 +1,263 @@
+// The OAuth popup flow of the JS API in a real browser: headless Chromium
+// (the system's, driven by playwright-core), the built npm package
+// (target/npm/pkg, `cargo xtask package`), a local authorization server
+// with a consent page (tests/peers/oauth-server.mjs) and the callback page
+// www/oauth-callback.html served on the test page's origin.
+//
+//   node popup.mjs        (CHROMIUM=/usr/bin/chromium by default)
+//
+// Checks, each in a fresh browser context:
+// 1. a click connects: the popup shows the consent page, "Allow" is
+//    clicked, the popup closes itself, the page lists the tools and calls
+//    echo; tokens are kept in sessionStorage, never in a URL, and a second
+//    connect reuses them without a popup;
+// 2. a connect without a click: the browser blocks the popup, and the
+//    error says so and suggests authorize: "redirect";
+// 3. a forged state in the redirect is refused;
+// 4. closing the popup ends the wait with an error that says so;
+// 5. redirect mode: the page leaves for the consent page, the callback
+//    page records the answer and sends the browser back, and the page's
+//    next connect finishes the sign-in;
+// 6. redirect mode with the page itself as the redirect URI: the code is
+//    taken from the page's URL, which is cleaned afterwards.
+// Screenshots (consent popup, page afterwards) go to target/screenshots/.
+// Prints one line per check; exits 1 if any failed.
+import { createReadStream, mkdirSync, statSync } from 'node:fs';
+import { createServer } from 'node:http';
+import { extname, join, normalize, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+import { start as startOAuthServer } from '../peers/oauth-server.mjs';
+
+const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const PKG = join(ROOT, 'target', 'npm', 'pkg');
+const WWW = join(ROOT, 'www');
+const PAGE = fileURLToPath(new URL('./page/', import.meta.url));
+const SCREENSHOTS = join(ROOT, 'target', 'screenshots');
+const STEP_MS = 20_000;
+const RESULT_MS = 60_000;
+
+// The whole run is bounded.
+const watchdog = setTimeout(() => {
+  console.error('FAILED the OAuth browser test did not finish within 5 minutes');
+  process.exit(1);
+}, 300_000);
+
+try {
+  statSync(join(PKG, 'index.js'));
+} catch {
+  console.error(`FAILED ${PKG} has no index.js: build the npm package first (cargo xtask package)`);
+  process.exit(1);
+}
+
+const types = { '.html': 'text/html; charset=utf-8', '.js': 'text/javascript', '.wasm': 'application/wasm', '.json': 'application/json' };
+/** A file under `dir`, or null if the path leaves it. */
+function under(dir, path) {
+  const file = normalize(join(dir, path));
+  return file.startsWith(dir.endsWith(sep) ? dir : dir + sep) ? file : null;
+}
+const site = createServer((request, response) => {
+  const path = decodeURIComponent(new URL(request.url ?? '/', 'http://x').pathname);
+  let file = null;
+  if (path === '/' || path === '/index.html') file = join(PAGE, 'index.html');
+  else if (path === '/app.js') file = join(PAGE, 'app.js');
+  else if (path === '/oauth-callback.html' || path === '/oauth-callback.js') file = join(WWW, path.slice(1));
+  else if (path.startsWith('/pkg/')) file = under(PKG, path.slice('/pkg/'.length));
+  try {
+    if (!file || !statSync(file).isFile()) throw new Error('not a file');
+  } catch {
+    response.writeHead(404).end();
+    return;
+  }
+  response.writeHead(200, { 'content-type': types[extname(file)] ?? 'application/octet-stream', 'cache-control': 'no-store' });
+  createReadStream(file).pipe(response);
+});
+await new Promise((resolve) => site.listen(0, '127.0.0.1', resolve));
+const siteOrigin = `http://127.0.0.1:${site.address().port}`;
+const oauth = await startOAuthServer({ host: '127.0.0.1' });
+// The page and the servers are on different origins: everything is cross-origin.
+const pageUrl = (query = '') => `${siteOrigin}/?server=${encodeURIComponent(oauth.mcpUrl)}${query}`;
+console.log(`test page ${siteOrigin}, MCP server ${oauth.mcpUrl}, authorization server ${oauth.origin}`);
+mkdirSync(SCREENSHOTS, { recursive: true });
+
+const browser = await chromium.launch({
+  executablePath: CHROMIUM,
+  args: [
+    '--headless',
+    '--no-sandbox',
+    '--disable-gpu',
+    '--disable-background-networking',
+    '--disable-component-update',
+    '--disable-sync',
+    '--no-first-run',
+  ],
+  // Playwright turns the popup blocker off by default; these tests need it.
+  ignoreDefaultArgs: ['--disable-popup-blocking'],
+  timeout: 30_000,
+});
+
+function assert(condition, message) {
+  if (!condition) throw new Error(message);
+}
+
+async function newPage() {
+  const context = await browser.newContext({ viewport: { width: 900, height: 560 } });
+  const page = await context.newPage();
+  page.on('console', (message) => {
+    if (message.type() === 'error' || message.type() === 'warning') console.log(`  [console.${message.type()}] ${message.text()}`);
+  });
+  page.on('pageerror', (error) => console.log(`  [pageerror] ${error}`));
+  if (process.env.DEBUG) {
+    page.on('framenavigated', (frame) => frame === page.mainFrame() && console.log(`  [navigated] ${frame.url()}`));
+    page.on('popup', (popup) => console.log(`  [popup] ${popup.url()}`));
+    page.on('console', (message) => console.log(`  [console.${message.type()}] ${message.text()}`));
+  }
+  return { context, page };
+}
+
+/** The outcome of the page's `run`-th connect. */
+async function result(page, run) {
+  await page.waitForFunction(
+    (run) => {
+      const text = document.getElementById('log')?.dataset.result;
+      return text ? JSON.parse(text).run === run : false;
+    },
+    run,
+    { timeout: RESULT_MS },
+  );
+  return JSON.parse(await page.locator('#log').getAttribute('data-result'));
+}
+
+/** Clicks Connect and returns the popup it opens. */
+async function clickForPopup(page) {
+  const popup = page.waitForEvent('popup', { timeout: STEP_MS });
+  await page.click('#connect', { timeout: STEP_MS });
+  return popup;
+}
+
+const checks = [];
+async function check(name, body) {
+  const started = Date.now();
+  const { context, page } = await newPage();
+  try {
+    await body(page);
+    checks.push({ name, ok: true });
+    console.log(`ok     ${name} (${((Date.now() - started) / 1000).toFixed(1)} s)`);
+  } catch (error) {
+    checks.push({ name, ok: false });
+    console.log(`FAILED ${name}: ${error?.message ?? error}`);
+  } finally {
+    await context.close().catch(() => {});
+  }
+}
+
+await check('popup sign-in: consent, Allow, then tools/list and echo', async (page) => {
+  await page.goto(pageUrl(), { timeout: STEP_MS });
+  const popup = await clickForPopup(page);
+  await popup.waitForSelector('#allow', { timeout: STEP_MS });
+  const consentUrl = new URL(popup.url());
+  assert(consentUrl.origin === oauth.origin && consentUrl.pathname === '/authorize', `the popup shows ${consentUrl.origin}${consentUrl.pathname}`);
+  assert(consentUrl.searchParams.get('code_challenge_method') === 'S256', 'no PKCE S256 in the authorization request');
+  assert(consentUrl.searchParams.get('resource') === oauth.mcpUrl, 'the resource parameter is not the MCP server');
+  assert(consentUrl.searchParams.get('redirect_uri') === `${siteOrigin}/oauth-callback.html`, `redirect_uri ${consentUrl.searchParams.get('redirect_uri')}`);
+  await popup.screenshot({ path: join(SCREENSHOTS, 'oauth-consent-popup.png') });
+  const closed = popup.waitForEvent('close', { timeout: STEP_MS });
+  await popup.click('#allow', { timeout: STEP_MS });
+  await closed; // the callback page handed the URL over and closed itself
+  const outcome = await result(page, 1);
+  assert(outcome.ok, `the page failed: ${outcome.name}: ${outcome.message}`);
+  assert(outcome.tools?.includes('echo'), `tools: ${outcome.tools}`);
+  assert(outcome.echo === 'Echo: hello through OAuth', `echo: ${outcome.echo}`);
+  assert(outcome.transport === 'streamable-http', `transport: ${outcome.transport}`);
+  await page.screenshot({ path: join(SCREENSHOTS, 'oauth-page-after.png'), fullPage: true });
+
+  const stored = await page.evaluate(() => Object.keys(sessionStorage).filter((key) => key.startsWith('mcp-edge:')));
+  assert(stored.includes(`mcp-edge:${oauth.mcpUrl}`), `sessionStorage keys: ${stored}`);
+  const leaked = oauth.state.urls.filter((url) => [...oauth.state.tokens].some((token) => url.includes(token)));
+  assert(leaked.length === 0, `a token went into a URL: ${leaked.length} request(s)`);
+  assert(!page.url().includes('code='), 'the page URL holds a code');
+
+  // The kept token is used again: no second sign-in.
+  const authorizations = oauth.state.authorizations;
+  let popped = false;
+  page.on('popup', () => (popped = true));
+  await page.click('#connect', { timeout: STEP_MS });
+  const again = await result(page, 2);
+  assert(again.ok, `the second connect failed: ${again.message}`);
+  assert(!popped && oauth.state.authorizations === authorizations, 'the second connect signed in again');
+});
+
+await check('a connect without a click: the blocked popup is reported', async (page) => {
+  await page.goto(pageUrl('&auto=1'), { timeout: STEP_MS });
+  const outcome = await result(page, 1);
+  assert(!outcome.ok, 'the connect succeeded without a popup');
+  assert(/blocked the popup/.test(outcome.message) && /authorize: "redirect"/.test(outcome.message), `the error: ${outcome.message}`);
+  console.log(`       error: ${outcome.message}`);
+});
+
+await check('a forged state in the redirect is refused', async (page) => {
+  await fetch(`${oauth.origin}/__test/config?forgeState=1`);
+  try {
+    await page.goto(pageUrl(), { timeout: STEP_MS });
+    const popup = await clickForPopup(page);
+    await popup.waitForSelector('#allow', { timeout: STEP_MS });
+    await popup.click('#allow', { timeout: STEP_MS });
+    const outcome = await result(page, 1);
+    assert(!outcome.ok, 'the connect succeeded with a forged state');
+    assert(/state does not match/.test(outcome.message), `the error: ${outcome.message}`);
+    console.log(`       error: ${outcome.message}`);
+  } finally {
+    await fetch(`${oauth.origin}/__test/config?forgeState=0`);
+  }
+});
+
+await check('closing the popup ends the wait with a clear error', async (page) => {
+  await page.goto(pageUrl(), { timeout: STEP_MS });
+  const popup = await clickForPopup(page);
+  await popup.waitForSelector('#allow', { timeout: STEP_MS });
+  await popup.close();
+  const outcome = await result(page, 1);
+  assert(!outcome.ok, 'the connect succeeded without a sign-in');
+  assert(/popup was closed before the sign-in finished/.test(outcome.message), `the error: ${outcome.message}`);
+  console.log(`       error: ${outcome.message.slice(0, 160)}…`);
+});
+
+/** Redirect mode, from the click to the page that came back. */
+async function redirectSignIn(page, query, landing) {
+  await page.goto(pageUrl(`&mode=redirect${query}`), { timeout: STEP_MS });
+  await Promise.all([
+    page.waitForURL((url) => url.origin === oauth.origin && url.pathname === '/authorize', { timeout: STEP_MS }),
+    page.click('#connect', { timeout: STEP_MS }),
+  ]);
+  await Promise.all([
+    page.waitForURL((url) => url.origin === siteOrigin && landing(url), { timeout: STEP_MS }),
+    page.click('#allow', { timeout: STEP_MS }),
+  ]);
+  const outcome = await result(page, 1);
+  assert(outcome.ok, `the page failed after coming back: ${outcome.name}: ${outcome.message}`);
+  assert(outcome.echo === 'Echo: hello through OAuth', `echo: ${outcome.echo}`);
+  const url = new URL(page.url());
+  for (const name of ['code', 'state', 'iss']) assert(!url.searchParams.has(name), `the page URL still has ${name}`);
+  const left = await page.evaluate(() => Object.keys(sessionStorage).filter((key) => key.startsWith('mcp-edge:pending:')));
+  assert(left.length === 0, `pending flows left in sessionStorage: ${left.length}`);
+}
+
+await check('redirect mode through the callback page', async (page) => {
+  // The callback page sends the browser back to the page that started.
+  await redirectSignIn(page, '', (url) => url.pathname === '/' && url.searchParams.get('mode') === 'redirect');
+});
+
+await check('redirect mode with the page itself as redirect URI: code read from the URL, URL cleaned', async (page) => {
+  const redirectUri = `${siteOrigin}/`;
+  await redirectSignIn(page, `&redirectUri=${encodeURIComponent(redirectUri)}`, (url) => url.pathname === '/' && url.searchParams.has('code'));
+});
+
+await browser.close();
+await oauth.close();
+site.closeAllConnections?.();
+site.close();
+clearTimeout(watchdog);
+const failed = checks.filter((c) => !c.ok).length;
+console.log(`\n${checks.length - failed} passed, ${failed} failed; screenshots in ${SCREENSHOTS}`);
+process.exit(failed ? 1 : 0);

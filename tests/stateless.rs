@@ -1,0 +1,286 @@
+//! The stateless engine (revision 2026-07-28): scripted over the memory
+//! transport, and era detection over stdio against a handshake-only server
+//! (one that answers the probe with -32601, one that exits on it), a
+//! stateless-only one, and a Python SDK (`mcp` 2.3.0) server.
+
+use std::future::Future;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use mcp_edge::Client;
+use mcp_edge::client::{ClientOptions, EraChoice, Error, connect_stdio};
+use mcp_edge::protocol::types::{ElicitAction, ElicitResult};
+use mcp_edge::protocol::{Era, Message, ProtocolVersion, Request, RequestId, Response};
+use mcp_edge::transport::memory::{self, MemoryServer};
+use mcp_edge::transport::stdio::StdioOptions;
+use serde_json::{Value, json};
+
+async fn within<T>(what: &str, future: impl Future<Output = T>) -> T {
+    match tokio::time::timeout(Duration::from_secs(30), future).await {
+        Ok(value) => value,
+        Err(_) => panic!("timed out: {what}"),
+    }
+}
+
+async fn next_request(server: &mut MemoryServer) -> Request {
+    match within("a client message", server.recv()).await {
+        Some(Message::Request(request)) => request,
+        other => panic!("expected a request, got {other:?}"),
+    }
+}
+
+fn answer(server: &MemoryServer, id: RequestId, result: Value) {
+    server.send(Message::Response(Response { id: Some(id), outcome: Ok(result) }));
+}
+
+fn meta_of(request: &Request) -> Value {
+    request.params.as_ref().and_then(|p| p.get("_meta")).cloned().unwrap_or(Value::Null)
+}
+
+fn elicitation_options() -> ClientOptions {
+    ClientOptions::new("stateless-test", "1.0").with_timeout(Duration::from_secs(10)).on_elicitation(
+        |_params, _context| async { Ok(ElicitResult { action: ElicitAction::Accept, content: None }) },
+        true,
+    )
+}
+
+/// A client forced to the stateless era over the memory transport, past
+/// its `server/discover`.
+async fn stateless_client(options: ClientOptions) -> (Client, MemoryServer) {
+    let (transport, mut server) = memory::pair();
+    let (client, driver) = Client::new(transport, options.with_era(EraChoice::Stateless));
+    tokio::spawn(driver);
+    let starting = tokio::spawn({
+        let client = client.clone();
+        async move { client.start().await }
+    });
+    let discover = next_request(&mut server).await;
+    assert_eq!(discover.method, "server/discover");
+    // The first answer is a -32022 naming our own version: one corrective retry.
+    server.send(Message::Response(Response {
+        id: Some(discover.id.clone()),
+        outcome: Err(mcp_edge::protocol::ErrorObject {
+            code: -32022,
+            message: "Unsupported protocol version".into(),
+            data: Some(json!({"supported": ["2026-07-28"], "requested": "2026-07-28"})),
+        }),
+    }));
+    let discover = next_request(&mut server).await;
+    assert_eq!(discover.method, "server/discover");
+    answer(
+        &server,
+        discover.id,
+        json!({"resultType": "complete", "supportedVersions": ["2026-07-28"],
+               "capabilities": {"tools": {}, "logging": {}}, "ttlMs": 5000, "cacheScope": "public",
+               "_meta": {"io.modelcontextprotocol/serverInfo": {"name": "scripted", "version": "2"}}}),
+    );
+    let negotiated = within("start", starting).await.expect("join").expect("stateless start");
+    assert_eq!(negotiated.version, ProtocolVersion::V2026_07_28);
+    assert_eq!(negotiated.result.server_info.name, "scripted");
+    (client, server)
+}
+
+#[tokio::test]
+async fn every_request_carries_meta_and_no_handshake_happens() {
+    let (client, mut server) = stateless_client(elicitation_options()).await;
+    assert_eq!(client.era(), Some(Era::Stateless));
+    let discovery = client.discovery().expect("discovery kept");
+    assert_eq!(discovery.cache.map(|c| c.ttl), Some(Duration::from_millis(5000)));
+
+    let listing = tokio::spawn({
+        let client = client.clone();
+        async move { client.list_tools(None).await }
+    });
+    let request = next_request(&mut server).await;
+    assert_eq!(request.method, "tools/list");
+    let meta = meta_of(&request);
+    assert_eq!(meta["io.modelcontextprotocol/protocolVersion"], "2026-07-28");
+    assert_eq!(meta["io.modelcontextprotocol/clientCapabilities"], json!({"elicitation": {"form": {}}}));
+    assert_eq!(meta["io.modelcontextprotocol/clientInfo"]["name"], "stateless-test");
+    assert!(meta.get("io.modelcontextprotocol/logLevel").is_none(), "logLevel only when asked");
+    answer(&server, request.id, json!({"resultType": "complete", "tools": [], "ttlMs": 0}));
+    assert!(within("list", listing).await.expect("join").expect("tools/list").tools.is_empty());
+
+    // logging/setLevel is not sent: the level rides on later requests.
+    client.set_logging_level(mcp_edge::protocol::types::LoggingLevel::Warning).await.expect("level kept");
+    let listing = tokio::spawn({
+        let client = client.clone();
+        async move { client.list_tools(None).await }
+    });
+    let request = next_request(&mut server).await;
+    assert_eq!(request.method, "tools/list", "no logging/setLevel on the wire");
+    assert_eq!(meta_of(&request)["io.modelcontextprotocol/logLevel"], "warning");
+    // No resultType (an older server): complete.
+    answer(&server, request.id, json!({"tools": []}));
+    within("list", listing).await.expect("join").expect("tools/list");
+
+    // Gone in this revision: typed, nothing sent.
+    assert!(matches!(client.subscribe_resource("x:/y").await, Err(Error::NotInThisRevision { .. })));
+}
+
+#[tokio::test]
+async fn input_required_is_answered_by_the_handlers_with_fresh_ids() {
+    let (client, mut server) = stateless_client(elicitation_options()).await;
+    let call = tokio::spawn({
+        let client = client.clone();
+        async move { client.call_tool("confirm", None).await }
+    });
+    let first = next_request(&mut server).await;
+    assert_eq!(first.method, "tools/call");
+    assert!(first.params.as_ref().is_some_and(|p| p.get("inputResponses").is_none()));
+    let state = "opaque \u{e9} state =?base64?x?= ";
+    answer(
+        &server,
+        first.id.clone(),
+        json!({"resultType": "input_required", "requestState": state, "inputRequests": {
+            "ok": {"method": "elicitation/create", "params": {"mode": "form", "message": "Sure?",
+                "requestedSchema": {"type": "object", "properties": {"confirmed": {"type": "boolean", "default": true}}}}}}}),
+    );
+    let second = next_request(&mut server).await;
+    assert_ne!(second.id, first.id, "each round has a new id");
+    let params = second.params.clone().unwrap_or_default();
+    assert_eq!(params["requestState"], state, "requestState echoed exactly");
+    assert_eq!(params["inputResponses"]["ok"]["action"], "accept");
+    assert_eq!(params["inputResponses"]["ok"]["content"]["confirmed"], true, "defaults filled in");
+    assert_eq!(params["name"], "confirm");
+    // A round with state only: the retry carries no inputResponses.
+    answer(&server, second.id.clone(), json!({"resultType": "input_required", "requestState": "s2"}));
+    let third = next_request(&mut server).await;
+    let params = third.params.clone().unwrap_or_default();
+    assert_eq!(params["requestState"], "s2");
+    assert!(params.get("inputResponses").is_none());
+    answer(&server, third.id, json!({"resultType": "complete", "content": [{"type": "text", "text": "done"}]}));
+    let result = within("call", call).await.expect("join").expect("tools/call");
+    assert_eq!(result.content.len(), 1);
+}
+
+#[tokio::test]
+async fn rounds_are_capped_and_new_codes_are_typed() {
+    let mut options = elicitation_options();
+    options.max_input_rounds = 3;
+    let (client, mut server) = stateless_client(options).await;
+    let call = tokio::spawn({
+        let client = client.clone();
+        async move { client.call_tool("loop", None).await }
+    });
+    for _ in 0..3 {
+        let request = next_request(&mut server).await;
+        answer(&server, request.id, json!({"resultType": "input_required", "requestState": "again"}));
+    }
+    assert!(matches!(within("call", call).await.expect("join"), Err(Error::TooManyRounds { rounds: 3, .. })));
+
+    let call = tokio::spawn({
+        let client = client.clone();
+        async move { client.call_tool("needs", None).await }
+    });
+    let request = next_request(&mut server).await;
+    server.send(Message::Response(Response {
+        id: Some(request.id),
+        outcome: Err(mcp_edge::protocol::ErrorObject {
+            code: -32021,
+            message: "Missing required client capability".into(),
+            data: Some(json!({"requiredCapabilities": {"sampling": {}}})),
+        }),
+    }));
+    match within("call", call).await.expect("join") {
+        Err(Error::MissingClientCapability { required, .. }) => assert_eq!(required, json!({"sampling": {}})),
+        other => panic!("expected a typed -32021, got {other:?}"),
+    }
+
+    // An input_required result on a method that cannot have one is invalid.
+    let listing = tokio::spawn({
+        let client = client.clone();
+        async move { client.list_tools(None).await }
+    });
+    let request = next_request(&mut server).await;
+    answer(&server, request.id, json!({"resultType": "input_required", "requestState": "x"}));
+    assert!(matches!(within("list", listing).await.expect("join"), Err(Error::InvalidResult { .. })));
+}
+
+fn peers_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/peers")
+}
+
+fn python() -> Option<PathBuf> {
+    let python = peers_dir().join(".venv/bin/python");
+    if python.exists() {
+        Some(python)
+    } else {
+        eprintln!("skipped: tests/peers/.venv is missing (cargo xtask setup)");
+        None
+    }
+}
+
+fn scripted(mode: &str, seen: std::sync::Arc<std::sync::Mutex<Vec<String>>>) -> Option<StdioOptions> {
+    let python = python()?;
+    let script = peers_dir().join("era_scripted_server.py").to_string_lossy().into_owned();
+    Some(StdioOptions::new(python.to_string_lossy().into_owned(), [script, mode.to_owned()]).on_stderr(move |line| {
+        if let Ok(mut seen) = seen.lock() {
+            seen.push(line.to_owned());
+        }
+    }))
+}
+
+fn auto() -> ClientOptions {
+    elicitation_options().with_era(EraChoice::Auto)
+}
+
+#[tokio::test]
+async fn auto_detects_a_handshake_server_that_refuses_the_probe() {
+    let seen = Default::default();
+    let Some(options) = scripted("legacy", std::sync::Arc::clone(&seen)) else { return };
+    let client = within("connect", connect_stdio(options, auto())).await.expect("connect");
+    assert_eq!(client.era(), Some(Era::Handshake));
+    let result = within("call", client.call_tool("echo", None)).await.expect("call");
+    assert_eq!(result.content.len(), 1);
+    client.close().await;
+    let seen = seen.lock().map(|s| s.clone()).unwrap_or_default();
+    assert!(seen.first().is_some_and(|l| l.contains("server/discover")), "{seen:?}");
+    assert!(seen.iter().skip(1).all(|l| !l.contains("io.modelcontextprotocol/protocolVersion")), "{seen:?}");
+}
+
+#[tokio::test]
+async fn auto_restarts_a_handshake_server_that_exits_on_the_probe() {
+    let seen = Default::default();
+    let Some(options) = scripted("legacy-exit", std::sync::Arc::clone(&seen)) else { return };
+    let client = within("connect", connect_stdio(options, auto())).await.expect("connect after a restart");
+    assert_eq!(client.era(), Some(Era::Handshake));
+    within("call", client.call_tool("echo", None)).await.expect("call");
+    client.close().await;
+}
+
+#[tokio::test]
+async fn auto_detects_a_stateless_only_server_and_runs_mrtr() {
+    let seen = Default::default();
+    let Some(options) = scripted("modern", std::sync::Arc::clone(&seen)) else { return };
+    let client = within("connect", connect_stdio(options, auto())).await.expect("connect");
+    assert_eq!(client.era(), Some(Era::Stateless));
+    assert_eq!(within("list", client.list_all_tools()).await.expect("list").len(), 2);
+    let result = within("call", client.call_tool("confirm", None)).await.expect("mrtr call");
+    let text = serde_json::to_value(&result.content).unwrap_or_default()[0]["text"].as_str().unwrap_or("").to_owned();
+    let echoed: Value = serde_json::from_str(&text).unwrap_or_default();
+    assert_eq!(echoed["state"], "opaque-\u{e9}-state==");
+    assert_eq!(echoed["responses"]["ok"]["action"], "accept");
+    // No resultType: complete.
+    within("call", client.call_tool("echo", None)).await.expect("plain call");
+    client.close().await;
+    let seen = seen.lock().map(|s| s.clone()).unwrap_or_default();
+    assert!(seen.iter().all(|l| !l.contains("\"initialize\"")), "no handshake: {seen:?}");
+}
+
+#[tokio::test]
+async fn the_python_sdk_server_is_spoken_to_statelessly() {
+    let Some(python) = python() else { return };
+    let script = peers_dir().join("era_python_sdk_server.py").to_string_lossy().into_owned();
+    let options = StdioOptions::new(python.to_string_lossy().into_owned(), [script]);
+    let client = within("connect", connect_stdio(options, auto())).await.expect("connect");
+    assert_eq!(client.era(), Some(Era::Stateless));
+    let tools = within("list", client.list_all_tools()).await.expect("list");
+    assert!(tools.iter().any(|t| t.name == "add"), "{tools:?}");
+    let mut arguments = serde_json::Map::new();
+    arguments.insert("a".into(), json!(2));
+    arguments.insert("b".into(), json!(3));
+    let result = within("call", client.call_tool("add", Some(arguments))).await.expect("call");
+    assert!(serde_json::to_string(&result.content).unwrap_or_default().contains('5'), "{result:?}");
+    client.close().await;
+}
