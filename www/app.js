@@ -5,11 +5,24 @@
 // The package is imported from ./pkg/ (`cargo xtask www` serves
 // target/npm/pkg/ there; to host the page elsewhere, copy it to www/pkg/).
 
-import { McpClient } from './pkg/index.js';
 import { answerElicitation, answerSampling } from './dialogs.js';
 import { $, append, clear, clock, describeError, el, json } from './dom.js';
 import { renderMessage, renderResourceContents, renderToolResult } from './render.js';
 import { formFits, schemaForm } from './schema-form.js';
+
+// Loaded dynamically so that the page still works (and says what is wrong)
+// when the package is missing.
+const PACKAGE = './pkg/index.js';
+const loadingPackage = import(PACKAGE);
+
+async function mcpClient() {
+  try {
+    return (await loadingPackage).McpClient;
+  } catch (error) {
+    throw new Error(`the mcp-edge package did not load from ${PACKAGE} (${describeError(error)}); `
+      + '`cargo xtask www` builds and serves it');
+  }
+}
 
 const CLIENT_INFO = { name: 'mcp-edge-inspector', title: 'MCP inspector (mcp-edge)', version: '0.1.0' };
 /** Tool calls may wait on the user (elicitation, sampling): 10 minutes. */
@@ -626,6 +639,7 @@ async function connect(url) {
   state.ready = new Promise((resolve) => { resolveReady = resolve; });
   let client;
   try {
+    const McpClient = await mcpClient();
     client = await McpClient.connect(url, options);
   } catch (error) {
     if (generation !== state.generation) return;
@@ -703,6 +717,7 @@ function init() {
     state.client?.close().catch(() => {});
   });
   resetUi();
+  mcpClient().catch((error) => setStatus('error', describeError(error)));
   if (params.has('connect') && $('#url').value) connect($('#url').value);
 }
 

@@ -43,6 +43,12 @@ function modal(dialog, signal, { onEscape, onAbort }, setup) {
       event.preventDefault(); // Escape: answer it, as the button would
       onEscape(done);
     });
+    // Closed some other way (a browser may close a dialog on a repeated
+    // Escape despite preventDefault): still answer. (A `close` queued by the
+    // previous request's dialog arrives while this one is open: ignored.)
+    listen(dialog, 'close', () => {
+      if (!dialog.open) onEscape(done);
+    });
     setup(done, listen);
     if (!settled) dialog.showModal();
   });

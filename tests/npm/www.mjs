@@ -197,6 +197,18 @@ try {
     return 'the server saw the decline';
   });
 
+  await check('elicitation cancelled with Escape', async () => {
+    const call = await callTool('trigger-elicitation-request');
+    const dialog = page.locator('#elicitation-dialog[open]');
+    await dialog.waitFor();
+    await page.keyboard.press('Escape');
+    await dialog.waitFor({ state: 'detached' });
+    await done(call);
+    const result = await call.locator('.call-result').textContent();
+    expect(result.includes('User cancelled'), `result: ${result}`);
+    return 'Escape answered "cancel"';
+  });
+
   await check('sampling answered', async () => {
     const call = await callTool('trigger-sampling-request', async (card) => {
       await card.locator('input[name="prompt"]').fill('Name a colour');
