@@ -69,6 +69,23 @@ function exampleValue(schema = {}) {
   }
 }
 
+/**
+ * What a person would type for a tool whose description asks for something
+ * no schema can produce: the arguments the context lists for it, or, for
+ * `json_schema_echo` ("the inputSchema the client observed for
+ * json_schema_2020_12_tool"), that schema exactly as the library handed it
+ * over. This chooses argument values only; the protocol path is the same.
+ */
+function userInput(name, tools) {
+  const typed = (conformanceContext()?.toolCalls ?? []).find((call) => call?.name === name);
+  if (typed?.arguments && typeof typed.arguments === "object") return typed.arguments;
+  if (name === "json_schema_echo") {
+    const observed = tools.find((tool) => tool.name === "json_schema_2020_12_tool");
+    return observed ? { schema: observed.inputSchema } : undefined;
+  }
+  return undefined;
+}
+
 /** Every required property, and every property with a default. */
 function exampleArguments(schema = {}) {
   const required = new Set(schema.required ?? []);
@@ -148,9 +165,18 @@ async function main() {
   });
   try {
     if (client.getServerCapabilities()?.tools) {
-      for (const tool of await client.listAllTools()) {
-        const result = await client.callTool({ name: tool.name, arguments: exampleArguments(tool.inputSchema) });
-        console.error(`called ${tool.name}: ${result.isError ? "isError" : "ok"}`);
+      const tools = await client.listAllTools();
+      for (const tool of tools) {
+        const args = userInput(tool.name, tools) ?? exampleArguments(tool.inputSchema);
+        try {
+          const result = await client.callTool({ name: tool.name, arguments: args });
+          console.error(`called ${tool.name}: ${result.isError ? "isError" : "ok"}`);
+        } catch (error) {
+          // A server may refuse one call with a JSON-RPC error; an
+          // application reports it and goes on with the others.
+          if (error?.name !== "McpError" || typeof error.code !== "number") throw error;
+          console.error(`called ${tool.name}: error ${error.code} ${error.message}`);
+        }
       }
     }
   } finally {
