@@ -17,7 +17,7 @@ use super::convert::{
 };
 use super::auth::{WebAuth, auth_options};
 use super::handlers::{HandlerKind, JsHandler, call_listener, call_roots, notify_listener};
-use crate::client::{ClientOptions, ConnectOptions, RequestOptions, SessionEvent};
+use crate::client::{ClientOptions, ConnectOptions, EraChoice, RequestOptions, SessionEvent};
 use crate::protocol::types::{Implementation, Progress};
 use crate::protocol::{ProtocolVersion, methods};
 use crate::transport::detect::TransportChoice;
@@ -93,6 +93,18 @@ pub(crate) fn connect_options(url: &str, options: &JsValue) -> Result<Connect, W
                 known.join(", ")
             ))
         })?;
+    }
+    if let Some(era) = string_property(options, "era", OWNER)? {
+        client.era = match era.as_str() {
+            "auto" => EraChoice::Auto,
+            "handshake" => EraChoice::Handshake,
+            "stateless" => EraChoice::Stateless,
+            other => {
+                return Err(WebError::Type(format!(
+                    "options.era {other:?} is not one of auto, handshake, stateless"
+                )));
+            }
+        };
     }
     client = handlers(options, client)?;
     Ok(Connect {

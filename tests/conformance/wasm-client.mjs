@@ -161,6 +161,8 @@ async function main() {
     }),
     elicitation: async () => ({ action: "accept", content: {} }),
     elicitationFillDefaults: true,
+    // Speak whichever era the server does, as the native adapter does.
+    era: "auto",
     auth: authOptions(conformanceContext()),
   });
   try {
