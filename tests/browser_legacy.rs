@@ -22,6 +22,7 @@ use mcp_edge::protocol::types::{CallToolResult, JsonObject};
 use mcp_edge::runtime::sleep;
 use mcp_edge::transport::http::DefaultHttp;
 use mcp_edge::transport::legacy::{LegacyError, LegacySseOptions, LegacySseTransport};
+use mcp_edge::web::McpClient;
 use mcp_edge::{Client, ClientOptions, ConnectOptions, TransportChoice, connect_url};
 use serde_json::{Value, json};
 use wasm_bindgen_test::{wasm_bindgen_test, wasm_bindgen_test_configure};
@@ -147,5 +148,31 @@ async fn an_event_source_that_cannot_open_says_what_the_server_answered() {
     match outcome {
         Err(LegacyError::NotAnEventStream { status: 404, .. }) => {}
         other => panic!("{other:?}"),
+    }
+}
+
+/// The JS API detects the legacy transport from the one URL, and takes it
+/// when forced.
+#[wasm_bindgen_test]
+async fn the_js_api_connects_to_the_legacy_server_detected_or_forced() {
+    use wasm_bindgen::JsValue;
+    use wasm_bindgen::convert::TryFromJsValue;
+    use wasm_bindgen_futures::JsFuture;
+    for transport in ["auto", "sse"] {
+        let options = js_sys::Object::new();
+        js_sys::Reflect::set(&options, &"transport".into(), &transport.into()).expect("an object");
+        let connected =
+            within("McpClient.connect", 60, JsFuture::from(McpClient::connect(legacy_url(), options.into())))
+                .await
+                .unwrap_or_else(|error| panic!("connect ({transport}) failed: {error:?}"));
+        let client = McpClient::try_from_js_value(connected).expect("an McpClient");
+        assert_eq!(client.transport(), "sse (legacy)", "{transport}");
+        let arguments = js_sys::JSON::parse(r#"{"name":"echo","arguments":{"message":"hi from JS"}}"#).expect("JSON");
+        let result = within("callTool echo", 30, JsFuture::from(client.call_tool(arguments, JsValue::UNDEFINED)))
+            .await
+            .expect("callTool echo");
+        let text = js_sys::JSON::stringify(&result).ok().and_then(|t| t.as_string()).unwrap_or_default();
+        assert!(text.contains("hi from JS"), "{text}");
+        within("close", 10, JsFuture::from(client.close())).await.expect("close");
     }
 }

@@ -9,14 +9,19 @@
 //! The flow, [`OAuthProvider`], runs over the [`crate::transport::http::HttpClient`]
 //! seam. Only two things differ by platform, and both are seams:
 //! - [`Authorizer`]: sending the user to the authorization page and getting
-//!   the redirect back (browser popup or redirect, native loopback listener,
-//!   or [`HeadlessAuthorizer`] for servers that redirect at once);
+//!   the redirect back ([`HeadlessAuthorizer`] for servers that redirect at
+//!   once; in the JS API a popup, a full-page redirect that
+//!   [`OAuthProvider::complete_authorization`] finishes on the next page
+//!   load, or the app's own function; later a native loopback listener);
 //! - [`TokenStore`]: where tokens and client registrations are kept
-//!   ([`MemoryTokenStore`] here).
+//!   ([`MemoryTokenStore`] here; `sessionStorage`, `localStorage` or the
+//!   app's own storage in the JS API).
 //!
-//! Plug it into the transport with
-//! [`crate::transport::streamable::StreamableHttpOptions::auth`]: every
-//! request then carries the token, a 401 runs the flow and retries, a 403
+//! Plug it into a connection with [`crate::ConnectOptions::auth`] (used by
+//! whichever transport is detected), or into one transport with
+//! [`crate::transport::streamable::StreamableHttpOptions::auth`] or
+//! [`crate::transport::legacy::LegacySseOptions::auth`]: every request then
+//! carries the token, a 401 runs the flow and retries once, a 403
 //! `insufficient_scope` steps up.
 
 pub mod authorizer;

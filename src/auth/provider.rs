@@ -255,7 +255,11 @@ impl<H: HttpClient> OAuthProvider<H> {
         if tokens.scope.is_none() {
             tokens.scope = pending.scope.clone();
         }
-        log::info!("got an access token {} for {} (after a redirect)", redacted(&tokens.access_token), pending.resource);
+        log::info!(
+            "got an access token {} for {} (after a redirect)",
+            redacted(&tokens.access_token),
+            pending.resource
+        );
         {
             let mut state = self.state();
             state.record.tokens = Some(tokens);

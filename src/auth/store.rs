@@ -1,8 +1,9 @@
 //! What the flow remembers per MCP server, and where it keeps it.
 //!
 //! The [`TokenStore`] seam lets each platform keep tokens where it should:
-//! memory here; later the OS keychain natively, and in a browser memory or
-//! `sessionStorage`/IndexedDB as the app decides.
+//! memory here; in the JS API `sessionStorage` (the default in a page),
+//! `localStorage` or the app's own `{ load, save, clear }`; later the OS
+//! keychain natively.
 
 use std::collections::HashMap;
 use std::sync::Mutex;

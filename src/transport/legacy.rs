@@ -1676,10 +1676,9 @@ mod tests {
         // insufficient_scope: one step-up, then the refusal is final.
         let insufficient = || {
             let mut refused = response(403, "text/plain", "");
-            refused.headers.push((
-                "www-authenticate".into(),
-                "Bearer error=\"insufficient_scope\", scope=\"mcp:write\"".into(),
-            ));
+            refused
+                .headers
+                .push(("www-authenticate".into(), "Bearer error=\"insufficient_scope\", scope=\"mcp:write\"".into()));
             refused
         };
         let send = tokio::spawn(transport.send(Message::request(2, "tools/call", None)));

@@ -25,15 +25,13 @@ use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
 use web_sys::{RequestInit, RequestMode};
 
-use super::convert::{
-    WebError, bool_property, message_of, millis_property, object_with, property, string_property,
-};
+use super::convert::{WebError, bool_property, message_of, millis_property, object_with, property, string_property};
 use super::popup::{DEFAULT_FEATURES, PopupAuthorizer};
 use super::store::{CallbackStore, WebStorage, WebStorageStore};
 use crate::auth::url::Url;
 use crate::auth::{
-    AuthConfig, AuthError, AuthProvider, AuthorizationRequest, Authorizer, Grant, MemoryTokenStore,
-    OAuthProvider, PendingAuthorization, TokenStore,
+    AuthConfig, AuthError, AuthProvider, AuthorizationRequest, Authorizer, Grant, MemoryTokenStore, OAuthProvider,
+    PendingAuthorization, TokenStore,
 };
 use crate::runtime::{BoxFuture, boxed};
 use crate::transport::http::{DefaultHttp, HttpClient, HttpError, HttpRequest, HttpResponse};
@@ -54,10 +52,7 @@ pub(crate) fn global_origin() -> Option<String> {
     if !location.is_object() {
         return None;
     }
-    Reflect::get(&location, &JsValue::from_str("origin"))
-        .ok()?
-        .as_string()
-        .filter(|origin| origin.starts_with("http"))
+    Reflect::get(&location, &JsValue::from_str("origin")).ok()?.as_string().filter(|origin| origin.starts_with("http"))
 }
 
 /// What `auth` became.
@@ -69,9 +64,7 @@ pub(crate) struct WebAuth {
 
 impl std::fmt::Debug for WebAuth {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("WebAuth")
-            .field("provider", &self.provider)
-            .finish()
+        f.debug_struct("WebAuth").field("provider", &self.provider).finish()
     }
 }
 
@@ -97,10 +90,7 @@ impl WebAuth {
         let Some(found) = Pending::find(Some(server_url), &href) else {
             return Ok(());
         };
-        let outcome = self
-            .provider
-            .complete_authorization(&found.redirected, &found.stored.pending)
-            .await;
+        let outcome = self.provider.complete_authorization(&found.redirected, &found.stored.pending).await;
         if found.from_page_url {
             clean_page_url(&window, &href);
         }
@@ -109,9 +99,7 @@ impl WebAuth {
 }
 
 fn auth_error(error: AuthError) -> WebError {
-    WebError::Mcp(crate::client::Error::Transport(
-        crate::transport::TransportError::Auth(error),
-    ))
+    WebError::Mcp(crate::client::Error::Transport(crate::transport::TransportError::Auth(error)))
 }
 
 /// Reads `options.auth` for the server at `server_url`; `None` when absent.
@@ -127,8 +115,7 @@ pub(crate) fn auth_options(server_url: &str, options: &JsValue) -> Result<Option
     let origin = global_origin();
 
     // How the user is sent to the authorization page.
-    let timeout = millis_property(&auth, "authorizationTimeout", OWNER)?
-        .unwrap_or(Duration::from_secs(300));
+    let timeout = millis_property(&auth, "authorizationTimeout", OWNER)?.unwrap_or(Duration::from_secs(300));
     let authorize = property(&auth, "authorize");
     let mode = match &authorize {
         None if in_page => Mode::Popup,
@@ -146,9 +133,7 @@ pub(crate) fn auth_options(server_url: &str, options: &JsValue) -> Result<Option
             Some("popup") => Mode::Popup,
             Some("redirect") => Mode::Redirect,
             _ => {
-                return Err(WebError::Type(format!(
-                    "{OWNER}.authorize must be \"popup\", \"redirect\" or a function"
-                )));
+                return Err(WebError::Type(format!("{OWNER}.authorize must be \"popup\", \"redirect\" or a function")));
             }
         },
     };
@@ -176,8 +161,7 @@ pub(crate) fn auth_options(server_url: &str, options: &JsValue) -> Result<Option
     config.token_endpoint_auth_method = match text("tokenEndpointAuthMethod")? {
         None => None,
         Some(method)
-            if ["client_secret_basic", "client_secret_post", "private_key_jwt", "none"]
-                .contains(&method.as_str()) =>
+            if ["client_secret_basic", "client_secret_post", "private_key_jwt", "none"].contains(&method.as_str()) =>
         {
             Some(method)
         }
@@ -205,18 +189,12 @@ pub(crate) fn auth_options(server_url: &str, options: &JsValue) -> Result<Option
         Mode::Callback(function) => WebAuthorizer::Callback(function),
         Mode::NoWindow => WebAuthorizer::NoWindow,
     };
-    let http = ExplainCors {
-        inner: DefaultHttp::new(),
-        page_origin: origin,
-    };
+    let http = ExplainCors { inner: DefaultHttp::new(), page_origin: origin };
     let provider = OAuthProvider::with_http(http, server_url, config)
         .map_err(|e| WebError::Type(format!("{OWNER}: {e}")))?
         .with_authorizer(authorizer)
         .with_store(store);
-    Ok(Some(WebAuth {
-        provider: Arc::new(provider),
-        finish_redirects: in_page,
-    }))
+    Ok(Some(WebAuth { provider: Arc::new(provider), finish_redirects: in_page }))
 }
 
 enum Mode {
@@ -244,9 +222,7 @@ fn scopes(auth: &JsValue) -> Result<Option<Vec<String>>, WebError> {
         }
         return Ok(Some(scopes));
     }
-    Err(WebError::Type(format!(
-        "{OWNER}.scope must be a string or an array of strings"
-    )))
+    Err(WebError::Type(format!("{OWNER}.scope must be a string or an array of strings")))
 }
 
 /// `grant`, with `assertion` and `identityProvider` where it needs them.
@@ -299,13 +275,9 @@ fn grant(auth: &JsValue) -> Result<Option<Grant>, WebError> {
 /// not use it), memory elsewhere.
 fn store(auth: &JsValue, in_page: bool) -> Result<Arc<dyn TokenStore>, WebError> {
     let web = |kind: WebStorage| -> Result<Arc<dyn TokenStore>, WebError> {
-        WebStorageStore::new(kind)
-            .map(|store| Arc::new(store) as Arc<dyn TokenStore>)
-            .map_err(|reason| {
-                WebError::Type(format!(
-                    "{OWNER}.store: {reason}; use \"memory\" or your own {{ load, save, clear }}"
-                ))
-            })
+        WebStorageStore::new(kind).map(|store| Arc::new(store) as Arc<dyn TokenStore>).map_err(|reason| {
+            WebError::Type(format!("{OWNER}.store: {reason}; use \"memory\" or your own {{ load, save, clear }}"))
+        })
     };
     let Some(value) = property(auth, "store") else {
         if in_page {
@@ -323,13 +295,9 @@ fn store(auth: &JsValue, in_page: bool) -> Result<Arc<dyn TokenStore>, WebError>
         Some(_) => Err(WebError::Type(format!(
             "{OWNER}.store must be \"memory\", \"sessionStorage\", \"localStorage\" or {{ load, save, clear }}"
         ))),
-        None => CallbackStore::from_js(&value)
-            .map(|store| Arc::new(store) as Arc<dyn TokenStore>)
-            .ok_or_else(|| {
-                WebError::Type(format!(
-                    "{OWNER}.store must have the methods load(key), save(key, value) and clear(key)"
-                ))
-            }),
+        None => CallbackStore::from_js(&value).map(|store| Arc::new(store) as Arc<dyn TokenStore>).ok_or_else(|| {
+            WebError::Type(format!("{OWNER}.store must have the methods load(key), save(key, value) and clear(key)"))
+        }),
     }
 }
 
@@ -355,10 +323,7 @@ impl std::fmt::Debug for WebAuthorizer {
 }
 
 impl Authorizer for WebAuthorizer {
-    fn authorize<'a>(
-        &'a self,
-        request: &'a AuthorizationRequest,
-    ) -> BoxFuture<'a, Result<String, AuthError>> {
+    fn authorize<'a>(&'a self, request: &'a AuthorizationRequest) -> BoxFuture<'a, Result<String, AuthError>> {
         match self {
             WebAuthorizer::Popup(popup) => popup.authorize(request),
             WebAuthorizer::Redirect => boxed(redirect(request)),
@@ -377,10 +342,7 @@ impl Authorizer for WebAuthorizer {
         }
     }
 
-    fn remember<'a>(
-        &'a self,
-        pending: &'a PendingAuthorization,
-    ) -> BoxFuture<'a, Result<(), AuthError>> {
+    fn remember<'a>(&'a self, pending: &'a PendingAuthorization) -> BoxFuture<'a, Result<(), AuthError>> {
         match self {
             WebAuthorizer::Redirect => boxed(async move { Pending::save(pending) }),
             _ => boxed(async { Ok(()) }),
@@ -443,9 +405,9 @@ struct Pending;
 
 impl Pending {
     fn storage() -> Result<web_sys::Storage, AuthError> {
-        WebStorage::Session
-            .open()
-            .map_err(|reason| AuthError::Authorizer(format!("redirect mode keeps the flow in sessionStorage: {reason}")))
+        WebStorage::Session.open().map_err(|reason| {
+            AuthError::Authorizer(format!("redirect mode keeps the flow in sessionStorage: {reason}"))
+        })
     }
 
     fn key(state: &str) -> String {
@@ -462,9 +424,9 @@ impl Pending {
         let stored = Stored { pending: pending.clone(), return_to, redirected: None };
         let text = serde_json::to_string(&stored)
             .map_err(|e| AuthError::Store(format!("cannot encode the pending authorization: {e}")))?;
-        storage
-            .set_item(&Self::key(&pending.state), &text)
-            .map_err(|e| AuthError::Store(format!("sessionStorage could not keep the pending authorization: {}", message_of(&e))))
+        storage.set_item(&Self::key(&pending.state), &text).map_err(|e| {
+            AuthError::Store(format!("sessionStorage could not keep the pending authorization: {}", message_of(&e)))
+        })
     }
 
     /// Takes (removes) the pending flow for `server` (any server when
@@ -520,9 +482,7 @@ impl Pending {
         let server = stored.pending.server_url.clone();
         let text = serde_json::to_string(&stored)
             .map_err(|e| AuthError::Store(format!("cannot encode the pending authorization: {e}")))?;
-        storage
-            .set_item(&key, &text)
-            .map_err(|e| AuthError::Store(format!("sessionStorage: {}", message_of(&e))))?;
+        storage.set_item(&key, &text).map_err(|e| AuthError::Store(format!("sessionStorage: {}", message_of(&e))))?;
         Ok(Some(server))
     }
 }
@@ -608,10 +568,7 @@ pub(crate) async fn complete_authorization(url: String, options: JsValue) -> Res
     let Some(found) = Pending::find(Some(&server), &page) else {
         return Ok(false);
     };
-    auth.provider
-        .complete_authorization(&found.redirected, &found.stored.pending)
-        .await
-        .map_err(auth_error)?;
+    auth.provider.complete_authorization(&found.redirected, &found.stored.pending).await.map_err(auth_error)?;
     if let Some(window) = web_sys::window()
         && found.redirected == page
     {
@@ -642,8 +599,7 @@ impl HttpClient for ExplainCors {
                     let Some(page_origin) = page_origin else {
                         return Err(HttpError::Network(reason));
                     };
-                    let Some(target) = Url::parse(&url).ok().map(|u| u.origin()).filter(|o| *o != page_origin)
-                    else {
+                    let Some(target) = Url::parse(&url).ok().map(|u| u.origin()).filter(|o| *o != page_origin) else {
                         return Err(HttpError::Network(reason));
                     };
                     let who = if url.contains("/.well-known/oauth-protected-resource") {
@@ -690,8 +646,5 @@ async fn reachable(url: &str) -> bool {
         return false;
     };
     let probe = JsFuture::from(Promise::resolve(&promise));
-    match select(probe, Box::pin(crate::runtime::sleep(PROBE_TIMEOUT))).await {
-        Either::Left((Ok(_), _)) => true,
-        _ => false,
-    }
+    matches!(select(probe, Box::pin(crate::runtime::sleep(PROBE_TIMEOUT))).await, Either::Left((Ok(_), _)))
 }

@@ -74,10 +74,7 @@ struct Listening {
 
 impl Drop for Listening {
     fn drop(&mut self) {
-        let _ = self.window.remove_event_listener_with_callback(
-            "message",
-            self.on_message.as_ref().unchecked_ref(),
-        );
+        let _ = self.window.remove_event_listener_with_callback("message", self.on_message.as_ref().unchecked_ref());
         if let Some((channel, _)) = &self.channel {
             channel.set_onmessage(None);
             channel.close();
@@ -94,17 +91,11 @@ fn failed(message: impl Into<String>) -> AuthError {
 
 impl PopupAuthorizer {
     async fn run(&self, request: &AuthorizationRequest) -> Result<String, AuthError> {
-        let window = web_sys::window().ok_or_else(|| {
-            failed("a popup needs a page (there is no window here): pass auth.authorize, a function")
-        })?;
-        let origin = window
-            .location()
-            .origin()
-            .map_err(|e| failed(format!("this page has no origin: {}", message_of(&e))))?;
-        let name: String = format!(
-            "mcp-edge-oauth-{}",
-            request.state.chars().take(12).collect::<String>()
-        );
+        let window = web_sys::window()
+            .ok_or_else(|| failed("a popup needs a page (there is no window here): pass auth.authorize, a function"))?;
+        let origin =
+            window.location().origin().map_err(|e| failed(format!("this page has no origin: {}", message_of(&e))))?;
+        let name: String = format!("mcp-edge-oauth-{}", request.state.chars().take(12).collect::<String>());
         let blocked = |detail: &str| {
             failed(format!(
                 "the browser blocked the popup window for the authorization page{detail}. Browsers allow \
@@ -112,11 +103,7 @@ impl PopupAuthorizer {
                  popups for this site, or use auth: {{ authorize: \"redirect\" }}"
             ))
         };
-        let popup = match window.open_with_url_and_target_and_features(
-            &request.url,
-            &name,
-            &self.features,
-        ) {
+        let popup = match window.open_with_url_and_target_and_features(&request.url, &name, &self.features) {
             Ok(Some(popup)) => popup,
             Ok(None) => return Err(blocked("")),
             Err(error) => return Err(blocked(&format!(" ({})", message_of(&error)))),
@@ -131,9 +118,7 @@ impl PopupAuthorizer {
         let to_flow = sender.clone();
         let on_message = Closure::<dyn FnMut(MessageEvent)>::new(move |event: MessageEvent| {
             let ours = event.origin() == origin
-                && event
-                    .source()
-                    .is_some_and(|source| js_sys::Object::is(&source, &from_popup));
+                && event.source().is_some_and(|source| js_sys::Object::is(&source, &from_popup));
             match callback_url(&event.data()) {
                 Some(url) if ours => {
                     let _ = to_flow.unbounded_send(url);
@@ -159,12 +144,7 @@ impl PopupAuthorizer {
             // Older browsers: postMessage alone.
             Err(_) => None,
         };
-        let listening = Listening {
-            window,
-            popup,
-            on_message,
-            channel,
-        };
+        let listening = Listening { window, popup, on_message, channel };
 
         let started = js_sys::Date::now();
         let limit_ms = self.timeout.as_secs_f64() * 1000.0;
@@ -196,10 +176,7 @@ impl PopupAuthorizer {
 }
 
 impl Authorizer for PopupAuthorizer {
-    fn authorize<'a>(
-        &'a self,
-        request: &'a AuthorizationRequest,
-    ) -> BoxFuture<'a, Result<String, AuthError>> {
+    fn authorize<'a>(&'a self, request: &'a AuthorizationRequest) -> BoxFuture<'a, Result<String, AuthError>> {
         boxed(self.run(request))
     }
 }

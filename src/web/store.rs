@@ -41,14 +41,9 @@ impl WebStorage {
         let value = Reflect::get(&js_sys::global(), &JsValue::from_str(self.name()))
             .map_err(|e| format!("{} is not usable here: {}", self.name(), message_of(&e)))?;
         if value.is_undefined() || value.is_null() {
-            return Err(format!(
-                "there is no {} here (workers and Node have none)",
-                self.name()
-            ));
+            return Err(format!("there is no {} here (workers and Node have none)", self.name()));
         }
-        value
-            .dyn_into::<Storage>()
-            .map_err(|_| format!("{} is not a Storage", self.name()))
+        value.dyn_into::<Storage>().map_err(|_| format!("{} is not a Storage", self.name()))
     }
 }
 
@@ -60,44 +55,30 @@ pub(crate) struct WebStorageStore {
 
 impl std::fmt::Debug for WebStorageStore {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("WebStorageStore")
-            .field("storage", &self.kind.name())
-            .finish()
+        f.debug_struct("WebStorageStore").field("storage", &self.kind.name()).finish()
     }
 }
 
 impl WebStorageStore {
     pub(crate) fn new(kind: WebStorage) -> Result<Self, String> {
-        Ok(WebStorageStore {
-            kind,
-            storage: kind.open()?,
-        })
+        Ok(WebStorageStore { kind, storage: kind.open()? })
     }
 
     fn fail(&self, what: &str, error: &JsValue) -> AuthError {
-        AuthError::Store(format!(
-            "{} {what}: {}",
-            self.kind.name(),
-            message_of(error)
-        ))
+        AuthError::Store(format!("{} {what}: {}", self.kind.name(), message_of(error)))
     }
 }
 
 fn decode(text: &str, key: &str) -> Result<AuthRecord, AuthError> {
-    serde_json::from_str(text)
-        .map_err(|e| AuthError::Store(format!("the record under {key:?} is not readable: {e}")))
+    serde_json::from_str(text).map_err(|e| AuthError::Store(format!("the record under {key:?} is not readable: {e}")))
 }
 
 fn encode(record: &AuthRecord) -> Result<String, AuthError> {
-    serde_json::to_string(record)
-        .map_err(|e| AuthError::Store(format!("cannot encode the record: {e}")))
+    serde_json::to_string(record).map_err(|e| AuthError::Store(format!("cannot encode the record: {e}")))
 }
 
 impl TokenStore for WebStorageStore {
-    fn load<'a>(
-        &'a self,
-        server: &'a str,
-    ) -> BoxFuture<'a, Result<Option<AuthRecord>, AuthError>> {
+    fn load<'a>(&'a self, server: &'a str) -> BoxFuture<'a, Result<Option<AuthRecord>, AuthError>> {
         let key = record_key(server);
         let outcome = match self.storage.get_item(&key) {
             Ok(None) => Ok(None),
@@ -107,25 +88,16 @@ impl TokenStore for WebStorageStore {
         boxed(async move { outcome })
     }
 
-    fn save<'a>(
-        &'a self,
-        server: &'a str,
-        record: &'a AuthRecord,
-    ) -> BoxFuture<'a, Result<(), AuthError>> {
+    fn save<'a>(&'a self, server: &'a str, record: &'a AuthRecord) -> BoxFuture<'a, Result<(), AuthError>> {
         let key = record_key(server);
         let outcome = encode(record).and_then(|text| {
-            self.storage
-                .set_item(&key, &text)
-                .map_err(|e| self.fail("could not be written (full, or not allowed)", &e))
+            self.storage.set_item(&key, &text).map_err(|e| self.fail("could not be written (full, or not allowed)", &e))
         });
         boxed(async move { outcome })
     }
 
     fn clear<'a>(&'a self, server: &'a str) -> BoxFuture<'a, Result<(), AuthError>> {
-        let outcome = self
-            .storage
-            .remove_item(&record_key(server))
-            .map_err(|e| self.fail("could not be cleared", &e));
+        let outcome = self.storage.remove_item(&record_key(server)).map_err(|e| self.fail("could not be cleared", &e));
         boxed(async move { outcome })
     }
 }
@@ -149,9 +121,7 @@ impl CallbackStore {
     /// Reads `{ load, save, clear }`; `None` when a method is missing.
     pub(crate) fn from_js(target: &JsValue) -> Option<Self> {
         let method = |name: &str| {
-            Reflect::get(target, &JsValue::from_str(name))
-                .ok()
-                .and_then(|f| f.dyn_into::<Function>().ok())
+            Reflect::get(target, &JsValue::from_str(name)).ok().and_then(|f| f.dyn_into::<Function>().ok())
         };
         Some(CallbackStore {
             target: target.clone(),
@@ -163,52 +133,36 @@ impl CallbackStore {
 
     /// Calls one method and waits for its value (a promise is awaited).
     async fn call(&self, name: &str, function: &Function, args: &[JsValue]) -> Result<JsValue, AuthError> {
-        let thrown = |e: JsValue| {
-            AuthError::Store(format!("auth.store.{name} failed: {}", message_of(&e)))
-        };
+        let thrown = |e: JsValue| AuthError::Store(format!("auth.store.{name} failed: {}", message_of(&e)));
         let returned = match args {
             [key] => function.call1(&self.target, key),
             [key, value] => function.call2(&self.target, key, value),
             _ => function.call0(&self.target),
         }
         .map_err(thrown)?;
-        JsFuture::from(Promise::resolve(&returned))
-            .await
-            .map_err(thrown)
+        JsFuture::from(Promise::resolve(&returned)).await.map_err(thrown)
     }
 }
 
 impl TokenStore for CallbackStore {
-    fn load<'a>(
-        &'a self,
-        server: &'a str,
-    ) -> BoxFuture<'a, Result<Option<AuthRecord>, AuthError>> {
+    fn load<'a>(&'a self, server: &'a str) -> BoxFuture<'a, Result<Option<AuthRecord>, AuthError>> {
         boxed(async move {
             let key = record_key(server);
-            let value = self
-                .call("load", &self.load, &[JsValue::from_str(&key)])
-                .await?;
+            let value = self.call("load", &self.load, &[JsValue::from_str(&key)]).await?;
             if value.is_undefined() || value.is_null() {
                 return Ok(None);
             }
-            let text = value.as_string().ok_or_else(|| {
-                AuthError::Store("auth.store.load must return a string, null or undefined".into())
-            })?;
+            let text = value
+                .as_string()
+                .ok_or_else(|| AuthError::Store("auth.store.load must return a string, null or undefined".into()))?;
             decode(&text, &key).map(Some)
         })
     }
 
-    fn save<'a>(
-        &'a self,
-        server: &'a str,
-        record: &'a AuthRecord,
-    ) -> BoxFuture<'a, Result<(), AuthError>> {
+    fn save<'a>(&'a self, server: &'a str, record: &'a AuthRecord) -> BoxFuture<'a, Result<(), AuthError>> {
         boxed(async move {
             let text = encode(record)?;
-            let args = [
-                JsValue::from_str(&record_key(server)),
-                JsValue::from_str(&text),
-            ];
+            let args = [JsValue::from_str(&record_key(server)), JsValue::from_str(&text)];
             self.call("save", &self.save, &args).await.map(drop)
         })
     }

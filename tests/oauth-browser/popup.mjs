@@ -19,7 +19,11 @@
 //    page records the answer and sends the browser back, and the page's
 //    next connect finishes the sign-in;
 // 6. redirect mode with the page itself as the redirect URI: the code is
-//    taken from the page's URL, which is cleaned afterwards.
+//    taken from the page's URL, which is cleaned afterwards;
+// 7. in a Web Worker (no window), a sign-in that needs a person fails with
+//    an error that says to pass auth.authorize;
+// 8. in a Web Worker, the client credentials grant works;
+// 9. an authorization server that sends no CORS headers: the error says so.
 // Screenshots (consent popup, page afterwards) go to target/screenshots/.
 // Prints one line per check; exits 1 if any failed.
 import { createReadStream, mkdirSync, statSync } from 'node:fs';
@@ -27,7 +31,7 @@ import { createServer } from 'node:http';
 import { extname, join, normalize, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
-import { start as startOAuthServer } from '../peers/oauth-server.mjs';
+import { CONFIDENTIAL_CLIENT, start as startOAuthServer } from '../peers/oauth-server.mjs';
 
 const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -61,7 +65,7 @@ const site = createServer((request, response) => {
   const path = decodeURIComponent(new URL(request.url ?? '/', 'http://x').pathname);
   let file = null;
   if (path === '/' || path === '/index.html') file = join(PAGE, 'index.html');
-  else if (path === '/app.js') file = join(PAGE, 'app.js');
+  else if (path === '/app.js' || path === '/worker.js') file = join(PAGE, path.slice(1));
   else if (path === '/oauth-callback.html' || path === '/oauth-callback.js') file = join(WWW, path.slice(1));
   else if (path.startsWith('/pkg/')) file = under(PKG, path.slice('/pkg/'.length));
   try {
@@ -101,11 +105,20 @@ function assert(condition, message) {
   if (!condition) throw new Error(message);
 }
 
+const RESULT_PREFIX = 'oauth-test-result ';
+/** Outcomes the page reported (console), by page. */
+const outcomes = new WeakMap();
+
 async function newPage() {
   const context = await browser.newContext({ viewport: { width: 900, height: 560 } });
   const page = await context.newPage();
+  const reported = [];
+  outcomes.set(page, reported);
   page.on('console', (message) => {
-    if (message.type() === 'error' || message.type() === 'warning') console.log(`  [console.${message.type()}] ${message.text()}`);
+    const text = message.text();
+    if (text.startsWith(RESULT_PREFIX)) reported.push(JSON.parse(text.slice(RESULT_PREFIX.length)));
+    else if (message.type() === 'error' && /^Failed to load resource/.test(text)) return;
+    else if (message.type() === 'error' || message.type() === 'warning') console.log(`  [console.${message.type()}] ${text}`);
   });
   page.on('pageerror', (error) => console.log(`  [pageerror] ${error}`));
   if (process.env.DEBUG) {
@@ -116,17 +129,22 @@ async function newPage() {
   return { context, page };
 }
 
-/** The outcome of the page's `run`-th connect. */
+/** The outcome of the page's `run`-th connect (since its last load),
+ * as the page reported it on the console. Nothing runs in the page while
+ * waiting: script run from here counts as a user gesture. */
 async function result(page, run) {
-  await page.waitForFunction(
-    (run) => {
-      const text = document.getElementById('log')?.dataset.result;
-      return text ? JSON.parse(text).run === run : false;
-    },
-    run,
-    { timeout: RESULT_MS },
-  );
-  return JSON.parse(await page.locator('#log').getAttribute('data-result'));
+  const deadline = Date.now() + RESULT_MS;
+  const reported = outcomes.get(page);
+  for (;;) {
+    const index = reported.findIndex((outcome) => outcome && outcome.run === run);
+    if (index >= 0) {
+      const found = reported[index];
+      reported[index] = null; // each outcome is read once
+      return found;
+    }
+    if (Date.now() > deadline) throw new Error(`the page reported no outcome of connect #${run} within ${RESULT_MS} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
 }
 
 /** Clicks Connect and returns the popup it opens. */
@@ -147,6 +165,8 @@ async function check(name, body) {
   } catch (error) {
     checks.push({ name, ok: false });
     console.log(`FAILED ${name}: ${error?.message ?? error}`);
+    const shown = await page.locator('#log').textContent({ timeout: 2000 }).catch(() => '(unreadable)');
+    console.log(`       the page shows: ${JSON.stringify(shown)}`);
   } finally {
     await context.close().catch(() => {});
   }
@@ -251,6 +271,39 @@ await check('redirect mode through the callback page', async (page) => {
 await check('redirect mode with the page itself as redirect URI: code read from the URL, URL cleaned', async (page) => {
   const redirectUri = `${siteOrigin}/`;
   await redirectSignIn(page, `&redirectUri=${encodeURIComponent(redirectUri)}`, (url) => url.pathname === '/' && url.searchParams.has('code'));
+});
+
+await check('in a Web Worker, a sign-in that needs a person asks for auth.authorize', async (page) => {
+  await page.goto(pageUrl(), { timeout: STEP_MS });
+  const outcome = await page.evaluate(() => window.workerConnect({}));
+  assert(!outcome.ok, 'the worker connected without signing in');
+  assert(/no window here/.test(outcome.message) && /auth\.authorize/.test(outcome.message), `the error: ${outcome.message}`);
+  console.log(`       error: ${outcome.message.slice(0, 200)}…`);
+});
+
+await check('in a Web Worker, client credentials work', async (page) => {
+  await page.goto(pageUrl(), { timeout: STEP_MS });
+  const outcome = await page.evaluate(
+    (client) => window.workerConnect({ grant: 'client_credentials', clientId: client.id, clientSecret: client.secret }),
+    CONFIDENTIAL_CLIENT,
+  );
+  assert(outcome.ok, `the worker failed: ${outcome.message}`);
+  assert(outcome.echo === 'Echo: hello from a worker', `echo: ${outcome.echo}`);
+});
+
+await check('an authorization server without CORS headers: the error says so', async (page) => {
+  await fetch(`${oauth.origin}/__test/config?noCors=1`);
+  try {
+    await page.goto(pageUrl(), { timeout: STEP_MS });
+    await page.click('#connect', { timeout: STEP_MS });
+    const outcome = await result(page, 1);
+    assert(!outcome.ok, 'the connect succeeded');
+    const expected = `the authorization server at ${oauth.origin} may not allow cross-origin requests from this page (no CORS headers)`;
+    assert(outcome.message.includes(expected), `the error: ${outcome.message}`);
+    console.log(`       error: ${outcome.message.slice(0, 400)}…`);
+  } finally {
+    await fetch(`${oauth.origin}/__test/config?noCors=0`);
+  }
 });
 
 await browser.close();

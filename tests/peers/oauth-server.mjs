@@ -11,8 +11,12 @@
 //   POST /register                             RFC 7591 dynamic client registration (public clients)
 //   GET /authorize                             a tiny consent page: "Allow" / "Deny"
 //   POST /authorize/decision                   redirects to redirect_uri with code+state (or error)
-//   POST /token                                authorization_code with PKCE verification, refresh_token
-//   GET /__test/config?forgeState=1|0          test control: answer with a forged state
+//   POST /token                                authorization_code with PKCE verification, refresh_token,
+//                                              client_credentials for the confidential client
+//                                              worker-client / worker-secret (HTTP Basic)
+//   GET /__test/config?forgeState=1|0          test control: answer with a forged state;
+//                     &noCors=1|0              send no CORS headers from the authorization server's
+//                                              endpoints (metadata, registration, token)
 //
 // Run alone: `PORT=4000 node oauth-server.mjs`; or import `start()`.
 // Nothing secret is ever logged: the request log keeps method and path only.
@@ -24,6 +28,9 @@ const random = (bytes = 24) => b64url(randomBytes(bytes));
 
 const ESCAPES = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
 const escapeHtml = (text) => String(text).replace(/[&<>"']/g, (c) => ESCAPES[c]);
+
+/** A pre-registered confidential client for the client credentials grant. */
+export const CONFIDENTIAL_CLIENT = { id: 'worker-client', secret: 'worker-secret' };
 
 const CORS = {
   'access-control-allow-origin': '*',
@@ -39,9 +46,18 @@ const CORS = {
  * `{ origin, mcpUrl, state, close() }`; `state` is the live test state
  * (issued tokens, the request log, the forge switch).
  */
+/** The authorization server's endpoints (which `noCors` strips CORS from). */
+const AS_PATHS = new Set([
+  '/.well-known/oauth-authorization-server',
+  '/.well-known/openid-configuration',
+  '/register',
+  '/token',
+]);
+
 export function start({ host = '127.0.0.1', port = 0 } = {}) {
   const state = {
     forgeState: false,
+    noCors: false,
     clients: new Map(), // client_id -> registration
     requests: new Map(), // consent request id -> authorization request
     codes: new Map(), // code -> grant
@@ -54,7 +70,9 @@ export function start({ host = '127.0.0.1', port = 0 } = {}) {
   let origin = '';
 
   const send = (response, status, headers, body = '') => {
-    response.writeHead(status, { ...CORS, 'cache-control': 'no-store', ...headers });
+    const path = new URL(response.req?.url ?? '/', 'http://x').pathname;
+    const cors = state.noCors && AS_PATHS.has(path) ? {} : CORS;
+    response.writeHead(status, { ...cors, 'cache-control': 'no-store', ...headers });
     response.end(body);
   };
   const json = (response, status, value, headers = {}) =>
@@ -83,9 +101,9 @@ export function start({ host = '127.0.0.1', port = 0 } = {}) {
     token_endpoint: `${origin}/token`,
     registration_endpoint: `${origin}/register`,
     response_types_supported: ['code'],
-    grant_types_supported: ['authorization_code', 'refresh_token'],
+    grant_types_supported: ['authorization_code', 'refresh_token', 'client_credentials'],
     code_challenge_methods_supported: ['S256'],
-    token_endpoint_auth_methods_supported: ['none'],
+    token_endpoint_auth_methods_supported: ['none', 'client_secret_basic'],
     scopes_supported: ['mcp:tools'],
     authorization_response_iss_parameter_supported: true,
   });
@@ -272,6 +290,14 @@ with the scopes <code>${escapeHtml(authorization.scope || '(none)')}</code>.</p>
       }
       return json(response, 200, issue(granted.clientId, granted.scope));
     }
+    if (grant === 'client_credentials') {
+      const basic = /^Basic\s+(.+)$/i.exec(request.headers.authorization ?? '');
+      const [id, secret] = basic ? Buffer.from(basic[1], 'base64').toString('utf8').split(':').map(decodeURIComponent) : [];
+      if (id !== CONFIDENTIAL_CLIENT.id || secret !== CONFIDENTIAL_CLIENT.secret) {
+        return oauthError(response, 401, 'invalid_client', 'unknown client or wrong secret');
+      }
+      return json(response, 200, issue(id, form.get('scope') ?? ''));
+    }
     if (grant === 'refresh_token') {
       const old = form.get('refresh_token') ?? '';
       const known = state.refreshTokens.get(old);
@@ -311,7 +337,8 @@ with the scopes <code>${escapeHtml(authorization.scope || '(none)')}</code>.</p>
           return request.method === 'POST' ? await handleToken(request, response) : send(response, 405, {});
         case '/__test/config':
           if (url.searchParams.has('forgeState')) state.forgeState = url.searchParams.get('forgeState') === '1';
-          return json(response, 200, { forgeState: state.forgeState });
+          if (url.searchParams.has('noCors')) state.noCors = url.searchParams.get('noCors') === '1';
+          return json(response, 200, { forgeState: state.forgeState, noCors: state.noCors });
         default:
           return send(response, 404, { 'content-type': 'text/plain' }, 'not found');
       }

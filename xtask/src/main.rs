@@ -4,6 +4,7 @@
 mod conformance;
 mod demo;
 mod npm_test;
+mod oauth_browser;
 mod package;
 mod peers;
 mod setup;
@@ -57,6 +58,11 @@ const COMMANDS: &[(&str, &str, Task)] = &[
         "www",
         "build the npm package and serve the www/ inspector page on 127.0.0.1 (with server-everything to try)",
         www::www,
+    ),
+    (
+        "oauth-test",
+        "OAuth sign-in through the JS API in headless Chromium: popup, blocked popup, forged state, redirect",
+        oauth_browser::oauth_test,
     ),
     (
         "www-test",

@@ -74,6 +74,12 @@ pub fn test() -> Res {
         crate::npm_test::package_test,
     );
 
+    // OAuth sign-in (popup and redirect) through the built package, in Chromium.
+    summary.step(
+        "OAuth in the browser: popup and redirect sign-in (Playwright, headless Chromium)",
+        crate::oauth_browser::oauth_test,
+    );
+
     // The www/ inspector page on the built package, driven in Chromium.
     summary.step("www inspector page in headless Chromium", crate::www::www_test);
 

