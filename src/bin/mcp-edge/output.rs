@@ -75,13 +75,14 @@ fn capability_summary(capabilities: &Value) -> String {
     let parts: Vec<String> = object
         .iter()
         .map(|(name, value)| {
-            let features: Vec<&str> = value
+            let mut features: Vec<&str> = value
                 .as_object()
                 .into_iter()
                 .flatten()
                 .filter(|(_, on)| !matches!(on, Value::Bool(false) | Value::Null))
                 .map(|(feature, _)| feature.as_str())
                 .collect();
+            features.sort_unstable();
             if features.is_empty() {
                 name.clone()
             } else {
@@ -89,6 +90,9 @@ fn capability_summary(capabilities: &Value) -> String {
             }
         })
         .collect();
+    // Alphabetical, whatever order the server sent, so output is stable.
+    let mut parts = parts;
+    parts.sort_unstable();
     parts.join(", ")
 }
 
