@@ -5,7 +5,8 @@
 //! following redirects and reads `Location`: for servers that authorize
 //! without a human, like the conformance suite's); a browser popup, a
 //! full-page redirect and an app callback in the JS API (`crate::web`);
-//! later a loopback listener that opens the system browser (native).
+//! [`super::loopback::LoopbackAuthorizer`] natively (a loopback listener and
+//! the system browser).
 //!
 //! An authorizer that leaves the page (a full-page redirect) cannot hand the
 //! redirect back to the flow that started it: it keeps the

@@ -12,10 +12,10 @@
 //!   the redirect back ([`HeadlessAuthorizer`] for servers that redirect at
 //!   once; in the JS API a popup, a full-page redirect that
 //!   [`OAuthProvider::complete_authorization`] finishes on the next page
-//!   load, or the app's own function; later a native loopback listener);
+//!   load, or the app's own function; natively [`loopback::LoopbackAuthorizer`]);
 //! - [`TokenStore`]: where tokens and client registrations are kept
 //!   ([`MemoryTokenStore`] here; `sessionStorage`, `localStorage` or the
-//!   app's own storage in the JS API).
+//!   app's own storage in the JS API; natively [`file_store::FileTokenStore`]).
 //!
 //! Plug it into a connection with [`crate::ConnectOptions::auth`] (used by
 //! whichever transport is detected), or into one transport with
@@ -28,7 +28,11 @@ pub mod authorizer;
 pub mod challenge;
 pub mod config;
 pub mod error;
+#[cfg(not(target_arch = "wasm32"))]
+pub mod file_store;
 pub mod jwt;
+#[cfg(not(target_arch = "wasm32"))]
+pub mod loopback;
 pub mod metadata;
 pub mod pkce;
 pub mod provider;
@@ -40,5 +44,9 @@ pub mod url;
 pub use authorizer::{AuthorizationRequest, Authorizer, HeadlessAuthorizer, PendingAuthorization};
 pub use config::{AuthConfig, Grant};
 pub use error::AuthError;
+#[cfg(not(target_arch = "wasm32"))]
+pub use file_store::FileTokenStore;
+#[cfg(not(target_arch = "wasm32"))]
+pub use loopback::{LoopbackAuthorizer, LoopbackError};
 pub use provider::{AuthChallenge, AuthProvider, Discovery, OAuthProvider, Recovery, fingerprint};
 pub use store::{AuthRecord, ClientRegistration, MemoryTokenStore, TokenStore, Tokens};

@@ -50,6 +50,12 @@ speaking MCP over stdio (quote it; it is split like a shell would). For a URL
 the transport is detected: Streamable HTTP, else the legacy HTTP+SSE transport
 of 2024-11-05 (`--transport` forces one).
 
+A server that answers 401 is authorized with OAuth: the authorization page
+opens in the system browser (or its URL is printed with --no-browser), the
+browser comes back to http://127.0.0.1:<port>/callback, and the tokens are
+kept in $XDG_CONFIG_HOME/mcp-edge/tokens (~/.config/...), readable by you only
+(--no-auth-store keeps them in memory).
+
 Examples:
   mcp-edge 'npx -y @modelcontextprotocol/server-everything' tools
   mcp-edge http://127.0.0.1:3001/sse info
@@ -90,6 +96,29 @@ protocol or transport error.";
                 .map(|name| name.parse::<TransportChoice>().unwrap_or_default())
         )]
         transport: TransportChoice,
+
+        /// OAuth: a client id registered with the authorization server beforehand (else the
+        /// client registers itself where the server allows it)
+        #[arg(long, global = true, value_name = "ID")]
+        client_id: Option<String>,
+
+        /// OAuth: the secret of --client-id, for a confidential client
+        #[arg(long, global = true, value_name = "SECRET", requires = "client_id")]
+        client_secret: Option<String>,
+
+        /// OAuth: a scope to ask for instead of the server's suggestion (repeat, or separate
+        /// with spaces)
+        #[arg(long, global = true, value_name = "SCOPE")]
+        scope: Vec<String>,
+
+        /// OAuth: print the authorization URL on stderr instead of opening a browser, and read
+        /// the URL the browser is redirected to from stdin (or take the redirect as usual)
+        #[arg(long, global = true)]
+        no_browser: bool,
+
+        /// OAuth: keep tokens in memory only, not in ~/.config/mcp-edge/tokens
+        #[arg(long, global = true)]
+        no_auth_store: bool,
 
         /// The server: an http(s):// URL, or a command line to run over stdio
         #[arg(value_name = "SERVER")]
@@ -344,7 +373,19 @@ protocol or transport error.";
         };
         let options =
             ClientOptions::new("mcp-edge", env!("CARGO_PKG_VERSION")).with_timeout(cli.timeout);
-        let client = match connect::connect(&cli.server, cli.transport, options).await {
+        let auth = connect::AuthArgs {
+            client_id: cli.client_id,
+            client_secret: cli.client_secret,
+            scopes: cli
+                .scope
+                .iter()
+                .flat_map(|scope| scope.split_whitespace())
+                .map(str::to_owned)
+                .collect(),
+            no_browser: cli.no_browser,
+            no_store: cli.no_auth_store,
+        };
+        let client = match connect::connect(&cli.server, cli.transport, &auth, options).await {
             Ok(client) => client,
             Err(error) => return report(&Failure::Client(error)),
         };
