@@ -318,8 +318,19 @@ impl<H: HttpClient> Shared<H> {
         if status == 202 {
             return Ok(());
         }
+        self.read_reply(response, awaited, carried_session).await
+    }
+
+    /// A 2xx answer with a body: an SSE stream, read (and resumed within
+    /// `session`, if it has one) until it ends, or one JSON payload.
+    pub(super) async fn read_reply(
+        &self,
+        response: HttpResponse,
+        awaited: Option<RequestId>,
+        session: Option<String>,
+    ) -> Result<(), TransportError> {
         match response.media_type().as_deref() {
-            Some("text/event-stream") => self.read_stream(response, awaited, carried_session).await,
+            Some("text/event-stream") => self.read_stream(response, awaited, session).await,
             Some("application/json") => {
                 let body = response
                     .read_body(self.options.max_message_bytes)

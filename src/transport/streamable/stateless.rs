@@ -69,35 +69,10 @@ impl<H: HttpClient> Shared<H> {
         if status == 202 {
             return Ok(());
         }
-        match response.media_type().as_deref() {
-            // A stateless server sets no event ids, so its broken stream ends
-            // the request; one that does is of the handshake era (this was a
-            // probe) and its stream is resumed as that era does.
-            Some("text/event-stream") => self.read_stream(response, awaited, None).await,
-            Some("application/json") => {
-                let body = response
-                    .read_body(self.options.max_message_bytes)
-                    .await
-                    .map_err(|e| TransportError::Io(e.to_string()))?;
-                let text = String::from_utf8_lossy(&body);
-                if text.trim().is_empty() && awaited.is_none() {
-                    return Ok(());
-                }
-                let answered = self.deliver_payload(&text, awaited.as_ref());
-                match awaited {
-                    Some(id) if !answered => Err(TransportError::InvalidMessage(format!(
-                        "the JSON reply to request {id} does not contain its response"
-                    ))),
-                    _ => Ok(()),
-                }
-            }
-            _ if awaited.is_none() => Ok(()),
-            other => Err(TransportError::InvalidMessage(format!(
-                "POST {} answered a request with {} instead of application/json or text/event-stream",
-                self.options.url,
-                other.unwrap_or("no Content-Type")
-            ))),
-        }
+        // A stateless server sets no event ids, so its broken stream ends
+        // the request; one that does is of the handshake era (this was a
+        // probe) and its stream is resumed as that era does.
+        self.read_reply(response, awaited, None).await
     }
 
     /// A non-2xx answer. A JSON-RPC error in the body answers the request
