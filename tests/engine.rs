@@ -8,7 +8,8 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use futures::future::{Either, select};
-use mcp_edge::client::{ClientOptions, Error, RequestContext, RequestOptions, SessionEvent};
+use futures::StreamExt;
+use mcp_edge::client::{ClientOptions, EraChoice, Error, ListenFilter, RequestContext, RequestOptions, SessionEvent};
 use mcp_edge::protocol::types::{CreateMessageResult, ElicitAction, ElicitResult};
 use mcp_edge::protocol::{ErrorObject, Message, Notification, ProtocolVersion, Request, RequestId, Response, codes};
 use mcp_edge::runtime::{sleep, spawn};
@@ -97,6 +98,34 @@ async fn connected(options: ClientOptions) -> (Client, MemoryServer) {
         panic!("initialize failed: {e}");
     }
     (client, server)
+}
+
+/// A client past `server/discover` of a 2026-07-28 server that offers
+/// list changes and resource subscriptions.
+async fn connected_stateless() -> (Client, MemoryServer) {
+    let (client, mut server) = start(ClientOptions::default().with_era(EraChoice::Stateless));
+    let server_side = async {
+        let discover = next_request(&mut server).await;
+        assert_eq!(discover.method, "server/discover");
+        let capabilities = json!({"tools": {"listChanged": true}, "resources": {"subscribe": true, "listChanged": true}});
+        server.send(Message::result(
+            discover.id,
+            json!({"resultType": "complete", "supportedVersions": ["2026-07-28"], "capabilities": capabilities,
+                   "_meta": {"io.modelcontextprotocol/serverInfo": {"name": "scripted", "version": "2"}}}),
+        ));
+    };
+    let (outcome, ()) = futures::join!(within("start", client.start()), server_side);
+    if let Err(e) = outcome {
+        panic!("stateless start failed: {e}");
+    }
+    (client, server)
+}
+
+/// A notification of subscription `id` (2026-07-28).
+fn tagged(method: &str, id: &RequestId, params: Value) -> Message {
+    let mut params = params;
+    params["_meta"] = json!({"io.modelcontextprotocol/subscriptionId": id.to_value()});
+    Message::notification(method, Some(params))
 }
 
 fn ok<T>(outcome: Result<T, Error>) -> T {
@@ -539,5 +568,152 @@ tests! {
         assert!(matches!(outcome, Err(Error::Transport(TransportError::Closed(_)))), "{outcome:?}");
         assert!(server.was_closed());
         assert!(matches!(within("ping after close", client.ping()).await, Err(Error::Transport(_))));
+    }
+
+    async fn a_stateless_listen_is_acknowledged_demultiplexed_and_ended_by_the_server() {
+        let (client, mut server) = connected_stateless().await;
+        let heard = Arc::new(Mutex::new(Vec::new()));
+        let log = heard.clone();
+        client.on_notification(move |n| log.lock().unwrap().push(n.method.clone()));
+        let filter = ListenFilter { tools_list_changed: true, prompts_list_changed: true, ..ListenFilter::resource("demo://a") };
+        let server_side = async {
+            let listen = next_request(&mut server).await;
+            assert_eq!(listen.method, "subscriptions/listen");
+            let params = listen.params.clone().unwrap_or_default();
+            // Prompts are not offered by the server: not asked for.
+            assert_eq!(params["notifications"], json!({"toolsListChanged": true, "resourceSubscriptions": ["demo://a"]}));
+            assert_eq!(params["_meta"]["io.modelcontextprotocol/protocolVersion"], "2026-07-28");
+            server.send(tagged(
+                "notifications/subscriptions/acknowledged",
+                &listen.id,
+                json!({"notifications": {"toolsListChanged": true}}),
+            ));
+            listen.id
+        };
+        let (subscription, id) = futures::join!(within("listen", client.listen(filter)), server_side);
+        let mut subscription = ok(subscription);
+        assert_eq!(subscription.id(), &id);
+        assert_eq!(subscription.granted(), &ListenFilter { tools_list_changed: true, ..ListenFilter::default() });
+        // Another subscription's notification is not this one's.
+        server.send(tagged("notifications/tools/list_changed", &RequestId::Str("other".into()), json!({})));
+        server.send(tagged("notifications/tools/list_changed", &id, json!({})));
+        server.send(tagged("notifications/resources/updated", &id, json!({"uri": "demo://a/b"})));
+        server.send(Message::result(id.clone(), json!({"resultType": "complete",
+            "_meta": {"io.modelcontextprotocol/subscriptionId": id.to_value()}})));
+        let first = within("a notification", subscription.next()).await;
+        assert_eq!(ok(first.expect("one")).method, "notifications/tools/list_changed");
+        let second = within("a notification", subscription.next()).await;
+        assert_eq!(ok(second.expect("two")).params.unwrap()["uri"], "demo://a/b");
+        assert!(within("the end", subscription.next()).await.is_none(), "a complete result ends it");
+        // Listeners heard everything but the acknowledgement.
+        let heard = heard.lock().unwrap().clone();
+        assert_eq!(heard.iter().filter(|m| m.as_str() == "notifications/tools/list_changed").count(), 2, "{heard:?}");
+        assert!(!heard.iter().any(|m| m.contains("acknowledged")), "{heard:?}");
+    }
+
+    async fn dropping_a_stateless_listen_cancels_it_and_a_server_cancel_ends_it() {
+        let (client, mut server) = connected_stateless().await;
+        for round in 0..2 {
+            let server_side = async {
+                let listen = next_request(&mut server).await;
+                server.send(tagged("notifications/subscriptions/acknowledged", &listen.id,
+                    json!({"notifications": {"toolsListChanged": true}})));
+                listen.id
+            };
+            let filter = ListenFilter { tools_list_changed: true, ..ListenFilter::default() };
+            let (subscription, id) = futures::join!(within("listen", client.listen(filter)), server_side);
+            let mut subscription = ok(subscription);
+            if round == 0 {
+                drop(subscription);
+                // Not HTTP: the cancellation is a notification naming the listen.
+                let cancelled = next_notification(&mut server).await;
+                assert_eq!(cancelled.method, "notifications/cancelled");
+                assert_eq!(cancelled.params.unwrap()["requestId"], id.to_value());
+            } else {
+                server.send(Message::notification("notifications/cancelled",
+                    Some(json!({"requestId": id.to_value(), "reason": "shutting down"}))));
+                assert!(within("the end", subscription.next()).await.is_none(), "ended gracefully");
+            }
+        }
+    }
+
+    async fn a_listen_the_server_refuses_or_cannot_offer_is_a_typed_error() {
+        let (client, mut server) = connected_stateless().await;
+        let filter = ListenFilter { tools_list_changed: true, ..ListenFilter::default() };
+        let server_side = async {
+            let listen = next_request(&mut server).await;
+            server.send(Message::error(Some(listen.id), ErrorObject {
+                code: -32021,
+                message: "missing capability".into(),
+                data: Some(json!({"requiredCapabilities": {"roots": {}}})),
+            }));
+        };
+        let (outcome, ()) = futures::join!(within("listen", client.listen(filter.clone())), server_side);
+        assert!(matches!(outcome, Err(Error::MissingClientCapability { .. })), "{outcome:?}");
+        assert!(matches!(client.listen(ListenFilter::default()).await, Err(Error::InvalidArgument(_))));
+        // Prompts are not offered: nothing to ask for.
+        let prompts = ListenFilter { prompts_list_changed: true, ..ListenFilter::default() };
+        assert!(matches!(client.listen(prompts).await, Err(Error::CapabilityMissing { .. })));
+    }
+
+    async fn stateless_subscribe_resource_is_a_listen_kept_until_unsubscribe() {
+        let (client, mut server) = connected_stateless().await;
+        let heard = Arc::new(Mutex::new(Vec::new()));
+        let log = heard.clone();
+        client.on_notification(move |n| log.lock().unwrap().push(n.params.clone().unwrap_or_default()["uri"].clone()));
+        let server_side = async {
+            let listen = next_request(&mut server).await;
+            assert_eq!(listen.method, "subscriptions/listen");
+            assert_eq!(listen.params.clone().unwrap_or_default()["notifications"],
+                json!({"resourceSubscriptions": ["demo://r"]}));
+            server.send(tagged("notifications/subscriptions/acknowledged", &listen.id,
+                json!({"notifications": {"resourceSubscriptions": ["demo://r"]}})));
+            listen.id
+        };
+        let (outcome, id) = futures::join!(within("subscribe", client.subscribe_resource("demo://r")), server_side);
+        ok(outcome);
+        server.send(tagged("notifications/resources/updated", &id, json!({"uri": "demo://r"})));
+        within("the update", async { while heard.lock().unwrap().is_empty() { sleep(Duration::from_millis(5)).await } }).await;
+        ok(within("unsubscribe", client.unsubscribe_resource("demo://r")).await);
+        let cancelled = next_notification(&mut server).await;
+        assert_eq!(cancelled.method, "notifications/cancelled");
+        assert_eq!(cancelled.params.unwrap()["requestId"], id.to_value());
+    }
+
+    async fn a_handshake_era_listen_subscribes_filters_and_unsubscribes_on_close() {
+        let (client, mut server) = start(ClientOptions::default());
+        let handshake = async {
+            let initialize = next_request(&mut server).await;
+            let mut result = init_result("2025-11-25");
+            result["capabilities"]["tools"] = json!({"listChanged": true});
+            server.send(Message::result(initialize.id, result));
+            next_notification(&mut server).await;
+        };
+        let (outcome, ()) = futures::join!(within("initialize", client.initialize()), handshake);
+        ok(outcome);
+        let filter = ListenFilter { tools_list_changed: true, prompts_list_changed: true, ..ListenFilter::resource("demo://a") };
+        let server_side = async {
+            let subscribe = next_request(&mut server).await;
+            assert_eq!(subscribe.method, "resources/subscribe");
+            assert_eq!(subscribe.params.clone().unwrap_or_default()["uri"], "demo://a");
+            server.send(Message::result(subscribe.id, json!({})));
+        };
+        let (subscription, ()) = futures::join!(within("listen", client.listen(filter)), server_side);
+        let mut subscription = ok(subscription);
+        assert!(subscription.granted().tools_list_changed && !subscription.granted().prompts_list_changed);
+        server.send(Message::notification("notifications/resources/updated", Some(json!({"uri": "demo://other"}))));
+        server.send(Message::notification("notifications/prompts/list_changed", None));
+        server.send(Message::notification("notifications/resources/updated", Some(json!({"uri": "demo://a"}))));
+        server.send(Message::notification("notifications/tools/list_changed", None));
+        let first = ok(within("a notification", subscription.next()).await.expect("one"));
+        assert_eq!(first.params.unwrap()["uri"], "demo://a");
+        let second = ok(within("a notification", subscription.next()).await.expect("two"));
+        assert_eq!(second.method, "notifications/tools/list_changed");
+        let closing = async {
+            let unsubscribe = next_request(&mut server).await;
+            assert_eq!(unsubscribe.method, "resources/unsubscribe");
+            server.send(Message::result(unsubscribe.id, json!({})));
+        };
+        futures::join!(within("close", subscription.close()), closing);
     }
 }

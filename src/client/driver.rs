@@ -20,6 +20,8 @@ use serde_json::{Value, json};
 
 use super::error::Error;
 use super::handlers::{NotificationListener, RequestContext, RequestHandler};
+use super::listen::{ACKNOWLEDGED, ListenFilter};
+use super::stateless::meta::SUBSCRIPTION_ID;
 use crate::protocol::types::Progress;
 use crate::protocol::{ErrorObject, Message, Notification, ProtocolVersion, Request, RequestId, Response, codes, methods};
 use crate::runtime::{BoxFuture, boxed};
@@ -46,6 +48,10 @@ pub(crate) enum Command {
     Initialized,
     /// Add a notification listener.
     Listen(NotificationListener),
+    /// Route a subscription's notifications to `watch.sink`, from now on.
+    Watch { key: RequestId, watch: Watch },
+    /// Stop routing them (the subscription was closed or dropped).
+    Unwatch { key: RequestId },
     /// The server speaks the stateless revision: it may send no requests,
     /// and nothing answers one.
     Stateless,
@@ -58,6 +64,15 @@ struct Pending {
     stateless: bool,
     reply: oneshot::Sender<Result<Value, Error>>,
     progress: Option<mpsc::UnboundedSender<Progress>>,
+}
+
+/// Where one subscription's notifications go.
+pub(crate) struct Watch {
+    /// The handshake era: the kinds of notification to forward (its session
+    /// stream carries every kind). `None` in the stateless era: exactly the
+    /// notifications whose `_meta.subscriptionId` is the key.
+    pub filter: Option<ListenFilter>,
+    pub sink: mpsc::UnboundedSender<Notification>,
 }
 
 /// Why a transport send was made, so its outcome reaches the right place.
@@ -83,6 +98,7 @@ pub(crate) struct SessionLoop<T: Transport> {
     send_aborts: HashMap<RequestId, AbortHandle>,
     handlers: Arc<HashMap<String, Arc<dyn RequestHandler>>>,
     listeners: Vec<NotificationListener>,
+    watches: HashMap<RequestId, Watch>,
     /// Set once the transport is gone; later commands fail with it.
     closed: Option<TransportError>,
     closing: Option<BoxFuture<'static, Result<(), TransportError>>>,
@@ -111,6 +127,7 @@ impl<T: Transport> SessionLoop<T> {
             send_aborts: HashMap::new(),
             handlers,
             listeners,
+            watches: HashMap::new(),
             closed: None,
             closing: None,
             transport_released: false,
@@ -177,6 +194,12 @@ impl<T: Transport> SessionLoop<T> {
             Command::Negotiated(version) => self.transport.set_protocol_version(version),
             Command::Initialized => self.transport.on_initialized(),
             Command::Listen(listener) => self.listeners.push(listener),
+            Command::Watch { key, watch } => {
+                self.watches.insert(key, watch);
+            }
+            Command::Unwatch { key } => {
+                self.watches.remove(&key);
+            }
             Command::Stateless => self.stateless = true,
             Command::Close { done } => {
                 self.close_waiters.push(done);
@@ -213,7 +236,13 @@ impl<T: Transport> SessionLoop<T> {
                 }
             }
             Command::Listen(listener) => self.listeners.push(listener),
-            Command::Cancel { .. } | Command::Negotiated(_) | Command::Initialized | Command::Stateless => {}
+            // Dropping the sink ends the subscription's stream at once.
+            Command::Watch { .. } => {}
+            Command::Cancel { .. }
+            | Command::Unwatch { .. }
+            | Command::Negotiated(_)
+            | Command::Initialized
+            | Command::Stateless => {}
         }
     }
 
@@ -225,6 +254,8 @@ impl<T: Transport> SessionLoop<T> {
         for (_, abort) in self.handler_aborts.drain().chain(self.send_aborts.drain()) {
             abort.abort();
         }
+        // No more notifications can come: every subscription's stream ends.
+        self.watches.clear();
         self.closed = Some(reason);
     }
 
@@ -273,6 +304,7 @@ impl<T: Transport> SessionLoop<T> {
                     None => log::warn!("ignoring a progress notification with no params"),
                 }
             }
+            methods::CANCELLED if self.stateless => self.cancelled_by_server(notification),
             methods::CANCELLED => {
                 let id = notification.params.as_ref().and_then(|p| p.get("requestId")).and_then(RequestId::from_value);
                 match id.and_then(|id| self.handler_aborts.remove(&id)) {
@@ -281,11 +313,64 @@ impl<T: Transport> SessionLoop<T> {
                 }
             }
             _ => {
+                self.route_to_subscriptions(&notification);
+                // An acknowledgement concerns its subscription alone.
+                if notification.method == ACKNOWLEDGED {
+                    return;
+                }
                 for listener in &self.listeners {
                     listener(&notification);
                 }
             }
         }
+    }
+
+    /// Hands a notification to the subscriptions that asked for it.
+    fn route_to_subscriptions(&mut self, notification: &Notification) {
+        // A subscription whose handle is gone needs nothing more.
+        self.watches.retain(|_, watch| !watch.sink.is_closed());
+        if self.watches.is_empty() {
+            return;
+        }
+        let tagged = notification
+            .params
+            .as_ref()
+            .and_then(|p| p.get("_meta"))
+            .and_then(|m| m.get(SUBSCRIPTION_ID))
+            .and_then(RequestId::from_value);
+        match tagged {
+            Some(id) => match self.watches.get(&id) {
+                Some(watch) if watch.filter.is_none() => {
+                    let _ = watch.sink.unbounded_send(notification.clone());
+                }
+                _ => log::debug!("{} for subscription {id}, which is not open", notification.method),
+            },
+            None => {
+                for watch in self.watches.values() {
+                    if watch.filter.as_ref().is_some_and(|filter| filter.wants(notification)) {
+                        let _ = watch.sink.unbounded_send(notification.clone());
+                    }
+                }
+            }
+        }
+    }
+
+    /// 2026-07-28: a server sends `notifications/cancelled` only to end one
+    /// of our requests (a `subscriptions/listen`); the id is ours.
+    fn cancelled_by_server(&mut self, notification: Notification) {
+        let params = notification.params.unwrap_or(Value::Null);
+        let Some(id) = params.get("requestId").and_then(RequestId::from_value) else {
+            return log::warn!("ignoring a cancellation without a valid requestId");
+        };
+        let Some(pending) = self.pending.remove(&id) else {
+            return log::debug!("the server cancelled request {id}, which is not pending");
+        };
+        if let Some(exchange) = self.send_aborts.remove(&id) {
+            exchange.abort();
+        }
+        let reason = params.get("reason").and_then(Value::as_str).unwrap_or("no reason given");
+        let reason = Some(format!("the server ended it: {reason}"));
+        let _ = pending.reply.send(Err(Error::Cancelled { method: pending.method, reason }));
     }
 
     fn handle_request(&mut self, request: Request) {

@@ -9,6 +9,7 @@ mod connect;
 mod driver;
 mod error;
 pub mod handlers;
+mod listen;
 mod options;
 mod request;
 pub mod stateless;
@@ -22,6 +23,7 @@ use serde_json::{Value, json};
 pub use connect::{ConnectOptions, connect_url, connect_url_with_http};
 pub use driver::Driver;
 pub use error::Error;
+pub use listen::{ACKNOWLEDGED, ListenFilter, Subscription};
 pub use handlers::{HandlerResult, NotificationListener, RequestContext, RequestHandler, apply_elicitation_defaults};
 pub use stateless::{CacheHint, CacheScope, Discovery, EraChoice, EraVerdict};
 #[cfg(not(target_arch = "wasm32"))]

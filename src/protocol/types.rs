@@ -70,6 +70,21 @@ impl ServerCapabilities {
     pub fn resources_subscribe(&self) -> bool {
         flag(&self.resources, "subscribe")
     }
+
+    /// Whether the server declared `tools.listChanged: true`.
+    pub fn tools_list_changed(&self) -> bool {
+        flag(&self.tools, "listChanged")
+    }
+
+    /// Whether the server declared `prompts.listChanged: true`.
+    pub fn prompts_list_changed(&self) -> bool {
+        flag(&self.prompts, "listChanged")
+    }
+
+    /// Whether the server declared `resources.listChanged: true`.
+    pub fn resources_list_changed(&self) -> bool {
+        flag(&self.resources, "listChanged")
+    }
 }
 
 fn flag(object: &Option<JsonObject>, key: &str) -> bool {

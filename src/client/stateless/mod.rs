@@ -31,6 +31,7 @@ pub use probe::{EraChoice, EraVerdict, forget_era, remembered_era};
 pub use stdio::connect_stdio;
 
 use super::handlers::RequestContext;
+use super::listen::ListenFilter;
 use super::{Client, Error, Negotiated, RequestOptions};
 use crate::protocol::types::{InitializeResult, LoggingLevel};
 use crate::protocol::{Era, ErrorObject, ProtocolVersion, RequestId, methods};
@@ -121,6 +122,16 @@ pub(crate) struct StatelessState {
     /// Set by `logging/setLevel`: stamped on every later request.
     log_level: Option<LoggingLevel>,
     discovery: Option<Discovery>,
+    /// `resources/subscribe` done as a `subscriptions/listen` per URI.
+    resource_listens: HashMap<String, RequestId>,
+}
+
+/// The `uri` of `resources/subscribe` or `resources/unsubscribe`.
+fn uri_param(method: &str, params: Option<&Value>) -> Result<String, Error> {
+    match params.and_then(|p| p.get("uri")) {
+        Some(Value::String(uri)) => Ok(uri.clone()),
+        _ => Err(Error::InvalidArgument(format!("{method} needs a string `uri`"))),
+    }
 }
 
 /// Methods whose results may be `input_required`.
@@ -220,14 +231,25 @@ impl Client {
         version: ProtocolVersion,
         options: &mut RequestOptions,
     ) -> Result<Value, Error> {
+        let (params, headers) = self.stateless_message(method, params, version)?;
+        options.stateless_headers = Some(headers);
+        self.send_request(method, Some(Value::Object(params)), options).await.map_err(typed_error)
+    }
+
+    /// A request's params with its `_meta`, and its HTTP headers.
+    pub(crate) fn stateless_message(
+        &self,
+        method: &str,
+        params: Map<String, Value>,
+        version: ProtocolVersion,
+    ) -> Result<(Map<String, Value>, Vec<(String, String)>), Error> {
         let params = self.stamp(Some(Value::Object(params)), version)?;
         let tool_headers = match (method, params.get("name").and_then(Value::as_str)) {
             (methods::TOOLS_CALL, Some(name)) => self.stateless_state().tool_headers.get(name).cloned(),
             _ => None,
         };
-        options.stateless_headers =
-            Some(headers::request_headers(version.as_str(), method, &params, tool_headers.as_deref()));
-        self.send_request(method, Some(Value::Object(params)), options).await.map_err(typed_error)
+        let headers = headers::request_headers(version.as_str(), method, &params, tool_headers.as_deref());
+        Ok((params, headers))
     }
 
     /// `server/discover` at `version`, the result unread.
@@ -347,8 +369,23 @@ impl Client {
                 self.stateless_state().log_level = Some(level);
                 return Ok(json!({}));
             }
-            methods::RESOURCES_SUBSCRIBE | methods::RESOURCES_UNSUBSCRIBE => {
-                return Err(not_here("stateless servers deliver resource updates through subscriptions/listen"));
+            // No `resources/subscribe` in this revision: a `subscriptions/listen`
+            // for the one resource, kept open until unsubscribed, does the same.
+            methods::RESOURCES_SUBSCRIBE => {
+                let uri = uri_param(method, params.as_ref())?;
+                let id = self.listen(ListenFilter::resource(uri.clone())).await?.detach();
+                if let Some(previous) = self.stateless_state().resource_listens.insert(uri, id) {
+                    self.end_subscription(previous);
+                }
+                return Ok(json!({}));
+            }
+            methods::RESOURCES_UNSUBSCRIBE => {
+                let uri = uri_param(method, params.as_ref())?;
+                let open = self.stateless_state().resource_listens.remove(&uri);
+                if let Some(id) = open {
+                    self.end_subscription(id);
+                }
+                return Ok(json!({}));
             }
             methods::INITIALIZE => return Err(not_here("stateless servers have no handshake")),
             _ => {}

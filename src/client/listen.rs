@@ -1,0 +1,456 @@
+//! Change notifications behind one call in both eras: [`Client::listen`].
+//!
+//! Revision 2026-07-28 has no session stream: a client asks for list
+//! changes and resource updates with a long-lived `subscriptions/listen`
+//! request, whose notifications carry `_meta.subscriptionId` (the
+//! request's id) and begin with an acknowledgement naming what the server
+//! granted. The handshake era delivers list changes on the session's own
+//! stream and resource updates after `resources/subscribe`. A
+//! [`Subscription`] hides the difference: it is a stream of the
+//! notifications asked for, whichever way they come. Every notification
+//! also still reaches the listeners of [`Client::on_notification`].
+
+use std::collections::VecDeque;
+use std::future::poll_fn;
+use std::pin::Pin;
+use std::sync::atomic::Ordering;
+use std::task::{Context, Poll};
+use std::time::Duration;
+
+use futures::channel::{mpsc, oneshot};
+use futures::{FutureExt, Stream, StreamExt};
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+use super::driver::{Command, Watch};
+use super::stateless::{SUBSCRIPTIONS_LISTEN, typed_error};
+use super::{Client, Error};
+use crate::protocol::types::ServerCapabilities;
+use crate::protocol::{Era, Notification, ProtocolVersion, Request, RequestId, methods};
+use crate::runtime::{BoxFuture, boxed, sleep};
+use crate::transport::TransportError;
+
+/// The first notification of a `subscriptions/listen` stream.
+pub const ACKNOWLEDGED: &str = "notifications/subscriptions/acknowledged";
+
+fn is_false(value: &bool) -> bool {
+    !*value
+}
+
+/// What a subscription asks for (`SubscriptionFilter` of 2026-07-28).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ListenFilter {
+    /// `notifications/tools/list_changed`.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub tools_list_changed: bool,
+    /// `notifications/prompts/list_changed`.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub prompts_list_changed: bool,
+    /// `notifications/resources/list_changed`.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub resources_list_changed: bool,
+    /// `notifications/resources/updated` for these URIs (and resources
+    /// under them).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub resource_subscriptions: Vec<String>,
+}
+
+impl ListenFilter {
+    /// Every list change: tools, prompts and resources.
+    pub fn list_changes() -> Self {
+        ListenFilter {
+            tools_list_changed: true,
+            prompts_list_changed: true,
+            resources_list_changed: true,
+            resource_subscriptions: Vec::new(),
+        }
+    }
+
+    /// Updates of one resource.
+    pub fn resource(uri: impl Into<String>) -> Self {
+        ListenFilter { resource_subscriptions: vec![uri.into()], ..ListenFilter::default() }
+    }
+
+    /// Whether it asks for nothing.
+    pub fn is_empty(&self) -> bool {
+        *self == ListenFilter::default()
+    }
+
+    /// The part of this filter the server's capabilities say it can deliver.
+    pub fn offered_by(&self, capabilities: &ServerCapabilities) -> ListenFilter {
+        ListenFilter {
+            tools_list_changed: self.tools_list_changed && capabilities.tools_list_changed(),
+            prompts_list_changed: self.prompts_list_changed && capabilities.prompts_list_changed(),
+            resources_list_changed: self.resources_list_changed && capabilities.resources_list_changed(),
+            resource_subscriptions: if capabilities.resources_subscribe() {
+                self.resource_subscriptions.clone()
+            } else {
+                Vec::new()
+            },
+        }
+    }
+
+    /// Whether a notification is one this filter asks for.
+    pub fn wants(&self, notification: &Notification) -> bool {
+        match notification.method.as_str() {
+            methods::TOOLS_LIST_CHANGED => self.tools_list_changed,
+            methods::PROMPTS_LIST_CHANGED => self.prompts_list_changed,
+            methods::RESOURCES_LIST_CHANGED => self.resources_list_changed,
+            methods::RESOURCES_UPDATED => {
+                let uri = notification.params.as_ref().and_then(|p| p.get("uri")).and_then(Value::as_str);
+                uri.is_some_and(|uri| self.resource_subscriptions.iter().any(|s| covers(s, uri)))
+            }
+            _ => false,
+        }
+    }
+}
+
+/// Whether an update of `uri` belongs to a subscription to `subscribed`:
+/// the same resource or one under it.
+fn covers(subscribed: &str, uri: &str) -> bool {
+    match uri.strip_prefix(subscribed) {
+        Some("") => true,
+        Some(rest) => subscribed.ends_with('/') || rest.starts_with(['/', '#', '?']),
+        None => false,
+    }
+}
+
+/// An open subscription: a stream of the notifications it asked for.
+///
+/// The stream ends when the server ends the subscription or the session
+/// closes; an unexpected end (the connection broke) is yielded as one
+/// error first. Dropping it or calling [`Subscription::close`] ends it on
+/// the server too (2026-07-28: the listen stream is closed, or on stdio
+/// cancelled; handshake era: the resources are unsubscribed).
+pub struct Subscription {
+    key: RequestId,
+    requested: ListenFilter,
+    granted: ListenFilter,
+    commands: mpsc::UnboundedSender<Command>,
+    /// Notifications that came before the acknowledgement (a lenient read
+    /// of servers that send none).
+    early: VecDeque<Notification>,
+    events: mpsc::UnboundedReceiver<Notification>,
+    /// 2026-07-28: the answer to the listen request, which ends it.
+    answer: Option<oneshot::Receiver<Result<Value, Error>>>,
+    /// How it ended, held back until every notification before it is out.
+    ending: Option<Option<Error>>,
+    /// The handshake era: the resources subscribed for it, and the client
+    /// that unsubscribes them.
+    subscribed: Option<(Client, Vec<String>)>,
+    ended: bool,
+}
+
+impl std::fmt::Debug for Subscription {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Subscription").field("id", &self.key).field("granted", &self.granted).finish()
+    }
+}
+
+impl Subscription {
+    /// The subscription's id: in 2026-07-28 the `subscriptions/listen`
+    /// request id that its notifications carry as `subscriptionId`.
+    pub fn id(&self) -> &RequestId {
+        &self.key
+    }
+
+    /// What was asked for.
+    pub fn requested(&self) -> &ListenFilter {
+        &self.requested
+    }
+
+    /// What the server said it will deliver (its acknowledgement; in the
+    /// handshake era, what its capabilities cover).
+    pub fn granted(&self) -> &ListenFilter {
+        &self.granted
+    }
+
+    /// Ends the subscription and waits until the server was told (at most
+    /// the client's request timeout for each resource to unsubscribe).
+    pub async fn close(mut self) {
+        self.ended = true;
+        let _ = self.commands.unbounded_send(Command::Unwatch { key: self.key.clone() });
+        match self.subscribed.take() {
+            Some((client, uris)) => unsubscribe_all(client, uris).await,
+            None => self.cancel_listen(),
+        }
+    }
+
+    /// Keeps the subscription open on the server with nobody reading its
+    /// stream (its notifications still reach the client's listeners).
+    /// Returns what [`Client::end_subscription`] needs to end it.
+    pub(crate) fn detach(mut self) -> RequestId {
+        self.ended = true;
+        self.key.clone()
+    }
+
+    fn cancel_listen(&self) {
+        let reason = "the client closed the subscription".to_owned();
+        let _ = self.commands.unbounded_send(Command::Cancel { id: self.key.clone(), reason });
+    }
+
+    /// Waits for the acknowledgement; a server that sends none is read as
+    /// granting the request.
+    async fn acknowledged(&mut self, timeout: Duration) -> Result<(), Error> {
+        let mut limit: BoxFuture<'static, ()> = boxed(sleep(timeout));
+        poll_fn(|cx| {
+            match self.events.poll_next_unpin(cx) {
+                Poll::Ready(Some(notification)) if notification.method == ACKNOWLEDGED => {
+                    let granted = notification.params.as_ref().and_then(|p| p.get("notifications")).cloned();
+                    match granted.map(serde_json::from_value::<ListenFilter>) {
+                        Some(Ok(granted)) => self.granted = granted,
+                        Some(Err(e)) => log::warn!("unreadable subscription acknowledgement ({e}): assuming all"),
+                        None => log::warn!("a subscription acknowledgement without `notifications`: assuming all"),
+                    }
+                    return Poll::Ready(Ok(()));
+                }
+                Poll::Ready(Some(notification)) => {
+                    log::warn!("{} came before the subscription's acknowledgement", notification.method);
+                    self.early.push_back(notification);
+                    return Poll::Ready(Ok(()));
+                }
+                Poll::Ready(None) => {
+                    return Poll::Ready(Err(Error::Transport(TransportError::Closed("the session has ended".into()))));
+                }
+                Poll::Pending => {}
+            }
+            if let Some(answer) = self.answer.as_mut()
+                && let Poll::Ready(outcome) = answer.poll_unpin(cx)
+            {
+                self.answer = None;
+                let error = match outcome {
+                    Ok(Err(error)) => typed_error(error),
+                    Ok(Ok(_)) => Error::InvalidResult {
+                        method: SUBSCRIPTIONS_LISTEN.into(),
+                        reason: "the server ended the subscription before acknowledging it".into(),
+                    },
+                    Err(_) => Error::Transport(TransportError::Closed("the session has ended".into())),
+                };
+                return Poll::Ready(Err(error));
+            }
+            if limit.poll_unpin(cx).is_ready() {
+                return Poll::Ready(Err(Error::Timeout { method: SUBSCRIPTIONS_LISTEN.into(), after: timeout }));
+            }
+            Poll::Pending
+        })
+        .await
+    }
+}
+
+impl Stream for Subscription {
+    type Item = Result<Notification, Error>;
+
+    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        let this = &mut *self;
+        if let Some(notification) = this.early.pop_front() {
+            return Poll::Ready(Some(Ok(notification)));
+        }
+        if this.ended {
+            return Poll::Ready(None);
+        }
+        loop {
+            let drained = match this.events.poll_next_unpin(cx) {
+                Poll::Ready(Some(notification)) => return Poll::Ready(Some(Ok(notification))),
+                Poll::Ready(None) => true,
+                Poll::Pending => false,
+            };
+            if let Some(ending) = this.ending.take() {
+                // Every notification sent before the answer is out.
+                this.ended = true;
+                let _ = this.commands.unbounded_send(Command::Unwatch { key: this.key.clone() });
+                return Poll::Ready(ending.map(Err));
+            }
+            let outcome = match this.answer.as_mut().map(|answer| answer.poll_unpin(cx)) {
+                Some(Poll::Ready(outcome)) => outcome,
+                // The handshake era ends with the session (the route is gone);
+                // so does a listen whose answer cannot come any more.
+                None | Some(Poll::Pending) if drained => {
+                    this.ended = true;
+                    return Poll::Ready(None);
+                }
+                None | Some(Poll::Pending) => return Poll::Pending,
+            };
+            this.answer = None;
+            this.ending = Some(match outcome {
+                // `{resultType: "complete"}`: the server ended it gracefully,
+                // and so did a server `notifications/cancelled`.
+                Ok(Ok(_)) | Ok(Err(Error::Cancelled { .. })) => None,
+                Ok(Err(error)) => Some(typed_error(error)),
+                Err(_) => None,
+            });
+            // Loop: drain what the driver queued before the answer.
+        }
+    }
+}
+
+impl Drop for Subscription {
+    fn drop(&mut self) {
+        if self.ended {
+            return;
+        }
+        let _ = self.commands.unbounded_send(Command::Unwatch { key: self.key.clone() });
+        match self.subscribed.take() {
+            Some((client, uris)) if !uris.is_empty() => {
+                if let Err(error) = crate::runtime::spawn(unsubscribe_all(client, uris)) {
+                    log::warn!("could not unsubscribe a dropped subscription's resources: {error}");
+                }
+            }
+            Some(_) => {}
+            None => self.cancel_listen(),
+        }
+    }
+}
+
+async fn unsubscribe_all(client: Client, uris: Vec<String>) {
+    for uri in uris {
+        if let Err(error) = client.unsubscribe_resource(&uri).await {
+            log::warn!("unsubscribing {uri}: {error}");
+        }
+    }
+}
+
+impl Client {
+    /// Subscribes to change notifications: list changes and resource
+    /// updates, as `filter` asks.
+    ///
+    /// Only what the server's capabilities offer is asked for (unless
+    /// `strict_capabilities` is off); asking for nothing it offers is an
+    /// error. With a stateless server (2026-07-28) this is a
+    /// `subscriptions/listen` request, and it resolves once the server
+    /// acknowledged it (within the request timeout); in the handshake era
+    /// the resources are subscribed with `resources/subscribe` and list
+    /// changes come on the session's stream. Open several at once freely;
+    /// to change a filter, open a new one and close the old.
+    pub async fn listen(&self, filter: ListenFilter) -> Result<Subscription, Error> {
+        let negotiated = self.negotiated().ok_or(Error::NotInitialized)?;
+        if filter.is_empty() {
+            return Err(Error::InvalidArgument("the subscription asks for no notifications".into()));
+        }
+        let offered = if self.inner.options.strict_capabilities {
+            filter.offered_by(&negotiated.result.capabilities)
+        } else {
+            filter.clone()
+        };
+        if offered.is_empty() {
+            return Err(Error::CapabilityMissing {
+                capability: "listChanged or resources.subscribe for what was asked".into(),
+                method: SUBSCRIPTIONS_LISTEN.into(),
+            });
+        }
+        match negotiated.version.era() {
+            Era::Stateless => self.listen_stateless(filter, offered, negotiated.version).await,
+            Era::Handshake => self.listen_on_session(filter, offered).await,
+        }
+    }
+
+    fn subscription(&self, requested: ListenFilter, granted: ListenFilter, filter: Option<ListenFilter>) -> Subscription {
+        let key = RequestId::Int(self.inner.next_id.fetch_add(1, Ordering::Relaxed));
+        let (sink, events) = mpsc::unbounded();
+        // Registered before anything is sent, so nothing can come unrouted.
+        let _ = self.command(Command::Watch { key: key.clone(), watch: Watch { filter, sink } });
+        Subscription {
+            key,
+            requested,
+            granted,
+            commands: self.inner.commands.clone(),
+            early: VecDeque::new(),
+            events,
+            answer: None,
+            ending: None,
+            subscribed: None,
+            ended: false,
+        }
+    }
+
+    async fn listen_stateless(
+        &self,
+        requested: ListenFilter,
+        offered: ListenFilter,
+        version: ProtocolVersion,
+    ) -> Result<Subscription, Error> {
+        let mut subscription = self.subscription(requested, offered.clone(), None);
+        let mut params = Map::new();
+        let notifications = serde_json::to_value(&offered).map_err(|e| Error::InvalidArgument(e.to_string()))?;
+        params.insert("notifications".into(), notifications);
+        let (params, headers) = self.stateless_message(SUBSCRIPTIONS_LISTEN, params, version)?;
+        let (reply, answer) = oneshot::channel();
+        let request = Request {
+            id: subscription.key.clone(),
+            method: SUBSCRIPTIONS_LISTEN.into(),
+            params: Some(Value::Object(params)),
+        };
+        self.command(Command::Request { request, reply, progress: None, stateless: Some(headers) })?;
+        subscription.answer = Some(answer);
+        // Dropped on failure, which cancels the request.
+        subscription.acknowledged(self.inner.options.request_timeout).await?;
+        if subscription.granted != subscription.requested {
+            log::debug!("subscription {} granted {:?} of {:?}", subscription.key, subscription.granted, offered);
+        }
+        Ok(subscription)
+    }
+
+    async fn listen_on_session(&self, requested: ListenFilter, offered: ListenFilter) -> Result<Subscription, Error> {
+        let uris = offered.resource_subscriptions.clone();
+        let mut subscription = self.subscription(requested, offered.clone(), Some(offered));
+        subscription.subscribed = Some((self.clone(), Vec::new()));
+        for uri in uris {
+            // On failure the subscription is dropped, unsubscribing the rest.
+            self.subscribe_resource(&uri).await?;
+            if let Some((_, done)) = subscription.subscribed.as_mut() {
+                done.push(uri);
+            }
+        }
+        Ok(subscription)
+    }
+
+    /// Ends a subscription kept by [`Subscription::detach`].
+    pub(crate) fn end_subscription(&self, id: RequestId) {
+        let reason = "the client closed the subscription".to_owned();
+        let _ = self.command(Command::Cancel { id, reason });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn notification(method: &str, params: Value) -> Notification {
+        Notification { method: method.into(), params: Some(params) }
+    }
+
+    #[test]
+    fn the_filter_serializes_only_what_it_asks_for() {
+        let filter = ListenFilter { tools_list_changed: true, ..ListenFilter::resource("file:///a") };
+        assert_eq!(
+            serde_json::to_value(&filter).unwrap(),
+            json!({"toolsListChanged": true, "resourceSubscriptions": ["file:///a"]})
+        );
+        let granted: ListenFilter = serde_json::from_value(json!({"promptsListChanged": true})).unwrap();
+        assert!(granted.prompts_list_changed && !granted.tools_list_changed);
+    }
+
+    #[test]
+    fn only_what_the_capabilities_offer_is_asked_for() {
+        let capabilities: ServerCapabilities =
+            serde_json::from_value(json!({"tools": {"listChanged": true}, "resources": {"listChanged": false}}))
+                .unwrap();
+        let offered = ListenFilter::list_changes().offered_by(&capabilities);
+        assert_eq!(offered, ListenFilter { tools_list_changed: true, ..ListenFilter::default() });
+        assert!(ListenFilter::resource("x://y").offered_by(&capabilities).is_empty());
+    }
+
+    #[test]
+    fn resource_updates_match_the_resource_and_what_is_under_it() {
+        let filter = ListenFilter::resource("file:///dir");
+        let updated = |uri: &str| notification(methods::RESOURCES_UPDATED, json!({"uri": uri}));
+        assert!(filter.wants(&updated("file:///dir")));
+        assert!(filter.wants(&updated("file:///dir/a.txt")));
+        assert!(filter.wants(&updated("file:///dir#part")));
+        assert!(!filter.wants(&updated("file:///directory")));
+        assert!(!filter.wants(&updated("file:///other")));
+        assert!(!filter.wants(&notification(methods::TOOLS_LIST_CHANGED, json!({}))));
+        assert!(ListenFilter::resource("file:///dir/").wants(&updated("file:///dir/x")));
+    }
+}
