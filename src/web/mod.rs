@@ -10,6 +10,7 @@
 mod auth;
 mod convert;
 mod handlers;
+mod listen;
 mod options;
 mod popup;
 mod store;
@@ -238,6 +239,21 @@ impl McpClient {
     ) {
         self.client
             .on_notification(move |notification| notify_listener(&listener, notification));
+    }
+
+    /// Subscribes to change notifications (list changes, resource updates)
+    /// and calls `listener` with each, in either era: 2026-07-28 servers
+    /// get a `subscriptions/listen` request, older ones `resources/subscribe`
+    /// (list changes come on the session's stream). Resolves once the server
+    /// acknowledged it; only what the server's capabilities offer is asked for.
+    #[wasm_bindgen(unchecked_return_type = "Promise<McpSubscription>")]
+    pub fn listen(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "SubscriptionFilter")] filter: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "(notification: ServerNotification) => void")]
+        listener: Function,
+    ) -> Promise {
+        listen::listen(self.client.clone(), &filter, listener)
     }
 
     /// `ping`: checks the server is alive.

@@ -13,7 +13,7 @@ export type JsonValue = string | number | boolean | null | JsonValue[] | { [key:
 export type JsonObject = { [key: string]: JsonValue };
 
 /** A protocol revision this client speaks. */
-export type ProtocolVersion = "2024-11-05" | "2025-03-26" | "2025-06-18" | "2025-11-25";
+export type ProtocolVersion = "2024-11-05" | "2025-03-26" | "2025-06-18" | "2025-11-25" | "2026-07-28";
 /** The transport a client uses. */
 export type TransportKind = "streamable-http" | "sse (legacy)";
 /** A JSON-RPC request id. */
@@ -331,6 +331,15 @@ export interface Root {
   /** A `file://` URI. */
   uri: string;
   name?: string;
+}
+
+/** What `McpClient.listen` asks for (2026-07-28's `SubscriptionFilter`). */
+export interface SubscriptionFilter {
+  toolsListChanged?: boolean;
+  promptsListChanged?: boolean;
+  resourcesListChanged?: boolean;
+  /** `notifications/resources/updated` for these URIs and resources under them. */
+  resourceSubscriptions?: string[];
 }
 
 /** A notification from the server (progress excepted). */

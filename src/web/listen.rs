@@ -1,0 +1,115 @@
+//! `McpClient.listen`: a subscription to change notifications, in either
+//! era, delivered to a JS callback until it is closed.
+
+use std::cell::RefCell;
+
+use futures::channel::oneshot;
+use futures::future::{Either, select};
+use futures::StreamExt;
+use js_sys::{Function, Promise};
+use serde_json::Value;
+use wasm_bindgen::prelude::*;
+use wasm_bindgen_futures::future_to_promise;
+
+use super::convert::{WebError, object_from_js, to_js};
+use super::handlers::notify_listener;
+use crate::client::{Client, Error, ListenFilter, Subscription};
+
+/// An open subscription, made by `McpClient.listen`.
+#[wasm_bindgen(js_name = McpSubscription)]
+#[derive(Debug)]
+pub struct McpSubscription {
+    id: Value,
+    granted: Value,
+    stop: RefCell<Option<oneshot::Sender<()>>>,
+    closed: Promise,
+}
+
+#[wasm_bindgen(js_class = McpSubscription)]
+impl McpSubscription {
+    /// The subscription's id (2026-07-28: the `subscriptions/listen` request id).
+    #[wasm_bindgen(getter, unchecked_return_type = "RequestId")]
+    pub fn id(&self) -> JsValue {
+        to_js(&self.id).unwrap_or(JsValue::UNDEFINED)
+    }
+
+    /// What the server will deliver: its acknowledgement (handshake era:
+    /// what its capabilities cover).
+    #[wasm_bindgen(getter, unchecked_return_type = "SubscriptionFilter")]
+    pub fn granted(&self) -> JsValue {
+        to_js(&self.granted).unwrap_or(JsValue::UNDEFINED)
+    }
+
+    /// Settles when the subscription ends: resolves when it was closed or
+    /// the server ended it, rejects with an `McpError` when the connection broke.
+    #[wasm_bindgen(getter, unchecked_return_type = "Promise<void>")]
+    pub fn closed(&self) -> Promise {
+        self.closed.clone()
+    }
+
+    /// Ends the subscription; resolves once the server was told.
+    #[wasm_bindgen(unchecked_return_type = "Promise<void>")]
+    pub fn close(&self) -> Promise {
+        if let Some(stop) = self.stop.borrow_mut().take() {
+            let _ = stop.send(());
+        }
+        let closed = self.closed.clone();
+        // Closing never rejects: how it ended is `closed`'s to tell.
+        future_to_promise(async move {
+            let _ = wasm_bindgen_futures::JsFuture::from(closed).await;
+            Ok(JsValue::UNDEFINED)
+        })
+    }
+}
+
+/// Reads a `SubscriptionFilter` from JS.
+fn filter_from_js(value: &JsValue) -> Result<ListenFilter, WebError> {
+    let object = object_from_js(value, "filter")?.unwrap_or_default();
+    serde_json::from_value(Value::Object(object))
+        .map_err(|e| WebError::Type(format!("filter is not a SubscriptionFilter: {e}")))
+}
+
+/// Opens the subscription and starts handing its notifications to `listener`.
+pub(crate) fn listen(client: Client, filter: &JsValue, listener: Function) -> Promise {
+    let filter = filter_from_js(filter);
+    future_to_promise(async move {
+        let subscription = client.listen(filter?).await.map_err(WebError::from)?;
+        let id = subscription.id().to_value();
+        let granted = serde_json::to_value(subscription.granted()).unwrap_or(Value::Null);
+        let (stop, stopped) = oneshot::channel();
+        let (ended, end) = oneshot::channel();
+        wasm_bindgen_futures::spawn_local(pump(subscription, listener, stopped, ended));
+        let closed = future_to_promise(async move {
+            match end.await {
+                Ok(Some(error)) => Err(WebError::from(error).into()),
+                Ok(None) | Err(_) => Ok(JsValue::UNDEFINED),
+            }
+        });
+        Ok(McpSubscription { id, granted, stop: RefCell::new(Some(stop)), closed }.into())
+    })
+}
+
+/// Delivers notifications until the subscription ends or is stopped; then
+/// says how it ended (`Some` when it broke).
+async fn pump(
+    subscription: Subscription,
+    listener: Function,
+    stopped: oneshot::Receiver<()>,
+    ended: oneshot::Sender<Option<Error>>,
+) {
+    let mut subscription = subscription;
+    let mut stopped = stopped;
+    let outcome = loop {
+        match select(subscription.next(), &mut stopped).await {
+            Either::Left((Some(Ok(notification)), _)) => notify_listener(&listener, &notification),
+            Either::Left((Some(Err(error)), _)) => break Some(error),
+            Either::Left((None, _)) => break None,
+            // Stopped, or the handle was garbage-collected without closing.
+            Either::Right(_) => {
+                subscription.close().await;
+                break None;
+            }
+        }
+    };
+    let _ = ended.send(outcome);
+}
