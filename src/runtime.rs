@@ -97,6 +97,19 @@ pub fn random_unit() -> f64 {
     js_sys::Math::random()
 }
 
+/// Milliseconds since the Unix epoch, for ages of cached verdicts.
+#[cfg(not(target_arch = "wasm32"))]
+pub fn now_millis() -> f64 {
+    use std::time::{SystemTime, UNIX_EPOCH};
+    SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_secs_f64() * 1000.0).unwrap_or(0.0)
+}
+
+/// Milliseconds since the Unix epoch, for ages of cached verdicts.
+#[cfg(target_arch = "wasm32")]
+pub fn now_millis() -> f64 {
+    js_sys::Date::now()
+}
+
 /// There is no runtime to run background work on (natively: not inside tokio).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
 #[error("no async runtime to run the session on: call this from inside a tokio runtime")]

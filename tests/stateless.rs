@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use mcp_edge::Client;
-use mcp_edge::client::{ClientOptions, EraChoice, Error, connect_stdio};
+use mcp_edge::client::{ClientOptions, EraChoice, EraVerdict, Error, connect_stdio};
 use mcp_edge::protocol::types::{ElicitAction, ElicitResult};
 use mcp_edge::protocol::{Era, Message, ProtocolVersion, Request, RequestId, Response};
 use mcp_edge::transport::memory::{self, MemoryServer};
@@ -115,7 +115,11 @@ async fn every_request_carries_meta_and_no_handshake_happens() {
     within("list", listing).await.expect("join").expect("tools/list");
 
     // Gone in this revision: typed, nothing sent.
-    assert!(matches!(client.subscribe_resource("x:/y").await, Err(Error::NotInThisRevision { .. })));
+    let initialize = client.request("initialize", None, Default::default()).await;
+    assert!(matches!(initialize, Err(Error::NotInThisRevision { .. })), "{initialize:?}");
+    // `resources/subscribe` is a listen, which this server's capabilities do not offer.
+    let subscribe = client.subscribe_resource("x:/y").await;
+    assert!(matches!(subscribe, Err(Error::CapabilityMissing { .. })), "{subscribe:?}");
 }
 
 #[tokio::test]
@@ -283,4 +287,26 @@ async fn the_python_sdk_server_is_spoken_to_statelessly() {
     let result = within("call", client.call_tool("add", Some(arguments))).await.expect("call");
     assert!(serde_json::to_string(&result.content).unwrap_or_default().contains('5'), "{result:?}");
     client.close().await;
+}
+
+#[tokio::test]
+async fn a_remembered_handshake_verdict_that_a_stateless_server_contradicts_is_probed_again() {
+    let seen = Default::default();
+    let Some(legacy) = scripted("legacy", std::sync::Arc::clone(&seen)) else { return };
+    let Some(modern) = scripted("modern", std::sync::Arc::clone(&seen)) else { return };
+    // Both launches share one cache key, as one server upgraded in place would.
+    let options = auto().with_era_cache_key("test:upgraded-server");
+    let client = within("legacy", connect_stdio(legacy, options.clone())).await.expect("legacy connect");
+    assert_eq!(client.era(), Some(Era::Handshake));
+    client.close().await;
+    assert_eq!(mcp_edge::client::stateless::remembered_era("test:upgraded-server"), Some(EraVerdict::Handshake));
+    // `initialize` now meets -32022 naming 2026-07-28 (R2.10): probe, go stateless.
+    let client = within("modern", connect_stdio(modern, options)).await.expect("re-probed connect");
+    assert_eq!(client.era(), Some(Era::Stateless));
+    within("call", client.call_tool("echo", None)).await.expect("call");
+    client.close().await;
+    assert!(matches!(
+        mcp_edge::client::stateless::remembered_era("test:upgraded-server"),
+        Some(EraVerdict::Stateless(_))
+    ));
 }

@@ -135,6 +135,13 @@ impl ClientOptions {
         self
     }
 
+    /// The key the era verdict is cached under (by default the server's
+    /// URL, or the stdio command line with its environment and directory).
+    pub fn with_era_cache_key(mut self, key: impl Into<String>) -> Self {
+        self.era_cache_key = Some(key.into());
+        self
+    }
+
     /// Answers `sampling/createMessage` (declares the `sampling` capability).
     pub fn on_sampling<F, Fut>(mut self, handler: F) -> Self
     where

@@ -35,18 +35,34 @@ pub enum EraVerdict {
     Handshake,
 }
 
-fn cache() -> &'static Mutex<HashMap<String, EraVerdict>> {
-    static CACHE: OnceLock<Mutex<HashMap<String, EraVerdict>>> = OnceLock::new();
+/// How long a handshake verdict is trusted: a server upgraded to the
+/// stateless revision would otherwise go on being spoken to the old way
+/// for as long as this process lives (a stateless verdict cannot go stale
+/// that way: a downgraded server fails the next request, which re-probes).
+pub const HANDSHAKE_VERDICT_MAX_AGE: Duration = Duration::from_secs(10 * 60);
+
+/// Verdicts with the time they were reached (ms since the epoch).
+fn cache() -> &'static Mutex<HashMap<String, (EraVerdict, f64)>> {
+    static CACHE: OnceLock<Mutex<HashMap<String, (EraVerdict, f64)>>> = OnceLock::new();
     CACHE.get_or_init(Default::default)
 }
 
-/// The verdict remembered for a server, if any.
+/// The verdict remembered for a server, if any and still trusted.
 pub fn remembered_era(key: &str) -> Option<EraVerdict> {
-    cache().lock().unwrap_or_else(|p| p.into_inner()).get(key).copied()
+    let now = crate::runtime::now_millis();
+    let mut cache = cache().lock().unwrap_or_else(|p| p.into_inner());
+    match cache.get(key).copied() {
+        Some((EraVerdict::Handshake, at)) if now - at > HANDSHAKE_VERDICT_MAX_AGE.as_secs_f64() * 1000.0 => {
+            cache.remove(key);
+            None
+        }
+        other => other.map(|(verdict, _)| verdict),
+    }
 }
 
 pub(crate) fn remember_era(key: &str, verdict: EraVerdict) {
-    cache().lock().unwrap_or_else(|p| p.into_inner()).insert(key.to_owned(), verdict);
+    let now = crate::runtime::now_millis();
+    cache().lock().unwrap_or_else(|p| p.into_inner()).insert(key.to_owned(), (verdict, now));
 }
 
 /// Forgets what a server spoke, so the next connection probes again.
@@ -134,6 +150,12 @@ fn classify(outcome: Result<Value, Error>, version: ProtocolVersion, corrected: 
             TransportError::ProcessExited { .. } | TransportError::Closed(_) => {
                 Step::Done(Probed::Handshake { alive: false })
             }
+            // In a browser a failed fetch is an opaque TypeError, typically a
+            // CORS preflight that refused the new `Mcp-Method` header: a
+            // handshake-era signal (digest §2.3 step 3d, as the TS SDK does),
+            // since `initialize` carries only headers old allowlists cover. If
+            // the server is simply unreachable, `initialize` fails the same way.
+            TransportError::Io(_) if cfg!(target_arch = "wasm32") => Step::Done(Probed::Handshake { alive: true }),
             other => Step::Fail(Error::Transport(other)),
         },
         Err(other) => Step::Fail(other),
@@ -192,39 +214,59 @@ impl Client {
             // The legacy HTTP+SSE transport is of the handshake era only.
             EraChoice::Auto if self.transport_kind() == "sse (legacy)" => self.initialize().await,
             EraChoice::Auto => {
-                let remembered = key.as_deref().and_then(remembered_era);
-                let started = match remembered {
-                    Some(EraVerdict::Handshake) => self.initialize().await,
-                    Some(EraVerdict::Stateless(version)) => self.begin_stateless(version).await,
-                    None => match self.probe_era().await? {
-                        Probed::Stateless(version, result) => {
-                            if let Some(key) = &key {
-                                remember_era(key, EraVerdict::Stateless(version));
-                            }
-                            return self.adopt_discovery(version, result);
-                        }
-                        Probed::Handshake { alive } => {
-                            if let Some(key) = &key {
-                                remember_era(key, EraVerdict::Handshake);
-                            }
-                            if !alive {
-                                return Err(Error::Transport(TransportError::Closed(
-                                    "the server closed the connection when probed with server/discover; \
-                                     it speaks the handshake era and needs a new connection"
-                                        .into(),
-                                )));
-                            }
-                            return self.initialize().await;
-                        }
-                    },
-                };
-                if started.is_err()
-                    && let Some(key) = &key
+                if let Some(key) = &key
+                    && let Some(verdict) = remembered_era(key)
                 {
-                    // A cached verdict that no longer works: probe next time.
-                    forget_era(key);
+                    let started = match verdict {
+                        EraVerdict::Handshake => self.initialize().await,
+                        EraVerdict::Stateless(version) => self.begin_stateless(version).await,
+                    };
+                    match started {
+                        Ok(negotiated) => return Ok(negotiated),
+                        // The server answered, but not as the verdict says (it
+                        // was upgraded or downgraded, R2.10): probe it now.
+                        Err(Error::Rpc { .. } | Error::UnsupportedProtocolVersion { .. })
+                        | Err(Error::UnsupportedVersion { .. } | Error::InvalidResult { .. }) => {
+                            log::debug!("the remembered era of {key} no longer holds: probing again");
+                            forget_era(key);
+                        }
+                        Err(error) => {
+                            forget_era(key);
+                            return Err(error);
+                        }
+                    }
                 }
-                started
+                match self.probe_era().await? {
+                    Probed::Stateless(version, result) => {
+                        if let Some(key) = &key {
+                            remember_era(key, EraVerdict::Stateless(version));
+                        }
+                        self.adopt_discovery(version, result)
+                    }
+                    Probed::Handshake { alive: false } => {
+                        // The next connection goes straight to the handshake.
+                        if let Some(key) = &key {
+                            remember_era(key, EraVerdict::Handshake);
+                        }
+                        Err(Error::Transport(TransportError::Closed(
+                            "the server closed the connection when probed with server/discover; \
+                             it speaks the handshake era and needs a new connection"
+                                .into(),
+                        )))
+                    }
+                    Probed::Handshake { alive: true } => {
+                        // Remembered once the handshake proves it (a probe
+                        // that failed in a browser may have met an
+                        // unreachable server, not a handshake-era one).
+                        let started = self.initialize().await;
+                        if started.is_ok()
+                            && let Some(key) = &key
+                        {
+                            remember_era(key, EraVerdict::Handshake);
+                        }
+                        started
+                    }
+                }
             }
         }
     }
@@ -270,6 +312,21 @@ mod tests {
         assert!(matches!(classify(Err(not_found), v, false), Step::Done(Probed::Handshake { alive: true })));
         let down = Error::Transport(TransportError::Http { status: 503, message: String::new() });
         assert!(matches!(classify(Err(down), v, false), Step::Fail(_)));
+    }
+
+    #[test]
+    fn an_old_handshake_verdict_is_forgotten_and_a_stateless_one_kept() {
+        let old = crate::runtime::now_millis() - HANDSHAKE_VERDICT_MAX_AGE.as_secs_f64() * 1000.0 - 1000.0;
+        let stateless = EraVerdict::Stateless(ProtocolVersion::V2026_07_28);
+        {
+            let mut cache = cache().lock().unwrap();
+            cache.insert("test:old-handshake".into(), (EraVerdict::Handshake, old));
+            cache.insert("test:old-stateless".into(), (stateless, old));
+        }
+        remember_era("test:new-handshake", EraVerdict::Handshake);
+        assert_eq!(remembered_era("test:old-handshake"), None);
+        assert_eq!(remembered_era("test:old-stateless"), Some(stateless));
+        assert_eq!(remembered_era("test:new-handshake"), Some(EraVerdict::Handshake));
     }
 
     #[test]
