@@ -262,10 +262,12 @@ async fn legacy_server_round_trips(peer: Peer) {
     let client = connect(&http, &url, TransportChoice::Auto).await.expect("auto connect");
     use_echo(&client).await;
     let requests = http.requests();
-    assert_eq!(requests.first(), Some(&(Method::Post, url.clone())), "detection starts with a POST: {requests:?}");
-    assert_eq!(requests.get(1), Some(&(Method::Get, url.clone())), "then GETs the same URL: {requests:?}");
+    // The era probe (`server/discover`), then `initialize`: both POSTs fail.
+    assert_eq!(requests.first(), Some(&(Method::Post, url.clone())), "the era probe POSTs: {requests:?}");
+    assert_eq!(requests.get(1), Some(&(Method::Post, url.clone())), "detection starts with a POST: {requests:?}");
+    assert_eq!(requests.get(2), Some(&(Method::Get, url.clone())), "then GETs the same URL: {requests:?}");
     assert!(
-        requests[2..]
+        requests[3..]
             .iter()
             .all(|(method, to)| *method == Method::Post && to != &url && to.starts_with(&url[..url.len() - 4])),
         "then POSTs to the endpoint on the same origin: {requests:?}"
@@ -403,9 +405,10 @@ async fn an_endpoint_on_another_origin_is_refused() {
             }
             assert!(error.to_string().contains("another origin"), "{error}");
         }
-        // Nothing went anywhere but the SSE URL: the detection POST, two GETs.
+        // Nothing went anywhere but the SSE URL: the era probe and the
+        // detection POST (auto only), two GETs.
         assert!(http.requests().iter().all(|(_, to)| to == &url), "{:?}", http.requests());
-        assert_eq!(peer.stats().await, json!({ "posts": 1, "gets": 2, "other": 0 }));
+        assert_eq!(peer.stats().await, json!({ "posts": 2, "gets": 2, "other": 0 }));
         assert_eq!(detect::remembered(&url), None);
     })
     .await
@@ -433,7 +436,9 @@ async fn a_web_page_is_not_an_mcp_server_and_the_error_says_what_was_tried() {
                 }
                 other => panic!("{other:?}"),
             }
-            assert_eq!(http.requests(), vec![(Method::Post, url.clone()), (Method::Get, url.clone())]);
+            // The era probe, the detection POST, the GET.
+            let expected = vec![(Method::Post, url.clone()), (Method::Post, url.clone()), (Method::Get, url.clone())];
+            assert_eq!(http.requests(), expected);
             assert_eq!(detect::remembered(&url), None);
         }
     })

@@ -57,9 +57,10 @@ pub struct ClientOptions {
     /// [`crate::connect_url`] with an auth provider sets it to leave room
     /// for a person signing in during the handshake.
     pub handshake_timeout: Option<Duration>,
-    /// Which protocol era to speak: the handshake (the default), the
-    /// stateless revision 2026-07-28, or whichever a `server/discover`
-    /// probe finds. A stateless `protocol_version` forces the stateless era.
+    /// Which protocol era to speak: whichever a `server/discover` probe
+    /// finds (the default), only the handshake, or only the stateless
+    /// revision 2026-07-28. A stateless `protocol_version` forces the
+    /// stateless era.
     pub era: super::EraChoice,
     /// The most rounds a multi round-trip request (stateless era) may take
     /// before it fails with [`super::Error::TooManyRounds`].
@@ -98,7 +99,7 @@ impl Default for ClientOptions {
             experimental: None,
             elicitation_url_mode: false,
             handshake_timeout: None,
-            era: super::EraChoice::Handshake,
+            era: super::EraChoice::Auto,
             max_input_rounds: super::stateless::DEFAULT_MAX_INPUT_ROUNDS,
             probe_timeout: super::stateless::probe::PROBE_TIMEOUT,
             era_cache_key: None,

@@ -468,9 +468,10 @@ export interface ConnectOptions {
   timeout?: number;
   /** The revision offered in `initialize` (default the newest). */
   protocolVersion?: ProtocolVersion;
-  /** Which protocol era to speak: `"handshake"` (2024-11-05 to 2025-11-25,
-   * the default), `"stateless"` (2026-07-28), or `"auto"`: probe with
-   * `server/discover` and fall back to the handshake (cached per server). */
+  /** Which protocol era to speak: `"auto"` (the default) probes with
+   * `server/discover` and falls back to the handshake (cached per server);
+   * `"handshake"` (2024-11-05 to 2025-11-25) and `"stateless"` (2026-07-28)
+   * force one. */
   era?: "auto" | "handshake" | "stateless";
   /** `"auto"` (the default) detects it: Streamable HTTP, else the legacy
    * HTTP+SSE transport (2024-11-05). The others force one. */

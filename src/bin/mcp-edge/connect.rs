@@ -1,8 +1,7 @@
 //! Opening a session from the SERVER argument: a URL (HTTP transports,
 //! detected or forced with `--transport`) or a command line (stdio).
 
-use mcp_edge::transport::Transport;
-use mcp_edge::transport::stdio::{StdioOptions, StdioTransport};
+use mcp_edge::transport::stdio::StdioOptions;
 use std::sync::Arc;
 
 use mcp_edge::auth::{
@@ -57,7 +56,7 @@ fn oauth_provider(server: &str, args: &AuthArgs) -> Result<OAuthProvider, Error>
 /// Where the server's stderr lines go in the log (`RUST_LOG=server=info`).
 const SERVER_LOG_TARGET: &str = "server";
 
-/// Starts the transport `server` names and performs the handshake. An
+/// Starts the transport `server` names and opens the conversation. An
 /// http(s) URL speaks Streamable HTTP or the legacy HTTP+SSE transport:
 /// `transport` says which, or (`auto`) to detect it.
 ///
@@ -84,19 +83,9 @@ pub async fn connect(
     }
     let stdio = StdioOptions::from_command_line(server)?
         .on_stderr(|line: &str| log::info!(target: SERVER_LOG_TARGET, "{line}"));
-    handshake(StdioTransport::spawn(stdio)?, options).await
-}
-
-async fn handshake(transport: impl Transport, options: ClientOptions) -> Result<Client, Error> {
-    let (client, driver) = Client::new(transport, options);
-    mcp_edge::runtime::spawn(driver)?;
-    match client.initialize().await {
-        Ok(_) => Ok(client),
-        Err(error) => {
-            client.close().await;
-            Err(error)
-        }
-    }
+    // The era as `--era` says (probed by default; a server that exits when
+    // probed is started again for the handshake).
+    mcp_edge::client::connect_stdio(stdio, options).await
 }
 
 fn is_url(server: &str) -> bool {

@@ -38,6 +38,7 @@ mod native {
         CallToolResult, CompleteResult, CompletionReference, GetPromptResult, JsonObject,
         ReadResourceResult,
     };
+    use mcp_edge::client::EraChoice;
     use mcp_edge::{Client, ClientOptions, Error, RequestOptions, TransportChoice};
     use serde::de::DeserializeOwned;
     use serde_json::{Value, json};
@@ -96,6 +97,23 @@ protocol or transport error.";
                 .map(|name| name.parse::<TransportChoice>().unwrap_or_default())
         )]
         transport: TransportChoice,
+
+        /// Which protocol era to speak: detect it with a `server/discover` probe (cached per
+        /// server), or force the initialize handshake (2024-11-05 to 2025-11-25) or the
+        /// stateless revision (2026-07-28)
+        #[arg(
+            long,
+            global = true,
+            value_name = "ERA",
+            default_value = "auto",
+            value_parser = clap::builder::PossibleValuesParser::new(["auto", "handshake", "stateless"])
+                .map(|name| match name.as_str() {
+                    "handshake" => EraChoice::Handshake,
+                    "stateless" => EraChoice::Stateless,
+                    _ => EraChoice::Auto,
+                })
+        )]
+        era: EraChoice,
 
         /// OAuth: a client id registered with the authorization server beforehand (else the
         /// client registers itself where the server allows it)
@@ -372,7 +390,9 @@ protocol or transport error.";
             Err(failure) => return report(&failure),
         };
         let options =
-            ClientOptions::new("mcp-edge", env!("CARGO_PKG_VERSION")).with_timeout(cli.timeout);
+            ClientOptions::new("mcp-edge", env!("CARGO_PKG_VERSION"))
+                .with_timeout(cli.timeout)
+                .with_era(cli.era);
         let auth = connect::AuthArgs {
             client_id: cli.client_id,
             client_secret: cli.client_secret,

@@ -14,16 +14,31 @@ use crate::transport::TransportError;
 /// Which era to speak, set in [`crate::ClientOptions::era`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum EraChoice {
-    /// The `initialize` handshake (2024-11-05 to 2025-11-25), as before this
-    /// client spoke the stateless revision: no probe.
-    #[default]
+    /// Only the `initialize` handshake (2024-11-05 to 2025-11-25): no probe.
     Handshake,
-    /// Probe with `server/discover` first; a stateless server is spoken to
-    /// statelessly, anything else with the handshake. The verdict is cached
-    /// per server (URL, or stdio command line).
+    /// The default: probe with `server/discover` first; a stateless server
+    /// is spoken to statelessly, anything else with the handshake. The
+    /// verdict is cached per server (URL, or stdio command line).
+    #[default]
     Auto,
     /// Only the stateless revision (2026-07-28): no `initialize` ever.
     Stateless,
+}
+
+/// The newest stateless revision an error to `initialize` names as
+/// supported (`-32022` or `-32602` with `data.supported`), if any.
+fn stateless_versions_in(error: &Error) -> Option<ProtocolVersion> {
+    let data = match error {
+        Error::Rpc { error, .. } | Error::UnsupportedProtocolVersion { error, .. } => error.data.as_ref()?,
+        _ => return None,
+    };
+    let supported: Vec<String> = data
+        .get("supported")?
+        .as_array()?
+        .iter()
+        .filter_map(|v| v.as_str().map(str::to_owned))
+        .collect();
+    newest_stateless(&supported)
 }
 
 /// What the probe found.
@@ -164,7 +179,12 @@ fn classify(outcome: Result<Value, Error>, version: ProtocolVersion, corrected: 
 
 /// How long a probe waits for an answer before taking silence for a
 /// handshake server.
-pub(crate) const PROBE_TIMEOUT: Duration = Duration::from_secs(10);
+///
+/// Servers answer a probe at once, whatever era they speak; only a
+/// handshake server that ignores requests before `initialize` is silent, and
+/// it costs this much on the first connection. A stateless server too slow
+/// to answer in time is still found: `initialize` gets its -32022.
+pub(crate) const PROBE_TIMEOUT: Duration = Duration::from_secs(5);
 
 impl Client {
     /// Sends `server/discover` at the newest stateless revision and
@@ -258,7 +278,21 @@ impl Client {
                         // Remembered once the handshake proves it (a probe
                         // that failed in a browser may have met an
                         // unreachable server, not a handshake-era one).
-                        let started = self.initialize().await;
+                        let started = match self.initialize().await {
+                            // A stateless server that was too slow for the
+                            // probe names its revisions here (R2.10).
+                            Err(error) => match stateless_versions_in(&error) {
+                                Some(version) => {
+                                    let negotiated = self.begin_stateless(version).await?;
+                                    if let Some(key) = &key {
+                                        remember_era(key, EraVerdict::Stateless(negotiated.version));
+                                    }
+                                    return Ok(negotiated);
+                                }
+                                None => Err(error),
+                            },
+                            ok => ok,
+                        };
                         if started.is_ok()
                             && let Some(key) = &key
                         {
