@@ -310,3 +310,45 @@ async fn a_remembered_handshake_verdict_that_a_stateless_server_contradicts_is_p
         Some(EraVerdict::Stateless(_))
     ));
 }
+
+#[tokio::test]
+async fn fresh_results_come_from_the_cache_until_a_change_notification() {
+    let (client, mut server) = stateless_client(elicitation_options()).await;
+    let list = |client: &Client| {
+        let client = client.clone();
+        tokio::spawn(async move { client.list_tools(None).await })
+    };
+    let listing = list(&client);
+    let request = next_request(&mut server).await;
+    assert_eq!(request.method, "tools/list");
+    answer(&server, request.id, json!({"resultType": "complete", "tools": [{"name": "a", "inputSchema": {"type": "object"}}],
+        "ttlMs": 60000, "cacheScope": "private"}));
+    assert_eq!(within("list", listing).await.expect("join").expect("list").tools.len(), 1);
+    // Fresh: answered without asking the server.
+    assert_eq!(within("cached", list(&client)).await.expect("join").expect("list").tools.len(), 1);
+    // A change notification makes it stale at once (the cache hears it
+    // before any listener does).
+    let heard = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let flag = std::sync::Arc::clone(&heard);
+    client.on_notification(move |_| flag.store(true, std::sync::atomic::Ordering::SeqCst));
+    server.send(Message::Notification(mcp_edge::protocol::Notification {
+        method: "notifications/tools/list_changed".into(),
+        params: None,
+    }));
+    within("the notification", async {
+        while !heard.load(std::sync::atomic::Ordering::SeqCst) {
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+    })
+    .await;
+    let listing = list(&client);
+    let request = next_request(&mut server).await;
+    assert_eq!(request.method, "tools/list", "asked again after the change");
+    answer(&server, request.id, json!({"resultType": "complete", "tools": [], "ttlMs": 0}));
+    assert!(within("list", listing).await.expect("join").expect("list").tools.is_empty());
+    // ttlMs 0: never kept.
+    let listing = list(&client);
+    let request = next_request(&mut server).await;
+    answer(&server, request.id, json!({"resultType": "complete", "tools": []}));
+    within("list", listing).await.expect("join").expect("list");
+}

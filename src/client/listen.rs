@@ -108,7 +108,7 @@ impl ListenFilter {
 
 /// Whether an update of `uri` belongs to a subscription to `subscribed`:
 /// the same resource or one under it.
-fn covers(subscribed: &str, uri: &str) -> bool {
+pub(crate) fn covers(subscribed: &str, uri: &str) -> bool {
     match uri.strip_prefix(subscribed) {
         Some("") => true,
         Some(rest) => subscribed.ends_with('/') || rest.starts_with(['/', '#', '?']),

@@ -62,7 +62,7 @@ struct Inner {
     state: Mutex<SessionState>,
     restart_lock: futures::lock::Mutex<()>,
     restarts: AtomicU64,
-    stateless: Mutex<stateless::StatelessState>,
+    stateless: Arc<Mutex<stateless::StatelessState>>,
 }
 
 /// A connection to one MCP server. Clone it freely: clones share the session.
@@ -89,7 +89,17 @@ impl Client {
         let (commands, receiver) = mpsc::unbounded();
         let transport_kind = transport.kind();
         let handlers = Arc::new(options.handlers.clone());
-        let listeners = options.notification_listeners.clone();
+        let mut listeners = options.notification_listeners.clone();
+        let stateless = Arc::new(Mutex::new(stateless::StatelessState::default()));
+        // First of all: change notifications make cached results stale.
+        let invalidated = Arc::clone(&stateless);
+        listeners.insert(
+            0,
+            Arc::new(move |notification: &Notification| {
+                let mut state = invalidated.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+                state.cache.invalidate(notification);
+            }),
+        );
         let driver = Driver::new(SessionLoop::new(transport, receiver, handlers, listeners));
         let inner = Inner {
             commands,
@@ -99,7 +109,7 @@ impl Client {
             state: Mutex::new(SessionState { negotiated: None, generation: 0 }),
             restart_lock: futures::lock::Mutex::new(()),
             restarts: AtomicU64::new(0),
-            stateless: Mutex::new(stateless::StatelessState::default()),
+            stateless,
         };
         (Client { inner: Arc::new(inner) }, driver)
     }

@@ -68,6 +68,11 @@ pub struct ClientOptions {
     /// How long the era probe waits before taking silence for a handshake
     /// server.
     pub probe_timeout: Duration,
+    /// Answer a repeated list or read from the results a stateless server
+    /// said stay fresh (`ttlMs`) until they go stale or a change
+    /// notification arrives (default true). [`crate::Client::clear_cache`]
+    /// empties it.
+    pub result_cache: bool,
     /// The key the era verdict is cached under (the URL, the command line).
     pub(crate) era_cache_key: Option<String>,
     pub(crate) handlers: HashMap<String, Arc<dyn RequestHandler>>,
@@ -102,6 +107,7 @@ impl Default for ClientOptions {
             era: super::EraChoice::Auto,
             max_input_rounds: super::stateless::DEFAULT_MAX_INPUT_ROUNDS,
             probe_timeout: super::stateless::probe::PROBE_TIMEOUT,
+            result_cache: true,
             era_cache_key: None,
             handlers: HashMap::new(),
             roots_list_changed: false,

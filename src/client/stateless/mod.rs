@@ -13,6 +13,7 @@
 //! [`Client::request`] switches to [`Client::stateless_request`] once the
 //! era is known; the typed calls in `api.rs` do not know which ran.
 
+mod cache;
 pub mod headers;
 pub(crate) mod probe;
 #[cfg(not(target_arch = "wasm32"))]
@@ -124,6 +125,8 @@ pub(crate) struct StatelessState {
     discovery: Option<Discovery>,
     /// `resources/subscribe` done as a `subscriptions/listen` per URI.
     resource_listens: HashMap<String, RequestId>,
+    /// Results the server said stay fresh for a while (`ttlMs`).
+    pub(crate) cache: cache::ResultCache,
 }
 
 /// The `uri` of `resources/subscribe` or `resources/unsubscribe`.
@@ -317,6 +320,11 @@ impl Client {
         }
     }
 
+    /// Forgets every cached result (see [`crate::ClientOptions::result_cache`]).
+    pub fn clear_cache(&self) {
+        self.stateless_state().cache.clear();
+    }
+
     /// `server/discover` again (e.g. when its `ttlMs` ran out).
     pub async fn discover(&self) -> Result<Discovery, Error> {
         let Some(negotiated) = self.negotiated().filter(|n| n.version.era() == Era::Stateless) else {
@@ -348,7 +356,6 @@ impl Client {
         options: RequestOptions,
         version: ProtocolVersion,
     ) -> Result<Value, Error> {
-        let mut options = options;
         let not_here = |hint: &str| Error::NotInThisRevision {
             method: method.to_owned(),
             version: version.as_str().to_owned(),
@@ -400,6 +407,39 @@ impl Client {
             Some(Value::Object(object)) => object,
             Some(_) => return Err(Error::InvalidArgument("request params must be a JSON object".into())),
         };
+        let cache_key = (self.inner.options.result_cache && cache::cacheable(method))
+            .then(|| cache::key(version.as_str(), method, &base));
+        if let Some(key) = &cache_key
+            && let Some(fresh) = self.stateless_state().cache.get(key, crate::runtime::now_millis())
+        {
+            return Ok(fresh);
+        }
+        let uri = base.get("uri").and_then(Value::as_str).map(str::to_owned);
+        let outcome = self.stateless_rounds(method, base, options, version).await;
+        let mut state = self.stateless_state();
+        match (&outcome, cache_key) {
+            (Ok(result), Some(key)) => {
+                state.cache.put(key, method, uri, result, crate::runtime::now_millis());
+            }
+            // A failed page (an invalid cursor?) casts doubt on every page.
+            (Err(_), Some(_)) => state.cache.forget_method(method),
+            _ => {}
+        }
+        drop(state);
+        outcome
+    }
+
+    /// The rounds of one request: the multi round-trip loop where the
+    /// method allows it, a corrective retry, a re-listing after a header
+    /// mismatch.
+    async fn stateless_rounds(
+        &self,
+        method: &str,
+        base: Map<String, Value>,
+        options: RequestOptions,
+        version: ProtocolVersion,
+    ) -> Result<Value, Error> {
+        let mut options = options;
         let max_rounds = self.inner.options.max_input_rounds.max(1);
         let mut extra = Map::new();
         let mut rounds = 0;

@@ -1,0 +1,158 @@
+//! The result cache of revision 2026-07-28 (`ttlMs`, `cacheScope`).
+//!
+//! A complete result of a cacheable method with `ttlMs > 0` is kept until
+//! it goes stale, and the same request (same method, same params apart from
+//! `_meta`, same revision) is answered from it meanwhile: the server said
+//! the answer would not change. A matching change notification drops it at
+//! once (R4.29), and so does any error on that method (an invalid cursor
+//! means every page is suspect, R4.34). The cache belongs to one client, so
+//! `private` entries never cross authorization contexts (R4.32).
+
+use std::collections::HashMap;
+
+use serde_json::Value;
+
+use super::CacheHint;
+use crate::client::listen::covers;
+use crate::protocol::{Notification, methods};
+
+/// Methods whose complete results may be cached.
+pub(crate) fn cacheable(method: &str) -> bool {
+    matches!(
+        method,
+        methods::TOOLS_LIST
+            | methods::PROMPTS_LIST
+            | methods::RESOURCES_LIST
+            | methods::RESOURCES_TEMPLATES_LIST
+            | methods::RESOURCES_READ
+    )
+}
+
+struct Entry {
+    method: String,
+    uri: Option<String>,
+    result: Value,
+    /// Milliseconds since the epoch.
+    stale_at: f64,
+}
+
+#[derive(Default)]
+pub(crate) struct ResultCache {
+    entries: HashMap<String, Entry>,
+}
+
+/// What identifies a request's answer: revision, method, and params
+/// without `_meta` (client info, progress tokens and the like do not
+/// change a result).
+pub(crate) fn key(version: &str, method: &str, params: &serde_json::Map<String, Value>) -> String {
+    let mut params = params.clone();
+    params.remove("_meta");
+    format!("{version} {method} {}", Value::Object(params))
+}
+
+impl ResultCache {
+    /// A fresh result for `key`, if any.
+    pub(crate) fn get(&mut self, key: &str, now: f64) -> Option<Value> {
+        match self.entries.get(key) {
+            Some(entry) if now < entry.stale_at => Some(entry.result.clone()),
+            Some(_) => {
+                self.entries.remove(key);
+                None
+            }
+            None => None,
+        }
+    }
+
+    /// Keeps a complete result as long as its hints allow.
+    pub(crate) fn put(&mut self, key: String, method: &str, uri: Option<String>, result: &Value, now: f64) {
+        let Some(hint) = CacheHint::of(result) else { return };
+        if hint.ttl.is_zero() {
+            return;
+        }
+        let stale_at = now + hint.ttl.as_secs_f64() * 1000.0;
+        self.entries.insert(key, Entry { method: method.to_owned(), uri, result: result.clone(), stale_at });
+    }
+
+    /// Forgets every result of `method`.
+    pub(crate) fn forget_method(&mut self, method: &str) {
+        self.entries.retain(|_, entry| entry.method != method);
+    }
+
+    /// Forgets everything.
+    pub(crate) fn clear(&mut self) {
+        self.entries.clear();
+    }
+
+    /// Drops what a change notification makes stale.
+    pub(crate) fn invalidate(&mut self, notification: &Notification) {
+        match notification.method.as_str() {
+            methods::TOOLS_LIST_CHANGED => self.forget_method(methods::TOOLS_LIST),
+            methods::PROMPTS_LIST_CHANGED => self.forget_method(methods::PROMPTS_LIST),
+            methods::RESOURCES_LIST_CHANGED => {
+                self.forget_method(methods::RESOURCES_LIST);
+                self.forget_method(methods::RESOURCES_TEMPLATES_LIST);
+            }
+            methods::RESOURCES_UPDATED => {
+                let Some(updated) = notification.params.as_ref().and_then(|p| p.get("uri")).and_then(Value::as_str)
+                else {
+                    return;
+                };
+                // A resource under a cached one changes it too (a directory's
+                // listing), and so does a change of what contains it.
+                self.entries.retain(|_, entry| {
+                    entry.uri.as_deref().is_none_or(|uri| !covers(uri, updated) && !covers(updated, uri))
+                });
+            }
+            _ => {}
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn params(value: Value) -> serde_json::Map<String, Value> {
+        value.as_object().cloned().unwrap_or_default()
+    }
+
+    #[test]
+    fn fresh_results_are_served_until_stale_or_invalidated() {
+        let mut cache = ResultCache::default();
+        let key = key("2026-07-28", methods::TOOLS_LIST, &params(json!({"_meta": {"x": 1}})));
+        assert_eq!(key, self::key("2026-07-28", methods::TOOLS_LIST, &params(json!({}))), "_meta is not in the key");
+        cache.put(key.clone(), methods::TOOLS_LIST, None, &json!({"tools": [], "ttlMs": 1000}), 0.0);
+        assert!(cache.get(&key, 999.0).is_some());
+        assert!(cache.get(&key, 1000.0).is_none(), "stale at ttl");
+        cache.put(key.clone(), methods::TOOLS_LIST, None, &json!({"tools": [], "ttlMs": 1000}), 0.0);
+        cache.invalidate(&Notification { method: methods::PROMPTS_LIST_CHANGED.into(), params: None });
+        assert!(cache.get(&key, 1.0).is_some(), "another list's change");
+        cache.invalidate(&Notification { method: methods::TOOLS_LIST_CHANGED.into(), params: None });
+        assert!(cache.get(&key, 1.0).is_none());
+        for hints in [json!({"tools": []}), json!({"tools": [], "ttlMs": 0}), json!({"tools": [], "ttlMs": -5})] {
+            cache.put(key.clone(), methods::TOOLS_LIST, None, &hints, 0.0);
+            assert!(cache.get(&key, 0.0).is_none(), "{hints}");
+        }
+    }
+
+    #[test]
+    fn a_resource_update_drops_that_resource_and_those_around_it() {
+        let mut cache = ResultCache::default();
+        let read = |uri: &str| key("v", methods::RESOURCES_READ, &params(json!({"uri": uri})));
+        for uri in ["file:///d", "file:///d/a", "file:///e"] {
+            cache.put(read(uri), methods::RESOURCES_READ, Some(uri.into()), &json!({"ttlMs": 9000}), 0.0);
+        }
+        let updated = |uri: &str| Notification {
+            method: methods::RESOURCES_UPDATED.into(),
+            params: Some(json!({ "uri": uri })),
+        };
+        cache.invalidate(&updated("file:///d/a"));
+        assert!(cache.get(&read("file:///d/a"), 1.0).is_none());
+        assert!(cache.get(&read("file:///d"), 1.0).is_none(), "a child's update changes the parent");
+        assert!(cache.get(&read("file:///e"), 1.0).is_some());
+        cache.put(read("file:///e/x"), methods::RESOURCES_READ, Some("file:///e/x".into()), &json!({"ttlMs": 9}), 0.0);
+        cache.invalidate(&updated("file:///e"));
+        assert!(cache.get(&read("file:///e/x"), 1.0).is_none(), "the parent's update changes the child");
+    }
+}
