@@ -75,6 +75,56 @@ impl Peer {
         Peer::start(command, port, "/sse")
     }
 
+    /// tests/peers/era_python_http_server.py: the Python SDK (`mcp` 2.3.0)
+    /// over Streamable HTTP, serving 2026-07-28 and the handshake era on one
+    /// endpoint, with CORS that allows the new `Mcp-*` headers.
+    pub fn python_http() -> Res<Peer> {
+        Peer::python_http_with(false)
+    }
+
+    /// The same server with a handshake-era CORS allowlist (no `Mcp-Method`,
+    /// `Mcp-Name`, `Mcp-Param-*`), as an old deployment would have.
+    pub fn python_http_strict_cors() -> Res<Peer> {
+        Peer::python_http_with(true)
+    }
+
+    fn python_http_with(strict_cors: bool) -> Res<Peer> {
+        let python = root().join(crate::setup::PYTHON_VENV).join("bin").join("python");
+        if !python.is_file() {
+            return Err(format!(
+                "{} is missing: setup did not make the test peers' venv",
+                python.display()
+            ));
+        }
+        let port = free_port()?;
+        let mut command = Command::new(python);
+        command
+            .arg(root().join("tests/peers/era_python_http_server.py"))
+            .env("PORT", port.to_string());
+        if strict_cors {
+            command.env("MCP_PEER_STRICT_CORS", "1");
+        }
+        Peer::start(command, port, "/mcp")
+    }
+
+    /// tests/peers/rmcp-server (`rmcp-peer http`): rmcp 3.9.0, the official
+    /// Rust SDK, over Streamable HTTP, serving 2026-07-28 and the handshake
+    /// era on one endpoint, with CORS for any origin that mirrors the
+    /// requested headers.
+    pub fn rmcp_http() -> Res<Peer> {
+        let binary = root().join(crate::setup::RMCP_PEER_BIN);
+        if !binary.is_file() {
+            return Err(format!(
+                "{} is missing: setup did not build the rmcp test peer",
+                binary.display()
+            ));
+        }
+        let port = free_port()?;
+        let mut command = Command::new(binary);
+        command.arg("http").env("PORT", port.to_string());
+        Peer::start(command, port, "/mcp")
+    }
+
     fn start(mut command: Command, port: u16, path: &str) -> Res<Peer> {
         let child = command
             .stdin(Stdio::null())

@@ -17,6 +17,13 @@ pub const NPM_DIRS: &[&str] = &["tests/peers", "tests/npm", "tests/conformance",
 pub const PYTHON_VENV: &str = "tests/peers/.venv";
 /// The twiggy `cargo xtask size` uses (`cargo install --locked`).
 pub const TWIGGY_VERSION: &str = "0.7.0";
+/// The rmcp test peer (a crate with its own workspace and Cargo.lock) and
+/// where its release build goes (relative to the root).
+pub const RMCP_PEER_MANIFEST: &str = "tests/peers/rmcp-server/Cargo.toml";
+pub const RMCP_PEER_TARGET_DIR: &str = "target/rmcp-peer";
+/// The binary that build leaves (relative to the root); tests/interop_rmcp.rs
+/// and `Peer::rmcp_http` run it.
+pub const RMCP_PEER_BIN: &str = "target/rmcp-peer/release/rmcp-peer";
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Step {
@@ -32,6 +39,8 @@ pub enum Step {
     Python,
     /// twiggy (wasm size profiler, for `cargo xtask size`) at TWIGGY_VERSION
     Twiggy,
+    /// `cargo build --release` of the rmcp test peer into RMCP_PEER_TARGET_DIR
+    RmcpPeer,
 }
 
 pub const ALL: &[Step] = &[
@@ -41,6 +50,7 @@ pub const ALL: &[Step] = &[
     Step::Npm,
     Step::Python,
     Step::Twiggy,
+    Step::RmcpPeer,
 ];
 
 /// State shared by the steps of one run.
@@ -62,6 +72,7 @@ pub fn setup(steps: &[Step]) -> Res {
             Step::Npm => npm(&mut ctx),
             Step::Python => python(&mut ctx),
             Step::Twiggy => twiggy(),
+            Step::RmcpPeer => rmcp_peer(),
         };
         if let Err(e) = result {
             println!("setup: FAILED: {e}");
@@ -307,5 +318,35 @@ fn twiggy() -> Res {
         other => Err(format!(
             "after installing, `twiggy --version` is {other:?}, not {TWIGGY_VERSION}: another twiggy earlier in PATH?"
         )),
+    }
+}
+
+/// The rmcp test peer. Always runs cargo: it is incremental, so an
+/// up-to-date build takes a second, and it notices every source change.
+/// `--locked`: the peer's Cargo.lock is committed and must not drift.
+fn rmcp_peer() -> Res {
+    let what = format!("rmcp test peer ({RMCP_PEER_BIN})");
+    let first = !root().join(RMCP_PEER_BIN).is_file();
+    line(
+        &what,
+        if first {
+            "building (cargo build --release, a few minutes the first time) ..."
+        } else {
+            "checking (cargo build --release) ..."
+        },
+    );
+    run(cmd(cargo()).args([
+        "build",
+        "--release",
+        "--locked",
+        "--manifest-path",
+        RMCP_PEER_MANIFEST,
+        "--target-dir",
+        RMCP_PEER_TARGET_DIR,
+    ]))?;
+    if root().join(RMCP_PEER_BIN).is_file() {
+        Ok(())
+    } else {
+        Err(format!("the build finished but {RMCP_PEER_BIN} is missing"))
     }
 }
