@@ -352,3 +352,81 @@ async fn fresh_results_come_from_the_cache_until_a_change_notification() {
     answer(&server, request.id, json!({"resultType": "complete", "tools": []}));
     within("list", listing).await.expect("join").expect("list");
 }
+
+#[tokio::test]
+async fn a_task_is_polled_given_input_and_its_result_returned() {
+    let (client, mut server) = stateless_client(elicitation_options().with_tasks(true)).await;
+    let calling = tokio::spawn({
+        let client = client.clone();
+        async move { client.call_tool("slow", None).await }
+    });
+    let call = next_request(&mut server).await;
+    assert_eq!(call.method, "tools/call");
+    assert_eq!(meta_of(&call)["io.modelcontextprotocol/clientCapabilities"]["extensions"],
+        json!({"io.modelcontextprotocol/tasks": {}}));
+    answer(&server, call.id, json!({"resultType": "task", "taskId": "t1", "status": "working",
+        "createdAt": "2026-11-21T00:00:00Z", "lastUpdatedAt": "2026-11-21T00:00:00Z", "ttlMs": null, "pollIntervalMs": 60}));
+    let get = next_request(&mut server).await;
+    assert_eq!((get.method.as_str(), get.params.clone().unwrap_or_default()["taskId"].clone()), ("tasks/get", json!("t1")));
+    let asked = json!({"ask": {"method": "elicitation/create", "params": {"mode": "form", "message": "Sure?",
+        "requestedSchema": {"type": "object", "properties": {}}}}});
+    answer(&server, get.id, json!({"resultType": "complete", "taskId": "t1", "status": "input_required", "inputRequests": asked}));
+    let update = next_request(&mut server).await;
+    assert_eq!(update.method, "tasks/update");
+    let params = update.params.clone().unwrap_or_default();
+    assert_eq!(params["taskId"], "t1");
+    assert_eq!(params["inputResponses"]["ask"]["action"], "accept");
+    answer(&server, update.id, json!({"resultType": "complete"}));
+    // Still input_required with the same key (eventual consistency): not answered twice.
+    let get = next_request(&mut server).await;
+    answer(&server, get.id, json!({"resultType": "complete", "taskId": "t1", "status": "input_required", "inputRequests": asked}));
+    let get = next_request(&mut server).await;
+    assert_eq!(get.method, "tasks/get", "the same input is not answered twice");
+    answer(&server, get.id, json!({"resultType": "complete", "taskId": "t1", "status": "completed",
+        "result": {"content": [{"type": "text", "text": "finished"}]}}));
+    let result = within("the task", calling).await.expect("join").expect("task result");
+    assert_eq!(serde_json::to_value(&result.content).unwrap_or_default()[0]["text"], "finished");
+}
+
+#[tokio::test]
+async fn an_abandoned_task_is_cancelled_and_a_failed_one_is_its_error() {
+    let (client, mut server) = stateless_client(elicitation_options().with_tasks(true)).await;
+    let calling = tokio::spawn({
+        let client = client.clone();
+        async move { client.call_tool("slow", None).await }
+    });
+    let call = next_request(&mut server).await;
+    answer(&server, call.id, json!({"resultType": "task", "taskId": "t2", "status": "working", "pollIntervalMs": 50}));
+    let get = next_request(&mut server).await;
+    assert_eq!(get.method, "tasks/get");
+    calling.abort();
+    // The abandoned tasks/get itself is cancelled (not HTTP: a notification),
+    // then the task.
+    let cancel = loop {
+        match within("a client message", server.recv()).await {
+            Some(Message::Notification(n)) => assert_eq!(n.method, "notifications/cancelled"),
+            Some(Message::Request(request)) => break request,
+            other => panic!("{other:?}"),
+        }
+    };
+    assert_eq!((cancel.method.as_str(), cancel.params.clone().unwrap_or_default()["taskId"].clone()), ("tasks/cancel", json!("t2")));
+
+    let calling = tokio::spawn({
+        let client = client.clone();
+        async move { client.call_tool("slow", None).await }
+    });
+    let call = next_request(&mut server).await;
+    answer(&server, call.id, json!({"resultType": "task", "taskId": "t3", "status": "failed",
+        "error": {"code": -32000, "message": "the tool crashed"}}));
+    match within("the task", calling).await.expect("join") {
+        Err(Error::Rpc { error, .. }) => assert_eq!(error.message, "the tool crashed"),
+        other => panic!("{other:?}"),
+    }
+    // Without the extension declared, a task is not a result this client accepts.
+    let (plain, mut server) = stateless_client(elicitation_options()).await;
+    let calling = tokio::spawn(async move { plain.call_tool("slow", None).await });
+    let call = next_request(&mut server).await;
+    assert!(meta_of(&call)["io.modelcontextprotocol/clientCapabilities"].get("extensions").is_none());
+    answer(&server, call.id, json!({"resultType": "task", "taskId": "t4", "status": "working"}));
+    assert!(matches!(within("call", calling).await.expect("join"), Err(Error::InvalidResult { .. })));
+}

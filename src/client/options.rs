@@ -68,6 +68,12 @@ pub struct ClientOptions {
     /// How long the era probe waits before taking silence for a handshake
     /// server.
     pub probe_timeout: Duration,
+    /// Declare the tasks extension (2026-07-28, `io.modelcontextprotocol/tasks`):
+    /// a server may then run a `tools/call` as a task, which `call_tool`
+    /// drives to its end (polling, input, cancellation). Default false.
+    pub tasks: bool,
+    /// How long a task may run before the call gives up and cancels it.
+    pub task_timeout: std::time::Duration,
     /// Answer a repeated list or read from the results a stateless server
     /// said stay fresh (`ttlMs`) until they go stale or a change
     /// notification arrives (default true). [`crate::Client::clear_cache`]
@@ -108,6 +114,8 @@ impl Default for ClientOptions {
             max_input_rounds: super::stateless::DEFAULT_MAX_INPUT_ROUNDS,
             probe_timeout: super::stateless::probe::PROBE_TIMEOUT,
             result_cache: true,
+            tasks: false,
+            task_timeout: std::time::Duration::from_secs(10 * 60),
             era_cache_key: None,
             handlers: HashMap::new(),
             roots_list_changed: false,
@@ -139,6 +147,12 @@ impl ClientOptions {
     /// Chooses the protocol era (see [`super::EraChoice`]).
     pub fn with_era(mut self, era: super::EraChoice) -> Self {
         self.era = era;
+        self
+    }
+
+    /// Declares the tasks extension (see [`ClientOptions::tasks`]).
+    pub fn with_tasks(mut self, tasks: bool) -> Self {
+        self.tasks = tasks;
         self
     }
 

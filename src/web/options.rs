@@ -106,6 +106,15 @@ pub(crate) fn connect_options(url: &str, options: &JsValue) -> Result<Connect, W
             }
         };
     }
+    if let Some(tasks) = bool_property(options, "tasks", OWNER)? {
+        client.tasks = tasks;
+    }
+    if let Some(limit) = millis_property(options, "taskTimeout", OWNER)? {
+        client.task_timeout = limit;
+    }
+    if let Some(cache) = bool_property(options, "resultCache", OWNER)? {
+        client.result_cache = cache;
+    }
     client = handlers(options, client)?;
     Ok(Connect {
         connect,

@@ -473,6 +473,14 @@ export interface ConnectOptions {
    * `"handshake"` (2024-11-05 to 2025-11-25) and `"stateless"` (2026-07-28)
    * force one. */
   era?: "auto" | "handshake" | "stateless";
+  /** Declare the tasks extension (2026-07-28): a server may run a tool call
+   * as a task, which `callTool` drives to its end (default false). */
+  tasks?: boolean;
+  /** How long such a task may run before it is cancelled, in ms (default 600000). */
+  taskTimeout?: number;
+  /** Answer repeated lists and reads from results a 2026-07-28 server said
+   * stay fresh (`ttlMs`), until a change notification (default true). */
+  resultCache?: boolean;
   /** `"auto"` (the default) detects it: Streamable HTTP, else the legacy
    * HTTP+SSE transport (2024-11-05). The others force one. */
   transport?: "auto" | "streamable-http" | "sse";

@@ -15,6 +15,7 @@
 
 mod cache;
 pub mod headers;
+pub mod tasks;
 pub(crate) mod probe;
 #[cfg(not(target_arch = "wasm32"))]
 mod stdio;
@@ -201,6 +202,9 @@ impl Client {
         }
         if let Some(experimental) = &options.experimental {
             capabilities.insert("experimental".into(), Value::Object(experimental.clone()));
+        }
+        if options.tasks {
+            capabilities.insert("extensions".into(), tasks::extension_capability());
         }
         Value::Object(capabilities)
     }
@@ -477,6 +481,10 @@ impl Client {
                 // Older servers send none: complete.
                 None => return Ok(self.completed(method, result)),
                 Some(Value::String(kind)) if kind == "complete" => return Ok(self.completed(method, result)),
+                // Only a tools/call of a client that declared the extension.
+                Some(Value::String(kind)) if kind == "task" && method == methods::TOOLS_CALL && self.inner.options.tasks => {
+                    return self.drive_task(method, result, version).await;
+                }
                 Some(Value::String(kind)) if kind == "input_required" && multi_round(method) => {
                     extra = self.answer_input(method, &result).await?;
                     if !extra.contains_key("inputResponses") {
@@ -526,35 +534,46 @@ impl Client {
         result
     }
 
+    /// Answers input requests (`{key: {method, params}}`) with the
+    /// registered handlers: the same ones that answer server requests in the
+    /// handshake era.
+    pub(crate) async fn answer_requests<'r>(
+        &self,
+        method: &str,
+        requests: impl Iterator<Item = (&'r String, &'r Value)>,
+    ) -> Result<Map<String, Value>, Error> {
+        let mut responses = Map::new();
+        for (key, request) in requests {
+            let kind = request.get("method").and_then(Value::as_str).unwrap_or_default();
+            let Some(handler) = self.inner.options.handlers.get(kind).cloned() else {
+                return Err(Error::InvalidResult {
+                    method: method.to_owned(),
+                    reason: format!("the server asked for {kind:?} input, which this client did not declare"),
+                });
+            };
+            let context = RequestContext { id: RequestId::Str(key.clone()), method: kind.to_owned(), progress_token: None };
+            match handler.handle(request.get("params").cloned(), context).await {
+                Ok(response) => {
+                    responses.insert(key.clone(), response);
+                }
+                Err(ErrorObject { message, .. }) => {
+                    // Nothing to send back for a failed sampling or roots
+                    // request: the server is not waiting. Abandon the call.
+                    return Err(Error::Cancelled {
+                        method: method.to_owned(),
+                        reason: Some(format!("the {kind} handler failed: {message}")),
+                    });
+                }
+            }
+        }
+        Ok(responses)
+    }
+
     /// The next round's `inputResponses` and `requestState`.
     async fn answer_input(&self, method: &str, result: &Value) -> Result<Map<String, Value>, Error> {
         let mut extra = Map::new();
         if let Some(requests) = result.get("inputRequests").and_then(Value::as_object) {
-            let mut responses = Map::new();
-            for (key, request) in requests {
-                let kind = request.get("method").and_then(Value::as_str).unwrap_or_default();
-                let Some(handler) = self.inner.options.handlers.get(kind).cloned() else {
-                    return Err(Error::InvalidResult {
-                        method: method.to_owned(),
-                        reason: format!("the server asked for {kind:?} input, which this client did not declare"),
-                    });
-                };
-                let context =
-                    RequestContext { id: RequestId::Str(key.clone()), method: kind.to_owned(), progress_token: None };
-                match handler.handle(request.get("params").cloned(), context).await {
-                    Ok(response) => {
-                        responses.insert(key.clone(), response);
-                    }
-                    Err(ErrorObject { message, .. }) => {
-                        // Nothing to send back for a failed sampling or roots
-                        // request: the server is not waiting. Abandon the call.
-                        return Err(Error::Cancelled {
-                            method: method.to_owned(),
-                            reason: Some(format!("the {kind} handler failed: {message}")),
-                        });
-                    }
-                }
-            }
+            let responses = self.answer_requests(method, requests.iter()).await?;
             extra.insert("inputResponses".into(), Value::Object(responses));
         }
         if let Some(state) = result.get("requestState") {

@@ -1,0 +1,173 @@
+//! The tasks extension of revision 2026-07-28 (`io.modelcontextprotocol/tasks`,
+//! SEP-2663), for clients that opt in with [`crate::ClientOptions::with_tasks`].
+//!
+//! A server may answer `tools/call` with a task (`resultType: "task"`)
+//! instead of the tool's result. The public contract of `call_tool` stays
+//! the same: the task is driven here until it ends. `tasks/get` is polled
+//! at the server's `pollIntervalMs`; an `input_required` task gets its
+//! `inputRequests` answered by the usual handlers through `tasks/update`
+//! (each key once); a completed task gives its `result`, a failed one its
+//! JSON-RPC error. A caller who gives up (drops the call, or the task
+//! deadline passes) has the task cancelled with `tasks/cancel`, never with
+//! `notifications/cancelled`.
+
+use std::collections::HashSet;
+use std::time::Duration;
+
+use serde_json::{Map, Value, json};
+
+use super::super::{Client, Error, RequestOptions};
+use crate::protocol::{ErrorObject, ProtocolVersion};
+use crate::runtime::{now_millis, sleep};
+
+/// The extension's identifier, declared in `clientCapabilities.extensions`.
+pub const TASKS_EXTENSION: &str = "io.modelcontextprotocol/tasks";
+/// `tasks/get`.
+pub const TASKS_GET: &str = "tasks/get";
+/// `tasks/update`.
+pub const TASKS_UPDATE: &str = "tasks/update";
+/// `tasks/cancel`.
+pub const TASKS_CANCEL: &str = "tasks/cancel";
+
+/// How often to poll when the server suggests nothing.
+const DEFAULT_POLL_INTERVAL: Duration = Duration::from_secs(1);
+/// The bounds put on a server's `pollIntervalMs`.
+const MIN_POLL_INTERVAL: Duration = Duration::from_millis(50);
+const MAX_POLL_INTERVAL: Duration = Duration::from_secs(30);
+
+fn poll_interval(task: &Value) -> Duration {
+    task.get("pollIntervalMs")
+        .and_then(Value::as_f64)
+        .filter(|ms| ms.is_finite() && *ms >= 0.0)
+        .map(|ms| Duration::from_millis(ms as u64))
+        .unwrap_or(DEFAULT_POLL_INTERVAL)
+        .clamp(MIN_POLL_INTERVAL, MAX_POLL_INTERVAL)
+}
+
+/// Cancels the task if the call is abandoned before it ended.
+struct CancelTaskOnDrop {
+    client: Client,
+    task_id: Option<String>,
+    version: ProtocolVersion,
+}
+
+impl Drop for CancelTaskOnDrop {
+    fn drop(&mut self) {
+        let Some(task_id) = self.task_id.take() else { return };
+        let client = self.client.clone();
+        let version = self.version;
+        let cancel = async move {
+            if let Err(error) = client.task_request(TASKS_CANCEL, &task_id, Map::new(), version).await {
+                log::warn!("cancelling task {task_id}: {error}");
+            }
+        };
+        if let Err(error) = crate::runtime::spawn(cancel) {
+            log::warn!("could not cancel an abandoned task: {error}");
+        }
+    }
+}
+
+impl Client {
+    /// One `tasks/*` request about `task_id`.
+    async fn task_request(
+        &self,
+        method: &str,
+        task_id: &str,
+        params: Map<String, Value>,
+        version: ProtocolVersion,
+    ) -> Result<Value, Error> {
+        let mut params = params;
+        params.insert("taskId".into(), Value::from(task_id));
+        let mut options = RequestOptions::default();
+        let result = self.stateless_round(method, params, version, &mut options).await?;
+        match result.get("resultType").and_then(Value::as_str) {
+            None | Some("complete") => Ok(result),
+            Some(other) => Err(Error::InvalidResult {
+                method: method.to_owned(),
+                reason: format!("resultType {other:?} is not one {method} allows"),
+            }),
+        }
+    }
+
+    /// Drives the task a `tools/call` created to its end and returns what
+    /// the call itself would have: the tool's result, or its error.
+    pub(crate) async fn drive_task(
+        &self,
+        method: &str,
+        created: Value,
+        version: ProtocolVersion,
+    ) -> Result<Value, Error> {
+        let invalid = |reason: &str| Error::InvalidResult { method: method.to_owned(), reason: reason.to_owned() };
+        let task_id = created.get("taskId").and_then(Value::as_str).ok_or_else(|| invalid("a task without a taskId"))?;
+        let task_id = task_id.to_owned();
+        let mut guard = CancelTaskOnDrop { client: self.clone(), task_id: Some(task_id.clone()), version };
+        let limit = self.inner.options.task_timeout;
+        let deadline = now_millis() + limit.as_secs_f64() * 1000.0;
+        let mut answered: HashSet<String> = HashSet::new();
+        let mut task = created;
+        loop {
+            let status = task.get("status").and_then(Value::as_str).unwrap_or("working").to_owned();
+            match status.as_str() {
+                "completed" => {
+                    guard.task_id = None;
+                    return match task.get("result") {
+                        Some(result @ Value::Object(_)) => Ok(result.clone()),
+                        _ => Err(invalid("a completed task without its result")),
+                    };
+                }
+                "failed" => {
+                    guard.task_id = None;
+                    let error = task.get("error").cloned().and_then(|e| serde_json::from_value::<ErrorObject>(e).ok());
+                    let error = error.unwrap_or_else(|| ErrorObject::new(-32603, "the task failed without an error"));
+                    return Err(Error::Rpc { method: method.to_owned(), error });
+                }
+                "cancelled" => {
+                    guard.task_id = None;
+                    let message = task.get("statusMessage").and_then(Value::as_str).unwrap_or("no reason given");
+                    let reason = Some(format!("the server cancelled task {task_id}: {message}"));
+                    return Err(Error::Cancelled { method: method.to_owned(), reason });
+                }
+                "input_required" => {
+                    let requests = task.get("inputRequests").and_then(Value::as_object);
+                    let fresh = requests.into_iter().flatten().filter(|(key, _)| !answered.contains(*key));
+                    let responses = self.answer_requests(method, fresh).await?;
+                    if !responses.is_empty() {
+                        answered.extend(responses.keys().cloned());
+                        let mut params = Map::new();
+                        params.insert("inputResponses".into(), Value::Object(responses));
+                        self.task_request(TASKS_UPDATE, &task_id, params, version).await?;
+                    }
+                }
+                _ => {}
+            }
+            if now_millis() >= deadline {
+                // The guard cancels the task on the way out.
+                return Err(Error::Timeout { method: method.to_owned(), after: limit });
+            }
+            sleep(poll_interval(&task)).await;
+            task = self.task_request(TASKS_GET, &task_id, Map::new(), version).await?;
+            if task.get("taskId").and_then(Value::as_str).is_some_and(|id| id != task_id) {
+                return Err(invalid("tasks/get answered about another task"));
+            }
+        }
+    }
+}
+
+/// The `extensions` entry of the client capabilities.
+pub(crate) fn extension_capability() -> Value {
+    json!({ TASKS_EXTENSION: {} })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn poll_intervals_are_bounded() {
+        assert_eq!(poll_interval(&json!({})), DEFAULT_POLL_INTERVAL);
+        assert_eq!(poll_interval(&json!({"pollIntervalMs": 200})), Duration::from_millis(200));
+        assert_eq!(poll_interval(&json!({"pollIntervalMs": 0})), MIN_POLL_INTERVAL);
+        assert_eq!(poll_interval(&json!({"pollIntervalMs": 1e12})), MAX_POLL_INTERVAL);
+        assert_eq!(poll_interval(&json!({"pollIntervalMs": -1})), DEFAULT_POLL_INTERVAL);
+    }
+}
