@@ -13,6 +13,7 @@ pub const WASM_TESTS: &[&str] = &[
     "browser",
     "browser_chaos",
     "browser_legacy",
+    "browser_stateless",
 ];
 
 pub fn test() -> Res {
@@ -58,10 +59,23 @@ pub fn test() -> Res {
         c.env("MCP_EDGE_TEST_CHAOS_URL", &chaos.url);
         let legacy = Peer::everything_sse()?;
         c.env("MCP_EDGE_TEST_LEGACY_URL", &legacy.url);
+        // The Python SDK over Streamable HTTP, dual-era (2026-07-28 and the
+        // handshake era on one endpoint); and the same with a handshake-era
+        // CORS allowlist, which refuses the probe's `Mcp-Method` preflight.
+        let modern = Peer::python_http()?;
+        c.env("MCP_EDGE_TEST_MODERN_URL", &modern.url);
+        let strict = Peer::python_http_strict_cors()?;
+        c.env("MCP_EDGE_TEST_STRICT_CORS_URL", &strict.url);
+        // rmcp's server (Rust), dual-era too.
+        let rmcp = Peer::rmcp_http()?;
+        c.env("MCP_EDGE_TEST_RMCP_URL", &rmcp.url);
         let result = run_echo(&mut c);
         drop(server);
         drop(chaos);
         drop(legacy);
+        drop(modern);
+        drop(strict);
+        drop(rmcp);
         let _ = fs::remove_dir_all(&tmp);
         let _ = tmp.parent().map(fs::remove_dir); // only if now empty
         result

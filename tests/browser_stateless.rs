@@ -1,0 +1,341 @@
+//! Era detection and the stateless revision (2026-07-28) in headless
+//! Chromium, through the JS API (`McpClient`), against real servers on
+//! another port (so every request is cross-origin and preflighted):
+//!
+//! - the Python SDK (`mcp` 2.3.0) over Streamable HTTP
+//!   (tests/peers/era_python_http_server.py), which serves 2026-07-28 and the
+//!   handshake era on one endpoint, with CORS that allows the `Mcp-*` headers:
+//!   era `auto`, `stateless` and `handshake`; tools, an `input_required` round
+//!   trip answered by the JS elicitation handler, an `Mcp-Param-*` header;
+//! - the same server with a handshake-era CORS allowlist (no `Mcp-Method`),
+//!   where the browser refuses the probe's preflight;
+//! - server-everything (handshake era only) with era `auto`;
+//! - rmcp's server over Streamable HTTP, when its URL was given.
+//!
+//! URLs are baked in at compile time (a page cannot read the environment):
+//! `MCP_EDGE_TEST_MODERN_URL`, `MCP_EDGE_TEST_STRICT_CORS_URL`,
+//! `MCP_EDGE_TEST_SERVER_URL`, `MCP_EDGE_TEST_RMCP_URL`. `cargo xtask test`
+//! starts the servers and sets them.
+
+#![cfg(target_arch = "wasm32")]
+
+use std::cell::RefCell;
+use std::future::Future;
+use std::pin::pin;
+use std::rc::Rc;
+use std::time::Duration;
+
+use futures::future::{Either, select};
+use js_sys::{Array, Object, Promise, Reflect};
+use mcp_edge::protocol::Era;
+use mcp_edge::runtime::sleep;
+use mcp_edge::web::McpClient;
+use wasm_bindgen::JsValue;
+use wasm_bindgen::closure::Closure;
+use wasm_bindgen::convert::TryFromJsValue;
+use wasm_bindgen_futures::JsFuture;
+use wasm_bindgen_test::{wasm_bindgen_test, wasm_bindgen_test_configure};
+
+wasm_bindgen_test_configure!(run_in_browser);
+
+const MODERN_URL: Option<&str> = option_env!("MCP_EDGE_TEST_MODERN_URL");
+const STRICT_CORS_URL: Option<&str> = option_env!("MCP_EDGE_TEST_STRICT_CORS_URL");
+const SERVER_URL: Option<&str> = option_env!("MCP_EDGE_TEST_SERVER_URL");
+const RMCP_URL: Option<&str> = option_env!("MCP_EDGE_TEST_RMCP_URL");
+
+fn set(url: Option<&'static str>) -> Option<&'static str> {
+    url.filter(|url| !url.is_empty())
+}
+
+fn required(url: Option<&'static str>, variable: &str, how: &str) -> String {
+    match set(url) {
+        Some(url) => url.to_owned(),
+        None => panic!(
+            "{variable} was not set when these tests were compiled. Run `cargo xtask test`, which starts the \
+             server and sets it; or start it by hand ({how}) and build with {variable}=http://127.0.0.1:<port>/<path>"
+        ),
+    }
+}
+
+fn modern_url() -> String {
+    required(
+        MODERN_URL,
+        "MCP_EDGE_TEST_MODERN_URL",
+        "`PORT=<port> tests/peers/.venv/bin/python tests/peers/era_python_http_server.py`",
+    )
+}
+
+fn strict_cors_url() -> String {
+    required(
+        STRICT_CORS_URL,
+        "MCP_EDGE_TEST_STRICT_CORS_URL",
+        "`MCP_PEER_STRICT_CORS=1 PORT=<port> tests/peers/.venv/bin/python tests/peers/era_python_http_server.py`",
+    )
+}
+
+fn everything_url() -> String {
+    required(
+        SERVER_URL,
+        "MCP_EDGE_TEST_SERVER_URL",
+        "`PORT=<port> node tests/peers/node_modules/@modelcontextprotocol/server-everything/dist/index.js \
+         streamableHttp`",
+    )
+}
+
+/// Every wait is bounded.
+async fn within<T>(what: &str, seconds: u64, work: impl Future<Output = T>) -> T {
+    match select(pin!(work), pin!(sleep(Duration::from_secs(seconds)))).await {
+        Either::Left((value, _)) => value,
+        Either::Right(_) => panic!("{what} did not settle within {seconds} s"),
+    }
+}
+
+async fn settle(what: &str, seconds: u64, promise: Promise) -> Result<JsValue, JsValue> {
+    within(what, seconds, JsFuture::from(promise)).await
+}
+
+async fn resolved(what: &str, seconds: u64, promise: Promise) -> JsValue {
+    match settle(what, seconds, promise).await {
+        Ok(value) => value,
+        Err(error) => panic!("{what} rejected: {}", describe(&error)),
+    }
+}
+
+async fn rejected(what: &str, seconds: u64, promise: Promise) -> JsValue {
+    match settle(what, seconds, promise).await {
+        Ok(value) => panic!("{what} resolved to {} but should have rejected", json(&value)),
+        Err(error) => error,
+    }
+}
+
+fn describe(error: &JsValue) -> String {
+    format!("{}: {} ({})", text(&get(error, "name")), text(&get(error, "message")), json(error))
+}
+
+fn json(value: &JsValue) -> String {
+    js_sys::JSON::stringify(value)
+        .ok()
+        .and_then(|s| JsValue::from(s).as_string())
+        .unwrap_or_else(|| format!("{value:?}"))
+}
+
+fn text(value: &JsValue) -> String {
+    value.as_string().unwrap_or_default()
+}
+
+fn get(target: &JsValue, key: &str) -> JsValue {
+    Reflect::get(target, &JsValue::from_str(key)).unwrap_or(JsValue::UNDEFINED)
+}
+
+fn object(entries: &[(&str, JsValue)]) -> JsValue {
+    let object = Object::new();
+    for (key, value) in entries {
+        Reflect::set(&object, &JsValue::from_str(key), value).expect("setting a property of a fresh object");
+    }
+    object.into()
+}
+
+fn tool(name: &str, arguments: JsValue) -> JsValue {
+    object(&[("name", name.into()), ("arguments", arguments)])
+}
+
+/// The text of every text block of a tool result, joined.
+fn result_text(result: &JsValue) -> String {
+    let content = get(result, "content");
+    assert!(Array::is_array(&content), "a tool result has a content array: {}", json(result));
+    Array::from(&content).iter().filter_map(|block| get(&block, "text").as_string()).collect::<Vec<_>>().join("\n")
+}
+
+fn function2(f: impl FnMut(JsValue, JsValue) -> JsValue + 'static) -> JsValue {
+    Closure::<dyn FnMut(JsValue, JsValue) -> JsValue>::new(f).into_js_value()
+}
+
+/// Connect options with `era` and an elicitation handler that records its
+/// params and answers `{confirmed: false}` (the form's default is `true`,
+/// so the answer is visibly the handler's).
+fn options(era: &str, asked: &Rc<RefCell<Vec<JsValue>>>) -> JsValue {
+    let record = asked.clone();
+    let elicitation = function2(move |params, _extra| {
+        record.borrow_mut().push(params);
+        object(&[("action", "accept".into()), ("content", object(&[("confirmed", false.into())]))])
+    });
+    object(&[
+        ("era", era.into()),
+        ("clientInfo", object(&[("name", "browser-stateless-test".into()), ("version", "1.0.0".into())])),
+        ("elicitation", elicitation),
+    ])
+}
+
+async fn connect(url: &str, options: JsValue) -> McpClient {
+    let value = resolved(&format!("McpClient.connect({url})"), 30, McpClient::connect(url.to_owned(), options)).await;
+    match McpClient::try_from_js_value(value) {
+        Ok(client) => client,
+        Err(value) => panic!("connect resolved to {} instead of an McpClient", json(&value)),
+    }
+}
+
+async fn close(client: McpClient) {
+    resolved("close", 10, client.close()).await;
+}
+
+fn tool_names(page: &JsValue) -> Vec<String> {
+    Array::from(&get(page, "tools")).iter().filter_map(|t| get(&t, "name").as_string()).collect()
+}
+
+/// listTools has `add` and `confirm`; add 2+3 is 5; `confirm` runs the
+/// handler once and its answer shows in the result.
+async fn add_and_confirm(client: &McpClient, asked: &Rc<RefCell<Vec<JsValue>>>, label: &str) {
+    let page = resolved("listTools", 15, client.list_tools(JsValue::UNDEFINED, JsValue::UNDEFINED)).await;
+    let names = tool_names(&page);
+    assert!(names.iter().any(|n| n == "add") && names.iter().any(|n| n == "confirm"), "{label}: {names:?}");
+
+    let arguments = object(&[("a", 2.into()), ("b", 3.into())]);
+    let result = resolved("callTool add", 15, client.call_tool(tool("add", arguments), JsValue::UNDEFINED)).await;
+    assert_eq!(get(&result, "isError").as_bool(), Some(false), "{label}: {}", json(&result));
+    assert_eq!(result_text(&result), "5", "{label}: {}", json(&result));
+
+    let before = asked.borrow().len();
+    let result =
+        resolved("callTool confirm", 20, client.call_tool(tool("confirm", object(&[])), JsValue::UNDEFINED)).await;
+    let calls = asked.borrow().len() - before;
+    assert_eq!(calls, 1, "{label}: the elicitation handler ran once");
+    let params = asked.borrow().last().cloned().unwrap_or(JsValue::UNDEFINED);
+    assert_eq!(text(&get(&params, "message")), "Sure?", "{label}: {}", json(&params));
+    assert!(get(&params, "requestedSchema").is_object(), "{label}: {}", json(&params));
+    // The handler said `confirmed: false`; Python prints it as False.
+    assert_eq!(result_text(&result), "accept:False", "{label}: {}", json(&result));
+}
+
+#[wasm_bindgen_test]
+async fn python_server_with_era_auto_speaks_2026_07_28() {
+    let url = modern_url();
+    let asked = Rc::default();
+    let client = connect(&url, options("auto", &asked)).await;
+    assert_eq!(text(&client.get_negotiated_protocol_version()), "2026-07-28");
+    assert_eq!(client.client().era(), Some(Era::Stateless));
+    assert_eq!(client.transport(), "streamable-http");
+    assert_eq!(text(&get(&client.get_server_version(), "name")), "py-http-dual-era");
+    add_and_confirm(&client, &asked, "auto").await;
+
+    // `region` is declared `x-mcp-header: Region`: the call carries
+    // `Mcp-Param-Region` (the server checks it against the argument), which
+    // the server's CORS policy must allow.
+    let arguments = object(&[("region", "eu-west-1".into())]);
+    let result =
+        resolved("callTool region_echo", 15, client.call_tool(tool("region_echo", arguments), JsValue::UNDEFINED))
+            .await;
+    assert_eq!(result_text(&result), "region:eu-west-1", "{}", json(&result));
+    close(client).await;
+}
+
+#[wasm_bindgen_test]
+async fn python_server_with_era_stateless_forced() {
+    let url = modern_url();
+    let asked = Rc::default();
+    let client = connect(&url, options("stateless", &asked)).await;
+    assert_eq!(text(&client.get_negotiated_protocol_version()), "2026-07-28");
+    assert_eq!(client.client().era(), Some(Era::Stateless));
+    add_and_confirm(&client, &asked, "stateless").await;
+    close(client).await;
+}
+
+/// The SDK routes requests without a 2026-07-28 `MCP-Protocol-Version` to
+/// its handshake-era transport: `initialize`, a session, and the
+/// elicitation as a request in the middle of the call.
+#[wasm_bindgen_test]
+async fn python_server_with_era_handshake_forced() {
+    let url = modern_url();
+    let asked = Rc::default();
+    let client = connect(&url, options("handshake", &asked)).await;
+    assert_eq!(text(&client.get_negotiated_protocol_version()), "2025-11-25");
+    assert_eq!(client.client().era(), Some(Era::Handshake));
+    add_and_confirm(&client, &asked, "handshake").await;
+    close(client).await;
+}
+
+/// A dual-era server whose CORS allowlist is the handshake era's (no
+/// `Mcp-Method`): the browser refuses the `server/discover` probe's
+/// preflight and the page sees only an opaque `TypeError`. The digest
+/// (§2.3 step 3d) counts that as a handshake-era signal in a browser: the
+/// `initialize` that follows carries only headers old allowlists cover.
+#[wasm_bindgen_test]
+async fn a_preflight_that_refuses_mcp_method_means_the_handshake_era() {
+    let url = strict_cors_url();
+    let asked = Rc::default();
+    let client = connect(&url, options("auto", &asked)).await;
+    assert_eq!(text(&client.get_negotiated_protocol_version()), "2025-11-25");
+    assert_eq!(client.client().era(), Some(Era::Handshake));
+    add_and_confirm(&client, &asked, "strict CORS").await;
+    close(client).await;
+}
+
+/// Forced to the stateless era, the same server cannot be reached: the
+/// error names CORS as the likely cause (the browser gives no detail).
+#[wasm_bindgen_test]
+async fn a_preflight_that_refuses_mcp_method_fails_the_stateless_era_with_a_cors_hint() {
+    let url = strict_cors_url();
+    let asked = Rc::default();
+    let error = rejected("McpClient.connect", 30, McpClient::connect(url, options("stateless", &asked))).await;
+    assert_eq!(text(&get(&error, "name")), "McpError", "{}", describe(&error));
+    let message = text(&get(&error, "message"));
+    assert!(message.contains("CORS policy may not allow"), "{message}");
+}
+
+/// server-everything speaks only the handshake era (TS SDK 1.x): the probe
+/// is answered with an error, so `initialize` follows.
+#[wasm_bindgen_test]
+async fn server_everything_with_era_auto_is_the_handshake_era() {
+    let url = everything_url();
+    let asked = Rc::default();
+    let client = connect(&url, options("auto", &asked)).await;
+    assert_eq!(text(&client.get_negotiated_protocol_version()), "2025-11-25");
+    assert_eq!(client.client().era(), Some(Era::Handshake));
+    assert_eq!(client.transport(), "streamable-http");
+    let page = resolved("listTools", 15, client.list_tools(JsValue::UNDEFINED, JsValue::UNDEFINED)).await;
+    assert!(tool_names(&page).iter().any(|n| n == "echo"), "{}", json(&page));
+    let arguments = object(&[("message", "hi from auto".into())]);
+    let result = resolved("callTool echo", 15, client.call_tool(tool("echo", arguments), JsValue::UNDEFINED)).await;
+    assert!(result_text(&result).contains("hi from auto"), "{}", json(&result));
+    close(client).await;
+}
+
+/// rmcp's server (Rust) over Streamable HTTP. Its URL is optional when the
+/// tests are built by hand; when `cargo xtask test` built them (the Python
+/// server's URL is set), a missing rmcp URL is a failure.
+#[wasm_bindgen_test]
+async fn rmcp_server_with_era_auto_speaks_2026_07_28() {
+    let url = match (set(RMCP_URL), set(MODERN_URL)) {
+        (Some(url), _) => url.to_owned(),
+        (None, Some(_)) => panic!(
+            "MCP_EDGE_TEST_RMCP_URL was not set at compile time although MCP_EDGE_TEST_MODERN_URL was: \
+             `cargo xtask test` starts rmcp's server (target/rmcp-peer/release/rmcp-peer http) and sets it"
+        ),
+        (None, None) => {
+            wasm_bindgen_test::console_log!("skipped: MCP_EDGE_TEST_RMCP_URL was not set at compile time");
+            return;
+        }
+    };
+    let asked = Rc::default();
+    let client = connect(&url, options("auto", &asked)).await;
+    assert_eq!(text(&client.get_negotiated_protocol_version()), "2026-07-28");
+    assert_eq!(client.client().era(), Some(Era::Stateless));
+    add_and_confirm_rmcp(&client, &asked).await;
+    close(client).await;
+}
+
+/// rmcp's peer (tests/peers/rmcp-server): `add` gives 5, `confirm` runs
+/// the handler once and reports `user answered: <action> <content>`.
+async fn add_and_confirm_rmcp(client: &McpClient, asked: &Rc<RefCell<Vec<JsValue>>>) {
+    let page = resolved("listTools", 15, client.list_tools(JsValue::UNDEFINED, JsValue::UNDEFINED)).await;
+    let names = tool_names(&page);
+    assert!(names.iter().any(|n| n == "add") && names.iter().any(|n| n == "confirm"), "rmcp: {names:?}");
+    let arguments = object(&[("a", 2.into()), ("b", 3.into())]);
+    let result = resolved("callTool add", 15, client.call_tool(tool("add", arguments), JsValue::UNDEFINED)).await;
+    assert_eq!(result_text(&result), "5", "rmcp: {}", json(&result));
+    let before = asked.borrow().len();
+    let result =
+        resolved("callTool confirm", 20, client.call_tool(tool("confirm", object(&[])), JsValue::UNDEFINED)).await;
+    assert_eq!(asked.borrow().len() - before, 1, "rmcp: the elicitation handler ran once");
+    let answer = result_text(&result);
+    assert!(answer.starts_with("user answered: accept") && answer.contains(r#""confirmed":false"#), "rmcp: {answer}");
+}

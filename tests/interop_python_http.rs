@@ -1,0 +1,178 @@
+//! Interop over Streamable HTTP with the Python SDK (`mcp` 2.3.0):
+//! tests/peers/era_python_http_server.py serves 2026-07-28 and the handshake
+//! era on one endpoint (the SDK routes by `MCP-Protocol-Version`). Each test
+//! starts its own server on a free port of 127.0.0.1.
+//!
+//! Needs tests/peers/.venv (`cargo xtask setup`): without it the tests are
+//! skipped, or fail when env `CI` is set.
+
+use std::future::Future;
+use std::path::PathBuf;
+use std::process::Stdio;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+
+use mcp_edge::client::{ClientOptions, ConnectOptions, EraChoice, connect_url};
+use mcp_edge::protocol::types::{CallToolResult, ElicitAction, ElicitResult, JsonObject};
+use mcp_edge::protocol::{Era, ProtocolVersion};
+use mcp_edge::{Client, TransportChoice};
+use serde_json::{Value, json};
+use tokio::io::{AsyncBufReadExt, BufReader};
+use tokio::process::{Child, Command};
+
+async fn within<T>(what: &str, future: impl Future<Output = T>) -> T {
+    match tokio::time::timeout(Duration::from_secs(30), future).await {
+        Ok(value) => value,
+        Err(_) => panic!("timed out: {what}"),
+    }
+}
+
+fn peers_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/peers")
+}
+
+/// The server process (killed when dropped) and its endpoint.
+struct Server {
+    _child: Child,
+    url: String,
+}
+
+/// Starts the server with PORT=0 and reads the URL it prints once
+/// listening. `None` (skipped) when the venv is missing outside CI.
+async fn start() -> Option<Server> {
+    let python = peers_dir().join(".venv/bin/python");
+    if !python.is_file() {
+        if std::env::var_os("CI").is_some() {
+            panic!("tests/peers/.venv is missing: run `cargo xtask setup` (it makes the Python test peers' venv)");
+        }
+        eprintln!("skipped: tests/peers/.venv is missing (run `cargo xtask setup`)");
+        return None;
+    }
+    let mut child = Command::new(python)
+        .arg(peers_dir().join("era_python_http_server.py"))
+        .env("PORT", "0")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("start tests/peers/era_python_http_server.py");
+    let stdout = child.stdout.take().expect("the server's stdout is piped");
+    let mut lines = BufReader::new(stdout).lines();
+    let line = within("the server's `listening` line", lines.next_line())
+        .await
+        .expect("reading the server's stdout")
+        .expect("the server exited before listening");
+    let url = line.strip_prefix("listening ").unwrap_or_else(|| panic!("unexpected first line: {line:?}")).to_owned();
+    assert!(url.starts_with("http://127.0.0.1:") && url.ends_with("/mcp"), "{url}");
+    // Nothing else is printed on stdout, but keep reading so a stray line
+    // never blocks the server on a full pipe.
+    tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
+    Some(Server { _child: child, url })
+}
+
+/// Options with `era` and an elicitation handler that counts its calls,
+/// checks the question, and answers `{confirmed: false}` (the form's default
+/// is `true`, so the answer is visibly the handler's).
+fn options(era: EraChoice, asked: &Arc<AtomicUsize>) -> ClientOptions {
+    let asked = Arc::clone(asked);
+    ClientOptions::new("interop-python-http", "1.0")
+        .with_timeout(Duration::from_secs(20))
+        .on_elicitation(
+            move |params, _context| {
+                asked.fetch_add(1, Ordering::SeqCst);
+                let message = params.message.clone();
+                async move {
+                    assert_eq!(message, "Sure?");
+                    let mut content = JsonObject::new();
+                    content.insert("confirmed".into(), json!(false));
+                    Ok(ElicitResult { action: ElicitAction::Accept, content: Some(content) })
+                }
+            },
+            true,
+        )
+        .with_era(era)
+}
+
+async fn connect(url: &str, era: EraChoice, asked: &Arc<AtomicUsize>) -> Client {
+    let connect = ConnectOptions::new().with_transport(TransportChoice::Auto);
+    within("connect", connect_url(url, connect, options(era, asked))).await.expect("connect")
+}
+
+fn arguments(value: Value) -> Option<JsonObject> {
+    match value {
+        Value::Object(object) => Some(object),
+        _ => None,
+    }
+}
+
+fn text(result: &CallToolResult) -> String {
+    serde_json::to_value(&result.content)
+        .ok()
+        .and_then(|content| {
+            content.as_array().map(|items| {
+                items.iter().filter_map(|item| item.get("text").and_then(Value::as_str)).collect::<Vec<_>>().join("\n")
+            })
+        })
+        .unwrap_or_default()
+}
+
+/// tools/list has add and confirm; add 2+3 is 5; confirm runs the handler
+/// once and shows its answer.
+async fn add_and_confirm(client: &Client, asked: &Arc<AtomicUsize>) {
+    assert_eq!(client.transport_kind(), "streamable-http");
+    let tools = within("tools/list", client.list_all_tools()).await.expect("tools/list");
+    let names: Vec<&str> = tools.iter().map(|t| t.name.as_str()).collect();
+    assert!(names.contains(&"add") && names.contains(&"confirm"), "{names:?}");
+
+    let result = within("add", client.call_tool("add", arguments(json!({"a": 2, "b": 3})))).await.expect("add");
+    assert!(!result.is_error(), "{result:?}");
+    assert_eq!(text(&result), "5", "{result:?}");
+
+    let before = asked.load(Ordering::SeqCst);
+    let result = within("confirm", client.call_tool("confirm", None)).await.expect("confirm");
+    assert_eq!(asked.load(Ordering::SeqCst) - before, 1, "the elicitation handler ran once");
+    // Python prints the handler's `false` as False.
+    assert_eq!(text(&result), "accept:False", "{result:?}");
+}
+
+#[tokio::test]
+async fn era_auto_finds_2026_07_28() {
+    let Some(server) = start().await else { return };
+    let asked = Arc::default();
+    let client = connect(&server.url, EraChoice::Auto, &asked).await;
+    assert_eq!(client.era(), Some(Era::Stateless));
+    assert_eq!(client.negotiated().map(|n| n.version), Some(ProtocolVersion::V2026_07_28));
+    add_and_confirm(&client, &asked).await;
+    // `region` is declared `x-mcp-header: Region`: without a matching
+    // `Mcp-Param-Region` header the SDK answers -32020.
+    let result = within("region_echo", client.call_tool("region_echo", arguments(json!({"region": "eu-west-1"}))))
+        .await
+        .expect("region_echo");
+    assert_eq!(text(&result), "region:eu-west-1", "{result:?}");
+    within("close", client.close()).await;
+}
+
+#[tokio::test]
+async fn era_stateless_forced() {
+    let Some(server) = start().await else { return };
+    let asked = Arc::default();
+    let client = connect(&server.url, EraChoice::Stateless, &asked).await;
+    assert_eq!(client.era(), Some(Era::Stateless));
+    add_and_confirm(&client, &asked).await;
+    within("close", client.close()).await;
+}
+
+/// The SDK is dual-era over HTTP: without a 2026-07-28
+/// `MCP-Protocol-Version` a request goes to its handshake transport.
+#[tokio::test]
+async fn era_handshake_forced() {
+    let Some(server) = start().await else { return };
+    let asked = Arc::default();
+    let client = connect(&server.url, EraChoice::Handshake, &asked).await;
+    assert_eq!(client.era(), Some(Era::Handshake));
+    assert_eq!(client.negotiated().map(|n| n.version), Some(ProtocolVersion::V2025_11_25));
+    add_and_confirm(&client, &asked).await;
+    within("close", client.close()).await;
+}
