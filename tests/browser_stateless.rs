@@ -10,7 +10,9 @@
 //! - the same server with a handshake-era CORS allowlist (no `Mcp-Method`),
 //!   where the browser refuses the probe's preflight;
 //! - server-everything (handshake era only) with era `auto`;
-//! - rmcp's server over Streamable HTTP, when its URL was given.
+//! - rmcp's server over Streamable HTTP, when its URL was given;
+//! - `McpClient.listen` on the Python server in both eras and on rmcp's:
+//!   resource updates and tool-list changes reach the JS listener.
 //!
 //! URLs are baked in at compile time (a page cannot read the environment):
 //! `MCP_EDGE_TEST_MODERN_URL`, `MCP_EDGE_TEST_STRICT_CORS_URL`,
@@ -324,7 +326,7 @@ async fn rmcp_server_with_era_auto_speaks_2026_07_28() {
 }
 
 /// rmcp's peer (tests/peers/rmcp-server): `add` gives 5, `confirm` runs
-/// the handler once and reports `user answered: <action> <content>`.
+/// the handler once and reports `via <route>, user answered: <action> <content>`.
 async fn add_and_confirm_rmcp(client: &McpClient, asked: &Rc<RefCell<Vec<JsValue>>>) {
     let page = resolved("listTools", 15, client.list_tools(JsValue::UNDEFINED, JsValue::UNDEFINED)).await;
     let names = tool_names(&page);
@@ -337,5 +339,85 @@ async fn add_and_confirm_rmcp(client: &McpClient, asked: &Rc<RefCell<Vec<JsValue
         resolved("callTool confirm", 20, client.call_tool(tool("confirm", object(&[])), JsValue::UNDEFINED)).await;
     assert_eq!(asked.borrow().len() - before, 1, "rmcp: the elicitation handler ran once");
     let answer = result_text(&result);
-    assert!(answer.starts_with("user answered: accept") && answer.contains(r#""confirmed":false"#), "rmcp: {answer}");
+    // 2026-07-28: the peer took the input_required route (not a server request).
+    assert!(answer.starts_with("via input_required, user answered: accept"), "rmcp: {answer}");
+    assert!(answer.contains(r#""confirmed":false"#), "rmcp: {answer}");
+}
+
+/// Notifications a listener received, as `(method, params)`.
+type Heard = Rc<RefCell<Vec<(String, JsValue)>>>;
+
+fn listener(heard: &Heard) -> js_sys::Function {
+    let heard = heard.clone();
+    let f = Closure::<dyn FnMut(JsValue)>::new(move |notification: JsValue| {
+        heard.borrow_mut().push((text(&get(&notification, "method")), get(&notification, "params")));
+    });
+    f.into_js_value().into()
+}
+
+/// Waits until `heard` has a `method` notification (bounded).
+async fn heard_one(heard: &Heard, method: &str) -> JsValue {
+    within(&format!("a {method} notification"), 15, async {
+        loop {
+            if let Some((_, params)) = heard.borrow().iter().find(|(m, _)| m == method) {
+                return params.clone();
+            }
+            sleep(Duration::from_millis(20)).await;
+        }
+    })
+    .await
+}
+
+/// `listen` through the JS API: granted filter, notifications to the
+/// listener as the server's tools change things, `close()`, `closed`.
+async fn listen_round_trip(client: &McpClient, uri: &str, touch: JsValue, change_tools: JsValue) {
+    let heard: Heard = Rc::default();
+    let filter = object(&[
+        ("toolsListChanged", true.into()),
+        ("resourceSubscriptions", Array::of1(&JsValue::from_str(uri)).into()),
+    ]);
+    let subscription = resolved("listen", 15, client.listen(filter, listener(&heard))).await;
+    let granted = Reflect::get(&subscription, &"granted".into()).unwrap_or(JsValue::UNDEFINED);
+    assert_eq!(text(&Array::from(&get(&granted, "resourceSubscriptions")).get(0)), uri, "{}", json(&granted));
+
+    resolved("callTool touch", 15, client.call_tool(touch, JsValue::UNDEFINED)).await;
+    let updated = heard_one(&heard, "notifications/resources/updated").await;
+    assert_eq!(text(&get(&updated, "uri")), uri, "{}", json(&updated));
+    if get(&granted, "toolsListChanged").as_bool() == Some(true) {
+        resolved("callTool change tools", 15, client.call_tool(change_tools, JsValue::UNDEFINED)).await;
+        heard_one(&heard, "notifications/tools/list_changed").await;
+    }
+
+    let close: js_sys::Function = Reflect::get(&subscription, &"close".into()).expect("close").into();
+    let closing: Promise = close.call0(&subscription).expect("close()").into();
+    resolved("subscription.close()", 10, closing).await;
+    let closed: Promise = Reflect::get(&subscription, &"closed".into()).expect("closed").into();
+    resolved("subscription.closed", 10, closed).await;
+    // The session goes on after the subscription ends.
+    resolved("listTools after close", 15, client.list_tools(JsValue::UNDEFINED, JsValue::UNDEFINED)).await;
+}
+
+#[wasm_bindgen_test]
+async fn listen_on_the_python_server_in_both_eras() {
+    let url = modern_url();
+    for era in ["auto", "handshake"] {
+        let asked = Rc::default();
+        let client = connect(&url, options(era, &asked)).await;
+        let touch = tool("set_note", object(&[("text", format!("hello from {era}").into())]));
+        listen_round_trip(&client, "note://greeting", touch, tool("toggle_extra", object(&[]))).await;
+        close(client).await;
+    }
+}
+
+#[wasm_bindgen_test]
+async fn listen_on_the_rmcp_server() {
+    let Some(url) = set(RMCP_URL) else {
+        assert!(set(MODERN_URL).is_none(), "MCP_EDGE_TEST_RMCP_URL missing in an xtask build");
+        return;
+    };
+    let asked = Rc::default();
+    let client = connect(url, options("auto", &asked)).await;
+    assert_eq!(client.client().era(), Some(Era::Stateless));
+    listen_round_trip(&client, "demo://counter", tool("bump", object(&[])), tool("grow", object(&[]))).await;
+    close(client).await;
 }
