@@ -286,6 +286,25 @@ async fn the_python_sdk_server_is_spoken_to_statelessly() {
     arguments.insert("b".into(), json!(3));
     let result = within("call", client.call_tool("add", Some(arguments))).await.expect("call");
     assert!(serde_json::to_string(&result.content).unwrap_or_default().contains('5'), "{result:?}");
+    // The elicitation handler answers the input_required round (accept, no content: the default).
+    let result = within("confirm", client.call_tool("confirm", None)).await.expect("mrtr call");
+    assert_eq!(serde_json::to_value(&result.content).unwrap_or_default()[0]["text"], "accept:True", "{result:?}");
+    client.close().await;
+}
+
+/// The same server is dual-era: forced to the handshake it answers
+/// `initialize`, and the elicitation arrives as a server request.
+#[tokio::test]
+async fn the_python_sdk_server_also_speaks_the_handshake_era() {
+    let Some(python) = python() else { return };
+    let script = peers_dir().join("era_python_sdk_server.py").to_string_lossy().into_owned();
+    let options = StdioOptions::new(python.to_string_lossy().into_owned(), [script]);
+    let client = within("connect", connect_stdio(options, elicitation_options().with_era(EraChoice::Handshake)))
+        .await
+        .expect("connect");
+    assert_eq!(client.era(), Some(Era::Handshake));
+    let result = within("confirm", client.call_tool("confirm", None)).await.expect("call");
+    assert_eq!(serde_json::to_value(&result.content).unwrap_or_default()[0]["text"], "accept:True", "{result:?}");
     client.close().await;
 }
 
