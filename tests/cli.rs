@@ -383,3 +383,116 @@ fn prompts_resources_and_completions() {
     assert_eq!(run.code, Some(0), "{run:?}");
     assert!(run.json().is_object(), "{run:?}");
 }
+
+/// rmcp's test peer (tests/peers/rmcp-server, built by `cargo xtask setup`).
+fn rmcp_peer() -> Option<PathBuf> {
+    let binary = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/rmcp-peer/release/rmcp-peer");
+    if binary.is_file() {
+        return Some(binary);
+    }
+    assert!(
+        std::env::var_os("CI").is_none(),
+        "{} is missing: run `cargo xtask setup`",
+        binary.display()
+    );
+    eprintln!("skipped: {} is missing (cargo xtask setup)", binary.display());
+    None
+}
+
+/// Sends each line of `pipe` down a channel, so reads can be bounded.
+fn lines_of(pipe: impl Read + Send + 'static) -> std::sync::mpsc::Receiver<String> {
+    use std::io::BufRead;
+    let (send, receive) = std::sync::mpsc::channel();
+    thread::spawn(move || {
+        for line in std::io::BufReader::new(pipe).lines().map_while(Result::ok) {
+            if send.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    receive
+}
+
+/// The first line from `lines` that `wanted` accepts, within `limit`.
+fn wait_for_line(
+    lines: &std::sync::mpsc::Receiver<String>,
+    limit: Duration,
+    wanted: impl Fn(&str) -> bool,
+) -> String {
+    let started = Instant::now();
+    loop {
+        let left = limit.saturating_sub(started.elapsed());
+        match lines.recv_timeout(left) {
+            Ok(line) if wanted(&line) => return line,
+            Ok(_) => {}
+            Err(error) => panic!("no such line within {limit:?}: {error}"),
+        }
+    }
+}
+
+/// `watch` prints, as JSON lines, the changes another client causes: in
+/// 2026-07-28 through `subscriptions/listen`, in the handshake era through
+/// `resources/subscribe` and the session stream.
+#[test]
+fn watch_prints_the_changes_another_client_makes() {
+    let Some(binary) = rmcp_peer() else { return };
+    let mut peer = Command::new(binary)
+        .arg("http")
+        .env("PORT", "0")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("rmcp-peer starts");
+    let peer_lines = lines_of(peer.stdout.take().expect("stdout is piped"));
+    let listening = wait_for_line(&peer_lines, Duration::from_secs(30), |l| l.starts_with("listening "));
+    let url = listening.trim_start_matches("listening ").trim().to_owned();
+    for era in ["auto", "handshake"] {
+        let mut watcher = Command::new(env!("CARGO_BIN_EXE_mcp-edge"))
+            .args(["-v", "--json", "--era", era, &url, "watch", "demo://counter", "--tools"])
+            .args(["--count", "2", "--for", "30"])
+            .env_remove("RUST_LOG")
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("mcp-edge starts");
+        let stdout = drain(watcher.stdout.take().expect("stdout is piped"));
+        let stderr = lines_of(watcher.stderr.take().expect("stderr is piped"));
+        wait_for_line(&stderr, Duration::from_secs(30), |l| l.contains("watching"));
+        for tool in ["bump", "grow"] {
+            let run = mcp_edge(&[&url, "call", tool]);
+            assert_eq!(run.code, Some(0), "{era} {tool}: {run:?}");
+        }
+        let started = Instant::now();
+        let status = loop {
+            if let Some(status) = watcher.try_wait().expect("waiting for mcp-edge watch") {
+                break status;
+            }
+            if started.elapsed() > DEADLINE {
+                let _ = watcher.kill();
+                let _ = peer.kill();
+                panic!("{era}: watch did not end after two notifications");
+            }
+            thread::sleep(Duration::from_millis(20));
+        };
+        assert_eq!(status.code(), Some(0), "{era}");
+        let stdout = stdout.join().expect("stdout reader");
+        let methods: Vec<String> = stdout
+            .lines()
+            .map(|line| serde_json::from_str::<Value>(line).unwrap_or_else(|e| panic!("{era}: {e}: {line}")))
+            .map(|n| n["method"].as_str().unwrap_or_default().to_owned())
+            .collect();
+        assert!(methods.contains(&"notifications/resources/updated".to_owned()), "{era}: {stdout}");
+        assert!(methods.contains(&"notifications/tools/list_changed".to_owned()), "{era}: {stdout}");
+    }
+    let _ = peer.kill();
+    let _ = peer.wait();
+}
+
+#[test]
+fn watch_without_anything_to_watch_is_a_usage_error() {
+    let run = mcp_edge(&[&server(), "watch"]);
+    assert_eq!(run.code, Some(2), "{run:?}");
+    assert!(run.error_line().contains("watch needs a resource URI"), "{run:?}");
+}

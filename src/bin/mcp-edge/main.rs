@@ -38,7 +38,7 @@ mod native {
         CallToolResult, CompleteResult, CompletionReference, GetPromptResult, JsonObject,
         ReadResourceResult,
     };
-    use mcp_edge::client::EraChoice;
+    use mcp_edge::client::{EraChoice, ListenFilter};
     use mcp_edge::{Client, ClientOptions, Error, RequestOptions, TransportChoice};
     use serde::de::DeserializeOwned;
     use serde_json::{Value, json};
@@ -192,6 +192,29 @@ protocol or transport error.";
         },
         /// Check that the server answers
         Ping,
+        /// Print change notifications as they come: updates of the resources named, and with
+        /// the flags list changes (2026-07-28: one subscriptions/listen; older revisions:
+        /// resources/subscribe and the session stream). Runs until --count or --for ends it
+        Watch {
+            /// Resource URIs to watch for updates (and resources under them)
+            #[arg(value_name = "URI")]
+            uris: Vec<String>,
+            /// Tool list changes
+            #[arg(long)]
+            tools: bool,
+            /// Prompt list changes
+            #[arg(long)]
+            prompts: bool,
+            /// Resource list changes
+            #[arg(long)]
+            resources: bool,
+            /// Stop after this many notifications
+            #[arg(long, value_name = "N")]
+            count: Option<usize>,
+            /// Stop after this many seconds
+            #[arg(long = "for", value_name = "SECS", value_parser = parse_timeout)]
+            duration: Option<Duration>,
+        },
     }
 
     fn parse_timeout(text: &str) -> Result<Duration, String> {
@@ -286,6 +309,11 @@ protocol or transport error.";
             value: String,
         },
         Ping,
+        Watch {
+            filter: ListenFilter,
+            count: Option<usize>,
+            duration: Option<Duration>,
+        },
     }
 
     impl Plan {
@@ -319,6 +347,20 @@ protocol or transport error.";
                     value,
                 },
                 Command::Ping => Plan::Ping,
+                Command::Watch { uris, tools, prompts, resources, count, duration } => {
+                    let filter = ListenFilter {
+                        tools_list_changed: tools,
+                        prompts_list_changed: prompts,
+                        resources_list_changed: resources,
+                        resource_subscriptions: uris,
+                    };
+                    if filter.is_empty() {
+                        return Err(Failure::Usage(
+                            "watch needs a resource URI or one of --tools, --prompts, --resources".into(),
+                        ));
+                    }
+                    Plan::Watch { filter, count, duration }
+                }
             })
         }
     }
@@ -530,6 +572,7 @@ protocol or transport error.";
                     emit(|out| output::completion(out, &result))?;
                 }
             }
+            Plan::Watch { filter, count, duration } => watch(client, filter, count, duration, json).await?,
             Plan::Ping => {
                 let started = std::time::Instant::now();
                 let raw = raw_request(client, methods::PING, None).await?;
@@ -576,6 +619,53 @@ protocol or transport error.";
     /// A request whose result is printed as the server sent it (with `--json`).
     async fn raw(client: &Client, method: &str, params: Value) -> Result<Value, Error> {
         raw_request(client, method, Some(params)).await
+    }
+
+    /// Prints each notification of a subscription (a line, or a JSON line
+    /// with --json) until `count` came or `duration` passed.
+    async fn watch(
+        client: &Client,
+        filter: ListenFilter,
+        count: Option<usize>,
+        duration: Option<Duration>,
+        json: bool,
+    ) -> Result<(), Failure> {
+        use futures::StreamExt;
+        let mut subscription = client.listen(filter).await?;
+        let granted = subscription.granted().clone();
+        log::info!("watching {}", serde_json::to_string(&granted).unwrap_or_default());
+        let deadline = duration.map(|d| tokio::time::Instant::now() + d);
+        let mut seen = 0;
+        while count.is_none_or(|count| seen < count) {
+            let next = match deadline {
+                Some(deadline) => match tokio::time::timeout_at(deadline, subscription.next()).await {
+                    Ok(next) => next,
+                    Err(_) => break,
+                },
+                None => subscription.next().await,
+            };
+            let notification = match next {
+                Some(Ok(notification)) => notification,
+                Some(Err(error)) => return Err(Failure::Client(error)),
+                None => {
+                    log::warn!("the server ended the subscription");
+                    break;
+                }
+            };
+            seen += 1;
+            emit(|out| {
+                let params = notification.params.clone().unwrap_or(Value::Null);
+                if json {
+                    // One line each, for `jq` and the like on a stream.
+                    let line = json!({ "method": notification.method, "params": params });
+                    writeln!(out, "{line}")
+                } else {
+                    writeln!(out, "{} {}", notification.method, params)
+                }
+            })?;
+        }
+        subscription.close().await;
+        Ok(())
     }
 
     async fn raw_request(
