@@ -9,25 +9,34 @@
 //! `subscriptions/listen` in 2026-07-28, `resources/subscribe` and the
 //! session's stream before.
 //!
+//! The tasks extension (`io.modelcontextprotocol/tasks`, SEP-2663) runs
+//! against rmcp's `TaskManager`: `slow_compute`, `task_confirm` and
+//! `slow_fail` become tasks when the client declares the extension
+//! (`with_tasks(true)`), and the peer notes each task event on stderr
+//! (`rmcp-peer: task created <id> for <tool>`, `tasks/update`,
+//! `tasks/cancel`, ...), which these tests read ([`PeerLog`]) to see what the
+//! server saw: a task made, an answer delivered, a cancellation received.
+//!
 //! Without the binary: a failure under CI (`CI` set), else `skipped: ...`.
-//! The peer's stderr is shown: rmcp logs `ERROR ... failed to send pending
-//! response during drain` when a client closes an HTTP listen stream, which
-//! is how 2026-07-28 cancels one (rmcp has no answer to send it any more).
-//! Every wait is bounded; every server process dies with its test.
+//! The peer's stderr is shown (prefixed `[rmcp-peer]`): rmcp logs `ERROR ...
+//! failed to send pending response during drain` when a client closes an
+//! HTTP listen stream, which is how 2026-07-28 cancels one (rmcp has no
+//! answer to send it any more). Every wait is bounded; every server process
+//! dies with its test.
 
 use std::future::Future;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
-use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use futures::StreamExt;
-use mcp_edge::Client;
 use mcp_edge::client::{ClientOptions, ConnectOptions, EraChoice, ListenFilter, connect_stdio, connect_url};
 use mcp_edge::protocol::types::{CallToolResult, ElicitAction, ElicitResult, JsonObject};
 use mcp_edge::protocol::{Era, ProtocolVersion};
 use mcp_edge::transport::stdio::StdioOptions;
+use mcp_edge::{Client, Error};
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::process::{Child, Command};
@@ -80,6 +89,71 @@ fn options(era: EraChoice, reason: &str, calls: &Arc<AtomicUsize>) -> ClientOpti
 
 fn stdio_options(binary: &Path) -> StdioOptions {
     StdioOptions::new(binary.to_string_lossy().into_owned(), ["stdio"])
+}
+
+/// `stdio_options` whose stderr lines go to `log` (and are shown).
+fn watched_stdio_options(binary: &Path, log: &PeerLog) -> StdioOptions {
+    let log = log.clone();
+    stdio_options(binary).on_stderr(move |line| log.push(line))
+}
+
+/// The lines a peer wrote to stderr, in order: where rmcp-peer notes the
+/// task events it handled (see tests/peers/rmcp-server/src/main.rs).
+#[derive(Clone, Default)]
+struct PeerLog(Arc<Mutex<Vec<String>>>);
+
+/// How long a peer may take to note something on stderr.
+const NOTE_WAIT: Duration = Duration::from_secs(10);
+
+impl PeerLog {
+    fn lines(&self) -> std::sync::MutexGuard<'_, Vec<String>> {
+        self.0.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    fn push(&self, line: &str) {
+        eprintln!("[rmcp-peer] {line}");
+        self.lines().push(line.to_owned());
+    }
+
+    /// How many lines so far: a mark to look after.
+    fn mark(&self) -> usize {
+        self.lines().len()
+    }
+
+    /// The lines written since `mark`.
+    fn since(&self, mark: usize) -> Vec<String> {
+        self.lines().get(mark..).map(<[String]>::to_vec).unwrap_or_default()
+    }
+
+    /// The first line since `mark` that `found` accepts (returning what it
+    /// extracts), waiting up to [`NOTE_WAIT`] for it.
+    async fn wait_for<T>(&self, mark: usize, what: &str, found: impl Fn(&str) -> Option<T>) -> T {
+        let deadline = tokio::time::Instant::now() + NOTE_WAIT;
+        loop {
+            if let Some(value) = self.since(mark).iter().find_map(|line| found(line)) {
+                return value;
+            }
+            if tokio::time::Instant::now() >= deadline {
+                panic!("the peer did not note {what} within {NOTE_WAIT:?}; it wrote {:#?}", self.since(mark));
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    }
+
+    /// The id of the task the peer made for `tool` since `mark`.
+    async fn task_created(&self, mark: usize, tool: &str) -> String {
+        let suffix = format!(" for {tool}");
+        self.wait_for(mark, &format!("a task for {tool}"), |line| {
+            let id = line.strip_prefix("rmcp-peer: task created ")?.strip_suffix(suffix.as_str())?;
+            Some(id.to_owned())
+        })
+        .await
+    }
+
+    /// Waits for exactly `line` since `mark`.
+    async fn noted(&self, mark: usize, line: &str) {
+        self.wait_for(mark, &format!("`{line}`"), |seen| (seen == line).then_some(())).await
+    }
 }
 
 fn arguments(value: Value) -> Option<JsonObject> {
@@ -211,10 +285,12 @@ async fn stdio_handshake_against_the_same_binary() {
     client.close().await;
 }
 
-/// `rmcp-peer http` on a port of its choosing; killed when dropped.
+/// `rmcp-peer http` on a port of its choosing; killed when dropped. Its
+/// stderr goes to `log` (and is shown).
 struct HttpPeer {
     _child: Child,
     url: String,
+    log: PeerLog,
 }
 
 impl HttpPeer {
@@ -224,10 +300,20 @@ impl HttpPeer {
             .env("PORT", "0")
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
+            .stderr(Stdio::piped())
             .kill_on_drop(true)
             .spawn()
             .expect("starting rmcp-peer http");
+        let log = PeerLog::default();
+        let stderr = child.stderr.take().expect("piped stderr");
+        let sink = log.clone();
+        // Ends when the peer dies (its stderr closes).
+        tokio::spawn(async move {
+            let mut lines = BufReader::new(stderr).lines();
+            while let Ok(Some(line)) = lines.next_line().await {
+                sink.push(&line);
+            }
+        });
         let stdout = child.stdout.take().expect("piped stdout");
         let mut lines = BufReader::new(stdout).lines();
         let line = within("rmcp-peer's `listening` line", lines.next_line())
@@ -236,7 +322,7 @@ impl HttpPeer {
             .expect("rmcp-peer exited before listening");
         let url = line.strip_prefix("listening ").expect("`listening <url>`").trim().to_owned();
         assert!(url.starts_with("http://127.0.0.1:") && url.ends_with("/mcp"), "{url}");
-        HttpPeer { _child: child, url }
+        HttpPeer { _child: child, url, log }
     }
 }
 
@@ -264,5 +350,217 @@ async fn http_handshake_against_the_same_server() {
     assert_eq!(client.transport_kind(), "streamable-http");
     exercise(&client, &calls, "http-handshake", "elicitation/create").await;
     subscriptions(&client).await;
+    client.close().await;
+}
+
+// ---- The tasks extension (SEP-2663) ----
+
+/// `options` that declare the tasks extension.
+fn task_options(reason: &str, calls: &Arc<AtomicUsize>) -> ClientOptions {
+    options(EraChoice::Auto, reason, calls).with_tasks(true)
+}
+
+/// `options` that declare it, with a task deadline of 500 ms.
+fn short_task_options(reason: &str, calls: &Arc<AtomicUsize>) -> ClientOptions {
+    let mut options = task_options(reason, calls);
+    // A pub field (the struct's private fields rule out `..` update syntax).
+    options.task_timeout = Duration::from_millis(500);
+    options
+}
+
+/// How long the peer runs a task nobody waits for: longer than any test.
+const LONG_TASK_SECONDS: u64 = 30;
+
+/// With the extension declared: `slow_compute` and `task_confirm` complete
+/// as tasks, `slow_fail` fails as one, and a call dropped mid-task has the
+/// peer receive `tasks/cancel` (and stop the task).
+async fn tasks_round_trip(client: &Client, log: &PeerLog, calls: &Arc<AtomicUsize>, reason: &str) {
+    assert_stateless(client);
+    // `server/discover` advertises the extension (the typed capabilities
+    // have no `extensions`: read the raw result).
+    let discovery = client.discovery().expect("server/discover was made");
+    let advertised = &discovery.result["capabilities"];
+    assert_eq!(advertised["extensions"]["io.modelcontextprotocol/tasks"], json!({}), "{advertised}");
+
+    // A 1 s computation: a task, polled to completion.
+    let mark = log.mark();
+    let args = arguments(json!({"seconds": 1, "label": reason}));
+    let done = within("slow_compute as a task", client.call_tool("slow_compute", args)).await.expect("slow_compute");
+    assert_eq!(text(&done), format!("done: {reason}"));
+    assert_ne!(done.is_error, Some(true));
+    let id = log.task_created(mark, "slow_compute").await;
+    assert!(!log.since(mark).iter().any(|l| l.contains("ran synchronously")), "{:#?}", log.since(mark));
+    assert!(
+        !log.since(mark).iter().any(|l| l.starts_with("rmcp-peer: tasks/cancel")),
+        "a completed task is not cancelled"
+    );
+    eprintln!("slow_compute ran as task {id}");
+
+    // input_required inside a task: one handler run, answered by tasks/update.
+    let mark = log.mark();
+    let before = calls.load(Ordering::SeqCst);
+    let confirmed = within("task_confirm", client.call_tool("task_confirm", None)).await.expect("task_confirm");
+    assert_eq!(calls.load(Ordering::SeqCst), before + 1, "the elicitation handler ran once");
+    let id = log.task_created(mark, "task_confirm").await;
+    log.noted(mark, &format!(r#"rmcp-peer: tasks/update {id} ["confirm"]"#)).await;
+    let answer = text(&confirmed);
+    let prefix = "via task input_required, user answered: accept ";
+    let content: Value = match answer.strip_prefix(prefix) {
+        Some(content) => serde_json::from_str(content).unwrap_or_default(),
+        None => panic!("`{answer}` does not start with `{prefix}`"),
+    };
+    assert_eq!(content, json!({"confirmed": true, "reason": reason}), "{answer}");
+
+    // A failed task: its JSON-RPC error, as if the call itself had failed.
+    let mark = log.mark();
+    let failed = within("slow_fail", client.call_tool("slow_fail", arguments(json!({"label": reason})))).await;
+    match failed {
+        Err(Error::Rpc { method, error }) => {
+            assert_eq!(method, "tools/call");
+            assert_eq!(error.code, -32603, "{error:?}");
+            assert_eq!(error.message, format!("slow_fail failed on purpose: {reason}"));
+            assert_eq!(error.data, Some(json!({"label": reason})));
+        }
+        other => panic!("slow_fail as a task: expected Error::Rpc, got {other:?}"),
+    }
+    log.task_created(mark, "slow_fail").await;
+
+    // Giving up on a call: the task is cancelled with tasks/cancel. The call
+    // is dropped 300 ms after the peer made the task (so the client surely
+    // holds the task id by then, and is polling).
+    let mark = log.mark();
+    let long = arguments(json!({"seconds": LONG_TASK_SECONDS, "label": "never"}));
+    let id = {
+        let call = client.call_tool("slow_compute", long);
+        tokio::pin!(call);
+        let running = async {
+            let id = log.task_created(mark, "slow_compute").await;
+            tokio::time::sleep(Duration::from_millis(300)).await;
+            id
+        };
+        tokio::select! {
+            outcome = &mut call => panic!("a {LONG_TASK_SECONDS} s task ended early: {outcome:?}"),
+            id = running => id,
+        }
+        // `call` is dropped here, mid-task.
+    };
+    log.noted(mark, &format!("rmcp-peer: tasks/cancel {id}")).await;
+    log.noted(mark, &format!("rmcp-peer: task {id} stopped: cancelled")).await;
+
+    // The client is still fine.
+    let sum = within("add after the tasks", client.call_tool("add", arguments(json!({"a": 2, "b": 3})))).await;
+    assert_eq!(text(&sum.expect("add")), "5");
+}
+
+/// Without the extension declared, the same tools answer synchronously:
+/// no task is made (rmcp would refuse to return one anyway).
+async fn no_tasks_without_the_extension(client: &Client, log: &PeerLog) {
+    assert_stateless(client);
+    let mark = log.mark();
+    let args = arguments(json!({"seconds": 1, "label": "sync"}));
+    let done = within("slow_compute", client.call_tool("slow_compute", args)).await.expect("slow_compute");
+    assert_eq!(text(&done), "done: sync");
+    log.noted(mark, "rmcp-peer: slow_compute ran synchronously").await;
+
+    let failed = within("slow_fail", client.call_tool("slow_fail", arguments(json!({"label": "sync"})))).await;
+    match failed {
+        Err(Error::Rpc { error, .. }) => assert_eq!(error.message, "slow_fail failed on purpose: sync"),
+        other => panic!("slow_fail: expected Error::Rpc, got {other:?}"),
+    }
+    log.noted(mark, "rmcp-peer: slow_fail ran synchronously").await;
+    let tasks: Vec<String> = log.since(mark).into_iter().filter(|l| l.contains("task created")).collect();
+    assert!(tasks.is_empty(), "tasks made for a client that did not declare the extension: {tasks:?}");
+}
+
+/// `task_timeout` passes (500 ms) on a 30 s task: `Error::Timeout`, and
+/// the peer is told with tasks/cancel.
+async fn task_timeout_cancels(client: &Client, log: &PeerLog) {
+    assert_stateless(client);
+    let mark = log.mark();
+    let long = arguments(json!({"seconds": LONG_TASK_SECONDS, "label": "too slow"}));
+    let started = std::time::Instant::now();
+    let outcome = within("slow_compute past the task deadline", client.call_tool("slow_compute", long)).await;
+    match outcome {
+        Err(Error::Timeout { method, after }) => {
+            assert_eq!(method, "tools/call");
+            assert_eq!(after, Duration::from_millis(500));
+        }
+        other => panic!("expected Error::Timeout after 500 ms, got {other:?}"),
+    }
+    let elapsed = started.elapsed();
+    assert!(elapsed < Duration::from_secs(5), "the task deadline took {elapsed:?}");
+    let id = log.task_created(mark, "slow_compute").await;
+    log.noted(mark, &format!("rmcp-peer: tasks/cancel {id}")).await;
+    log.noted(mark, &format!("rmcp-peer: task {id} stopped: cancelled")).await;
+}
+
+#[tokio::test]
+async fn stdio_tasks_with_rmcp() {
+    let Some(binary) = peer_binary() else { return };
+    let log = PeerLog::default();
+    let calls = Arc::new(AtomicUsize::new(0));
+    let options = task_options("stdio-tasks", &calls);
+    let client =
+        within("connect", connect_stdio(watched_stdio_options(&binary, &log), options)).await.expect("connect");
+    tasks_round_trip(&client, &log, &calls, "stdio-tasks").await;
+    client.close().await;
+}
+
+#[tokio::test]
+async fn stdio_without_tasks_is_synchronous() {
+    let Some(binary) = peer_binary() else { return };
+    let log = PeerLog::default();
+    let calls = Arc::new(AtomicUsize::new(0));
+    let options = options(EraChoice::Auto, "stdio-sync", &calls);
+    let client =
+        within("connect", connect_stdio(watched_stdio_options(&binary, &log), options)).await.expect("connect");
+    no_tasks_without_the_extension(&client, &log).await;
+    client.close().await;
+}
+
+#[tokio::test]
+async fn stdio_task_timeout_cancels_the_task() {
+    let Some(binary) = peer_binary() else { return };
+    let log = PeerLog::default();
+    let calls = Arc::new(AtomicUsize::new(0));
+    let options = short_task_options("stdio-deadline", &calls);
+    let client =
+        within("connect", connect_stdio(watched_stdio_options(&binary, &log), options)).await.expect("connect");
+    task_timeout_cancels(&client, &log).await;
+    client.close().await;
+}
+
+#[tokio::test]
+async fn http_tasks_with_rmcp() {
+    let Some(binary) = peer_binary() else { return };
+    let peer = HttpPeer::start(&binary).await;
+    let calls = Arc::new(AtomicUsize::new(0));
+    let options = task_options("http-tasks", &calls);
+    let client = within("connect", connect_url(&peer.url, ConnectOptions::new(), options)).await.expect("connect");
+    // Over HTTP rmcp checks `Mcp-Name: <taskId>` on every tasks/* request
+    // (-32020 otherwise): getting through proves the client sends it.
+    tasks_round_trip(&client, &peer.log, &calls, "http-tasks").await;
+    client.close().await;
+}
+
+#[tokio::test]
+async fn http_without_tasks_is_synchronous() {
+    let Some(binary) = peer_binary() else { return };
+    let peer = HttpPeer::start(&binary).await;
+    let calls = Arc::new(AtomicUsize::new(0));
+    let options = options(EraChoice::Auto, "http-sync", &calls);
+    let client = within("connect", connect_url(&peer.url, ConnectOptions::new(), options)).await.expect("connect");
+    no_tasks_without_the_extension(&client, &peer.log).await;
+    client.close().await;
+}
+
+#[tokio::test]
+async fn http_task_timeout_cancels_the_task() {
+    let Some(binary) = peer_binary() else { return };
+    let peer = HttpPeer::start(&binary).await;
+    let calls = Arc::new(AtomicUsize::new(0));
+    let options = short_task_options("http-deadline", &calls);
+    let client = within("connect", connect_url(&peer.url, ConnectOptions::new(), options)).await.expect("connect");
+    task_timeout_cancels(&client, &peer.log).await;
     client.close().await;
 }

@@ -340,8 +340,12 @@ async fn fresh_results_come_from_the_cache_until_a_change_notification() {
     let listing = list(&client);
     let request = next_request(&mut server).await;
     assert_eq!(request.method, "tools/list");
-    answer(&server, request.id, json!({"resultType": "complete", "tools": [{"name": "a", "inputSchema": {"type": "object"}}],
-        "ttlMs": 60000, "cacheScope": "private"}));
+    answer(
+        &server,
+        request.id,
+        json!({"resultType": "complete", "tools": [{"name": "a", "inputSchema": {"type": "object"}}],
+        "ttlMs": 60000, "cacheScope": "private"}),
+    );
     assert_eq!(within("list", listing).await.expect("join").expect("list").tools.len(), 1);
     // Fresh: answered without asking the server.
     assert_eq!(within("cached", list(&client)).await.expect("join").expect("list").tools.len(), 1);
@@ -381,15 +385,28 @@ async fn a_task_is_polled_given_input_and_its_result_returned() {
     });
     let call = next_request(&mut server).await;
     assert_eq!(call.method, "tools/call");
-    assert_eq!(meta_of(&call)["io.modelcontextprotocol/clientCapabilities"]["extensions"],
-        json!({"io.modelcontextprotocol/tasks": {}}));
-    answer(&server, call.id, json!({"resultType": "task", "taskId": "t1", "status": "working",
-        "createdAt": "2026-11-21T00:00:00Z", "lastUpdatedAt": "2026-11-21T00:00:00Z", "ttlMs": null, "pollIntervalMs": 60}));
+    assert_eq!(
+        meta_of(&call)["io.modelcontextprotocol/clientCapabilities"]["extensions"],
+        json!({"io.modelcontextprotocol/tasks": {}})
+    );
+    answer(
+        &server,
+        call.id,
+        json!({"resultType": "task", "taskId": "t1", "status": "working",
+        "createdAt": "2026-11-21T00:00:00Z", "lastUpdatedAt": "2026-11-21T00:00:00Z", "ttlMs": null, "pollIntervalMs": 60}),
+    );
     let get = next_request(&mut server).await;
-    assert_eq!((get.method.as_str(), get.params.clone().unwrap_or_default()["taskId"].clone()), ("tasks/get", json!("t1")));
+    assert_eq!(
+        (get.method.as_str(), get.params.clone().unwrap_or_default()["taskId"].clone()),
+        ("tasks/get", json!("t1"))
+    );
     let asked = json!({"ask": {"method": "elicitation/create", "params": {"mode": "form", "message": "Sure?",
         "requestedSchema": {"type": "object", "properties": {}}}}});
-    answer(&server, get.id, json!({"resultType": "complete", "taskId": "t1", "status": "input_required", "inputRequests": asked}));
+    answer(
+        &server,
+        get.id,
+        json!({"resultType": "complete", "taskId": "t1", "status": "input_required", "inputRequests": asked}),
+    );
     let update = next_request(&mut server).await;
     assert_eq!(update.method, "tasks/update");
     let params = update.params.clone().unwrap_or_default();
@@ -398,11 +415,19 @@ async fn a_task_is_polled_given_input_and_its_result_returned() {
     answer(&server, update.id, json!({"resultType": "complete"}));
     // Still input_required with the same key (eventual consistency): not answered twice.
     let get = next_request(&mut server).await;
-    answer(&server, get.id, json!({"resultType": "complete", "taskId": "t1", "status": "input_required", "inputRequests": asked}));
+    answer(
+        &server,
+        get.id,
+        json!({"resultType": "complete", "taskId": "t1", "status": "input_required", "inputRequests": asked}),
+    );
     let get = next_request(&mut server).await;
     assert_eq!(get.method, "tasks/get", "the same input is not answered twice");
-    answer(&server, get.id, json!({"resultType": "complete", "taskId": "t1", "status": "completed",
-        "result": {"content": [{"type": "text", "text": "finished"}]}}));
+    answer(
+        &server,
+        get.id,
+        json!({"resultType": "complete", "taskId": "t1", "status": "completed",
+        "result": {"content": [{"type": "text", "text": "finished"}]}}),
+    );
     let result = within("the task", calling).await.expect("join").expect("task result");
     assert_eq!(serde_json::to_value(&result.content).unwrap_or_default()[0]["text"], "finished");
 }
@@ -428,15 +453,22 @@ async fn an_abandoned_task_is_cancelled_and_a_failed_one_is_its_error() {
             other => panic!("{other:?}"),
         }
     };
-    assert_eq!((cancel.method.as_str(), cancel.params.clone().unwrap_or_default()["taskId"].clone()), ("tasks/cancel", json!("t2")));
+    assert_eq!(
+        (cancel.method.as_str(), cancel.params.clone().unwrap_or_default()["taskId"].clone()),
+        ("tasks/cancel", json!("t2"))
+    );
 
     let calling = tokio::spawn({
         let client = client.clone();
         async move { client.call_tool("slow", None).await }
     });
     let call = next_request(&mut server).await;
-    answer(&server, call.id, json!({"resultType": "task", "taskId": "t3", "status": "failed",
-        "error": {"code": -32000, "message": "the tool crashed"}}));
+    answer(
+        &server,
+        call.id,
+        json!({"resultType": "task", "taskId": "t3", "status": "failed",
+        "error": {"code": -32000, "message": "the tool crashed"}}),
+    );
     match within("the task", calling).await.expect("join") {
         Err(Error::Rpc { error, .. }) => assert_eq!(error.message, "the tool crashed"),
         other => panic!("{other:?}"),
@@ -448,4 +480,46 @@ async fn an_abandoned_task_is_cancelled_and_a_failed_one_is_its_error() {
     assert!(meta_of(&call)["io.modelcontextprotocol/clientCapabilities"].get("extensions").is_none());
     answer(&server, call.id, json!({"resultType": "task", "taskId": "t4", "status": "working"}));
     assert!(matches!(within("call", calling).await.expect("join"), Err(Error::InvalidResult { .. })));
+}
+
+/// Sampling and roots answered in one input_required round by the handlers
+/// that answer server requests in the handshake era; the capabilities in
+/// `_meta` name exactly them.
+#[tokio::test]
+async fn sampling_and_roots_are_answered_in_one_round() {
+    use mcp_edge::protocol::types::{CreateMessageResult, Root};
+    let options = ClientOptions::new("stateless-test", "1.0")
+        .with_timeout(Duration::from_secs(10))
+        .on_sampling(|_params, _context| async {
+            Ok(CreateMessageResult {
+                role: "assistant".into(),
+                content: json!({"type": "text", "text": "sampled"}),
+                model: "test-model".into(),
+                stop_reason: Some("endTurn".into()),
+            })
+        })
+        .with_roots(vec![Root { uri: "file:///work".into(), name: Some("work".into()) }]);
+    let (client, mut server) = stateless_client(options).await;
+    let call = tokio::spawn({
+        let client = client.clone();
+        async move { client.call_tool("summarize", None).await }
+    });
+    let first = next_request(&mut server).await;
+    let capabilities = meta_of(&first)["io.modelcontextprotocol/clientCapabilities"].clone();
+    assert_eq!(capabilities, json!({"roots": {}, "sampling": {}}), "no elicitation handler, none declared");
+    answer(
+        &server,
+        first.id,
+        json!({"resultType": "input_required", "inputRequests": {
+            "llm": {"method": "sampling/createMessage", "params": {"messages": [
+                {"role": "user", "content": {"type": "text", "text": "Summarize"}}], "maxTokens": 10}},
+            "where": {"method": "roots/list", "params": {}}}}),
+    );
+    let second = next_request(&mut server).await;
+    let responses = second.params.clone().unwrap_or_default()["inputResponses"].clone();
+    assert_eq!(responses["llm"]["content"]["text"], "sampled");
+    assert_eq!(responses["llm"]["model"], "test-model");
+    assert_eq!(responses["where"]["roots"][0]["uri"], "file:///work");
+    answer(&server, second.id, json!({"resultType": "complete", "content": []}));
+    within("call", call).await.expect("join").expect("tools/call");
 }

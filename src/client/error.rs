@@ -16,7 +16,9 @@ pub enum Error {
         /// The error the server sent.
         error: ErrorObject,
     },
-    /// No answer in time. `notifications/cancelled` was sent (except for `initialize`).
+    /// No answer in time. The server was told: `notifications/cancelled`
+    /// (except for `initialize`; stateless HTTP: the exchange was ended), or
+    /// `tasks/cancel` for a task that ran past its deadline.
     #[error("{method} timed out after {}", human(*.after))]
     Timeout {
         /// The method that timed out.

@@ -156,6 +156,12 @@ impl ClientOptions {
         self
     }
 
+    /// How long a task may run before the call cancels it.
+    pub fn with_task_timeout(mut self, limit: Duration) -> Self {
+        self.task_timeout = limit;
+        self
+    }
+
     /// The key the era verdict is cached under (by default the server's
     /// URL, or the stdio command line with its environment and directory).
     pub fn with_era_cache_key(mut self, key: impl Into<String>) -> Self {

@@ -63,9 +63,18 @@ pub struct ServerCapabilities {
     /// `experimental{...}`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub experimental: Option<JsonObject>,
+    /// `extensions{"<prefix>/<name>": {settings}}` (2026-07-28), e.g.
+    /// `io.modelcontextprotocol/tasks`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub extensions: Option<JsonObject>,
 }
 
 impl ServerCapabilities {
+    /// Whether the server offers the extension `name` (2026-07-28).
+    pub fn has_extension(&self, name: &str) -> bool {
+        self.extensions.as_ref().is_some_and(|e| e.contains_key(name))
+    }
+
     /// Whether the server declared `resources.subscribe: true`.
     pub fn resources_subscribe(&self) -> bool {
         flag(&self.resources, "subscribe")

@@ -72,6 +72,8 @@ export interface ServerCapabilities {
   resources?: { subscribe?: boolean; listChanged?: boolean; [key: string]: JsonValue | undefined };
   tools?: { listChanged?: boolean; [key: string]: JsonValue | undefined };
   tasks?: JsonObject;
+  /** Extensions the server offers (2026-07-28), e.g. `io.modelcontextprotocol/tasks`. */
+  extensions?: { [name: string]: JsonObject };
 }
 
 /** Hints on how a client should use or show an object. */

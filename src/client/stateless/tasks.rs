@@ -44,6 +44,14 @@ fn poll_interval(task: &Value) -> Duration {
         .clamp(MIN_POLL_INTERVAL, MAX_POLL_INTERVAL)
 }
 
+/// How long to wait before the next `tasks/get`: the server's interval,
+/// but never past the task deadline (`left_ms` away), so a long
+/// `pollIntervalMs` cannot stretch `task_timeout`.
+fn next_poll(task: &Value, left_ms: f64) -> Duration {
+    let left = Duration::try_from_secs_f64(left_ms.max(0.0) / 1000.0).unwrap_or(Duration::MAX);
+    poll_interval(task).min(left)
+}
+
 /// Cancels the task if the call is abandoned before it ended.
 struct CancelTaskOnDrop {
     client: Client,
@@ -98,7 +106,8 @@ impl Client {
         version: ProtocolVersion,
     ) -> Result<Value, Error> {
         let invalid = |reason: &str| Error::InvalidResult { method: method.to_owned(), reason: reason.to_owned() };
-        let task_id = created.get("taskId").and_then(Value::as_str).ok_or_else(|| invalid("a task without a taskId"))?;
+        let task_id =
+            created.get("taskId").and_then(Value::as_str).ok_or_else(|| invalid("a task without a taskId"))?;
         let task_id = task_id.to_owned();
         let mut guard = CancelTaskOnDrop { client: self.clone(), task_id: Some(task_id.clone()), version };
         let limit = self.inner.options.task_timeout;
@@ -144,7 +153,7 @@ impl Client {
                 // The guard cancels the task on the way out.
                 return Err(Error::Timeout { method: method.to_owned(), after: limit });
             }
-            sleep(poll_interval(&task)).await;
+            sleep(next_poll(&task, deadline - now_millis())).await;
             task = self.task_request(TASKS_GET, &task_id, Map::new(), version).await?;
             if task.get("taskId").and_then(Value::as_str).is_some_and(|id| id != task_id) {
                 return Err(invalid("tasks/get answered about another task"));
@@ -169,5 +178,14 @@ mod tests {
         assert_eq!(poll_interval(&json!({"pollIntervalMs": 0})), MIN_POLL_INTERVAL);
         assert_eq!(poll_interval(&json!({"pollIntervalMs": 1e12})), MAX_POLL_INTERVAL);
         assert_eq!(poll_interval(&json!({"pollIntervalMs": -1})), DEFAULT_POLL_INTERVAL);
+    }
+
+    #[test]
+    fn polls_never_wait_past_the_deadline() {
+        let task = json!({"pollIntervalMs": 1000});
+        assert_eq!(next_poll(&task, 5000.0), Duration::from_secs(1));
+        assert_eq!(next_poll(&task, 300.0), Duration::from_millis(300));
+        assert_eq!(next_poll(&task, -20.0), Duration::ZERO);
+        assert_eq!(next_poll(&task, f64::MAX), Duration::from_secs(1));
     }
 }

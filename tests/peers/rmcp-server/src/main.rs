@@ -22,6 +22,18 @@
 //!   sends `notifications/tools/list_changed`). Handshake sessions get these
 //!   notifications via `resources/subscribe` / their session; 2026-07-28
 //!   clients via `subscriptions/listen` streams.
+//! - the tasks extension (`io.modelcontextprotocol/tasks`, SEP-2663), run by
+//!   rmcp's `TaskManager`: `slow_compute {seconds, label?}` (sleeps, then
+//!   `done: <label>`), `task_confirm` (the task turns `input_required` with
+//!   `confirm`'s form and waits for `tasks/update`) and `slow_fail
+//!   {seconds?, label?}` (ends `failed` with a JSON-RPC error). A request that
+//!   declares the extension gets a task (`resultType: "task"`); one that does
+//!   not gets the same work done synchronously.
+//!
+//! Task events go to stderr, one line each, for the tests to watch:
+//! `rmcp-peer: task created <id> for <tool>`, `rmcp-peer: <tool> ran
+//! synchronously`, `rmcp-peer: tasks/update <id> <keys>`, `rmcp-peer:
+//! tasks/cancel <id>`, `rmcp-peer: task <id> stopped: cancelled`.
 //!
 //! State is process-wide (one `Arc<Shared>`): over HTTP rmcp builds a handler
 //! per session, and per request in 2026-07-28 mode, and they must all see the
@@ -32,16 +44,19 @@ use std::io::Write;
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
 
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ElicitRequest, ElicitRequestParams,
-    ElicitResult, Implementation, InitializeRequestParams, InitializeResult, InputRequest, InputRequests,
-    InputRequiredResult, JsonObject, ListResourcesResult, ListToolsResult, PaginatedRequestParams, ProtocolVersion,
-    ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, Resource, ResourceContents,
-    ResourceUpdatedNotificationParam, ServerCapabilities, ServerConfig, SubscribeRequestParams, SubscriptionFilter,
-    Tool, UnsubscribeRequestParams,
+    CallToolRequestParams, CallToolResponse, CallToolResult, CancelTaskParams, ContentBlock, CreateTaskResult,
+    ElicitRequest, ElicitRequestParams, ElicitResult, GetTaskParams, GetTaskResult, Implementation,
+    InitializeRequestParams, InitializeResult, InputRequest, InputRequests, InputRequiredResult, JsonObject,
+    ListResourcesResult, ListToolsResult, PaginatedRequestParams, ProtocolVersion, ReadResourceRequestParams,
+    ReadResourceResponse, ReadResourceResult, Resource, ResourceContents, ResourceUpdatedNotificationParam,
+    ServerCapabilities, ServerConfig, SubscribeRequestParams, SubscriptionFilter, Tool, UnsubscribeRequestParams,
+    UpdateTaskParams,
 };
 use rmcp::service::{RequestContext, SubscriptionContext, SubscriptionSink};
+use rmcp::task_manager::{TaskContext, TaskExit, TaskFuture, TaskManager, TaskOptions};
 use rmcp::transport::StreamableHttpServerConfig;
 use rmcp::transport::streamable_http_server::StreamableHttpService;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
@@ -53,6 +68,10 @@ const COUNTER_URI: &str = "demo://counter";
 /// expects back: checking the echo proves the client returned it verbatim.
 const CONFIRM_KEY: &str = "confirm";
 const CONFIRM_STATE: &str = "confirm/round-1";
+/// The `pollIntervalMs` tasks suggest: short, so the tests run quickly.
+const TASK_POLL_MS: u64 = 100;
+/// The longest a task tool may be asked to sleep.
+const MAX_SECONDS: f64 = 600.0;
 
 /// Everything the handlers share, whichever connection they serve.
 #[derive(Default)]
@@ -67,6 +86,9 @@ struct Shared {
     /// 2026-07-28: `subscriptions/listen` streams.
     listeners: Mutex<Listeners>,
     next_listener: AtomicU64,
+    /// Tasks (SEP-2663), shared like the rest: over HTTP, `tasks/get` is
+    /// served by another handler than the `tools/call` that made the task.
+    tasks: TaskManager,
 }
 
 /// A change subscribers hear about.
@@ -147,13 +169,46 @@ fn confirm_question() -> Result<ElicitRequestParams, ErrorData> {
     .map_err(|e| ErrorData::internal_error(format!("bad elicitation form: {e}"), None))
 }
 
-/// What `confirm` reports: how it asked (`input_required` or
-/// `elicitation/create`), then the action and the content exactly as the
-/// client sent them.
-fn confirm_answer(via: &str, answer: &Value) -> CallToolResponse {
+/// What `confirm` reports: how it asked (`input_required`,
+/// `elicitation/create` or `task input_required`), then the action and the
+/// content exactly as the client sent them.
+fn confirm_answer(via: &str, answer: &Value) -> String {
     let action = answer.get("action").and_then(Value::as_str).unwrap_or("?");
     let content = answer.get("content").cloned().unwrap_or(Value::Null);
-    text(format!("via {via}, user answered: {action} {content}"))
+    format!("via {via}, user answered: {action} {content}")
+}
+
+/// One line on stderr about a task, for the tests (see the module docs).
+fn note(line: impl std::fmt::Display) {
+    eprintln!("rmcp-peer: {line}");
+}
+
+/// `seconds` (a number, 0 to [`MAX_SECONDS`]), or `default` when absent.
+fn seconds_argument(request: &CallToolRequestParams, default: Option<f64>) -> Result<Duration, ErrorData> {
+    let seconds = match argument(request, "seconds") {
+        None => default,
+        Some(value) => value.as_f64(),
+    };
+    seconds
+        .filter(|s| s.is_finite() && (0.0..=MAX_SECONDS).contains(s))
+        .map(Duration::from_secs_f64)
+        .ok_or_else(|| ErrorData::invalid_params(format!("`seconds` must be a number from 0 to {MAX_SECONDS}"), None))
+}
+
+/// `label`, if any, else `default`.
+fn label_argument(request: &CallToolRequestParams, default: &str) -> String {
+    argument(request, "label").and_then(Value::as_str).unwrap_or(default).to_owned()
+}
+
+/// The error `slow_fail` ends with, as a task or not.
+fn slow_fail_error(label: &str) -> ErrorData {
+    ErrorData::internal_error(format!("slow_fail failed on purpose: {label}"), Some(json!({"label": label})))
+}
+
+/// Whether this request declared the tasks extension (per request in
+/// 2026-07-28, at `initialize` in a handshake session).
+fn declares_tasks(context: &RequestContext<RoleServer>) -> bool {
+    context.client_capabilities().is_some_and(|capabilities| capabilities.supports_tasks())
 }
 
 /// Sends a change on one listen stream. The sink drops what this listener
@@ -217,6 +272,28 @@ impl Demo {
                 "Adds a tool and notifies tools/list_changed",
                 schema(json!({"type": "object", "properties": {}})),
             ),
+            Tool::new(
+                "slow_compute",
+                "Sleeps `seconds`, then answers `done: <label>`; a task when the request declares the tasks extension",
+                schema(json!({
+                    "type": "object",
+                    "properties": {"seconds": {"type": "number"}, "label": {"type": "string"}},
+                    "required": ["seconds"]
+                })),
+            ),
+            Tool::new(
+                "task_confirm",
+                "Like confirm, but as a task that turns input_required (when the request declares the tasks extension)",
+                schema(json!({"type": "object", "properties": {}})),
+            ),
+            Tool::new(
+                "slow_fail",
+                "Sleeps `seconds` (default 0.2), then fails with a JSON-RPC error; a task ends `failed`",
+                schema(json!({
+                    "type": "object",
+                    "properties": {"seconds": {"type": "number"}, "label": {"type": "string"}}
+                })),
+            ),
         ]
     }
 
@@ -255,7 +332,7 @@ impl Demo {
             let answer = responses
                 .get(CONFIRM_KEY)
                 .ok_or_else(|| ErrorData::invalid_params(format!("no input response `{CONFIRM_KEY}`"), None))?;
-            Ok(confirm_answer("input_required", answer))
+            Ok(text(confirm_answer("input_required", answer)))
         } else {
             // The handshake era: an `elicitation/create` request on this session.
             let result: ElicitResult = context
@@ -264,8 +341,89 @@ impl Demo {
                 .await
                 .map_err(|e| ErrorData::internal_error(format!("elicitation failed: {e}"), None))?;
             let answer = serde_json::to_value(&result).unwrap_or(Value::Null);
-            Ok(confirm_answer("elicitation/create", &answer))
+            Ok(text(confirm_answer("elicitation/create", &answer)))
         }
+    }
+
+    /// Runs `work` as a task: rmcp's `TaskManager` spawns it and the client
+    /// gets the seed state (`resultType: "task"`) to poll.
+    fn spawn_task(
+        &self,
+        tool: &str,
+        work: impl FnOnce(TaskContext) -> TaskFuture,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let options = TaskOptions::new().with_poll_interval_ms(TASK_POLL_MS);
+        let task = self.shared.tasks.spawn(options, work);
+        note(format_args!("task created {} for {tool}", task.task_id));
+        Ok(CreateTaskResult::new(task).into())
+    }
+
+    /// `slow_compute`: a task that sleeps, stopping early if cancelled.
+    async fn slow_compute(
+        &self,
+        request: &CallToolRequestParams,
+        context: &RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let duration = seconds_argument(request, None)?;
+        let done = format!("done: {}", label_argument(request, ""));
+        if !declares_tasks(context) {
+            tokio::time::sleep(duration).await;
+            note("slow_compute ran synchronously");
+            return Ok(text(done));
+        }
+        self.spawn_task("slow_compute", move |task| {
+            Box::pin(async move {
+                tokio::select! {
+                    () = task.cancelled() => {
+                        note(format_args!("task {} stopped: cancelled", task.task_id()));
+                        Err(TaskExit::Cancelled)
+                    }
+                    () = tokio::time::sleep(duration) => Ok(CallToolResult::success(vec![ContentBlock::text(done)])),
+                }
+            })
+        })
+    }
+
+    /// `task_confirm`: `confirm`'s question asked from inside a task, which
+    /// reports `input_required` until the client answers with `tasks/update`.
+    async fn task_confirm(
+        &self,
+        request: &CallToolRequestParams,
+        context: &RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        if !declares_tasks(context) {
+            note("task_confirm ran synchronously");
+            return self.confirm(request, context).await;
+        }
+        let question = InputRequest::Elicitation(ElicitRequest::new(confirm_question()?));
+        self.spawn_task("task_confirm", move |task| {
+            Box::pin(async move {
+                let answer = task.request_input(CONFIRM_KEY, question).await?;
+                let reply = confirm_answer("task input_required", &answer);
+                Ok(CallToolResult::success(vec![ContentBlock::text(reply)]))
+            })
+        })
+    }
+
+    /// `slow_fail`: sleeps, then fails (a task settles `failed`).
+    async fn slow_fail(
+        &self,
+        request: &CallToolRequestParams,
+        context: &RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let duration = seconds_argument(request, Some(0.2))?;
+        let error = slow_fail_error(&label_argument(request, "slow_fail"));
+        if !declares_tasks(context) {
+            tokio::time::sleep(duration).await;
+            note("slow_fail ran synchronously");
+            return Err(error);
+        }
+        self.spawn_task("slow_fail", move |_task| {
+            Box::pin(async move {
+                tokio::time::sleep(duration).await;
+                Err(TaskExit::Error(error))
+            })
+        })
     }
 
     /// Tells every interested party about a change: handshake sessions
@@ -319,6 +477,7 @@ impl ServerHandler for Demo {
                 .enable_tools()
                 .enable_tool_list_changed()
                 .enable_resources_subscribe()
+                .enable_tasks()
                 .build(),
         )
         .with_server_info(Implementation::new("rmcp-peer", "0.1.0"))
@@ -369,6 +528,9 @@ impl ServerHandler for Demo {
                 Ok(text(format!("region={region} query={query}")))
             }
             "confirm" => self.confirm(&request, &context).await,
+            "slow_compute" => self.slow_compute(&request, &context).await,
+            "task_confirm" => self.task_confirm(&request, &context).await,
+            "slow_fail" => self.slow_fail(&request, &context).await,
             "bump" => {
                 let value = self.shared.counter.fetch_add(1, Ordering::SeqCst) + 1;
                 self.publish(Change::ResourceUpdated(COUNTER_URI)).await;
@@ -387,6 +549,37 @@ impl ServerHandler for Demo {
             other if lock(&self.shared.grown).iter().any(|name| name == other) => Ok(text(other.to_owned())),
             other => Err(ErrorData::invalid_params(format!("unknown tool `{other}`"), None)),
         }
+    }
+
+    /// `tasks/get`. rmcp has already checked that the server advertises the
+    /// extension and the request declares it (else -32601 / -32021).
+    async fn get_task(
+        &self,
+        request: GetTaskParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<GetTaskResult, ErrorData> {
+        Ok(GetTaskResult::new(self.shared.tasks.get_task(&request.task_id)?))
+    }
+
+    /// `tasks/update`: hands the answers to the task waiting for them.
+    async fn update_task(
+        &self,
+        request: UpdateTaskParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        let keys: Vec<&String> = request.input_responses.keys().collect();
+        note(format_args!("tasks/update {} {keys:?}", request.task_id));
+        self.shared.tasks.update_task(&request.task_id, request.input_responses)
+    }
+
+    /// `tasks/cancel`: cooperative; the task decides how it ends.
+    async fn cancel_task(
+        &self,
+        request: CancelTaskParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        note(format_args!("tasks/cancel {}", request.task_id));
+        self.shared.tasks.cancel_task(&request.task_id)
     }
 
     async fn list_resources(
