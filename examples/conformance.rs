@@ -23,9 +23,9 @@ mod adapter {
     use std::time::Duration;
 
     use mcp_edge::auth::{AuthConfig, Grant, HeadlessAuthorizer, OAuthProvider};
+    use mcp_edge::client::EraChoice;
     use mcp_edge::protocol::types::{CreateMessageResult, ElicitAction, ElicitResult, JsonObject};
     use mcp_edge::transport::streamable::{StreamableHttpOptions, StreamableHttpTransport};
-    use mcp_edge::client::EraChoice;
     use mcp_edge::{Client, ClientOptions};
     use serde_json::{Value, json};
 
@@ -83,9 +83,12 @@ mod adapter {
             .ok()
             .and_then(|text| serde_json::from_str(&text).ok())
             .unwrap_or(Value::Null);
-        let typed = context.get("toolCalls").and_then(Value::as_array).into_iter().flatten().find(|call| {
-            call.get("name").and_then(Value::as_str) == Some(tool)
-        });
+        let typed = context
+            .get("toolCalls")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .find(|call| call.get("name").and_then(Value::as_str) == Some(tool));
         if let Some(arguments) = typed.and_then(|call| call.get("arguments")).and_then(Value::as_object) {
             return Some(arguments.clone());
         }

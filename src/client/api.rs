@@ -26,10 +26,9 @@ pub(crate) fn check_capability(negotiated: &Negotiated, method: &str) -> Result<
         methods::PROMPTS_LIST | methods::PROMPTS_GET => (caps.prompts.is_some(), "prompts"),
         methods::LOGGING_SET_LEVEL => (caps.logging.is_some(), "logging"),
         // 2024-11-05 had no `completions` capability: completion was ungated.
-        methods::COMPLETION_COMPLETE => (
-            caps.completions.is_some() || negotiated.version == ProtocolVersion::V2024_11_05,
-            "completions",
-        ),
+        methods::COMPLETION_COMPLETE => {
+            (caps.completions.is_some() || negotiated.version == ProtocolVersion::V2024_11_05, "completions")
+        }
         _ => (true, ""),
     };
     if declared {
@@ -161,7 +160,9 @@ impl Client {
 
     /// `resources/subscribe`: updates arrive as `notifications/resources/updated`.
     pub async fn subscribe_resource(&self, uri: &str) -> Result<(), Error> {
-        self.request(methods::RESOURCES_SUBSCRIBE, Some(json!({ "uri": uri })), RequestOptions::default()).await.map(drop)
+        self.request(methods::RESOURCES_SUBSCRIBE, Some(json!({ "uri": uri })), RequestOptions::default())
+            .await
+            .map(drop)
     }
 
     /// `resources/unsubscribe`.
@@ -181,7 +182,11 @@ impl Client {
     }
 
     /// `prompts/get` with string arguments.
-    pub async fn get_prompt(&self, name: &str, arguments: Option<Map<String, Value>>) -> Result<GetPromptResult, Error> {
+    pub async fn get_prompt(
+        &self,
+        name: &str,
+        arguments: Option<Map<String, Value>>,
+    ) -> Result<GetPromptResult, Error> {
         let mut params = Map::new();
         params.insert("name".into(), Value::from(name));
         if let Some(arguments) = arguments {
@@ -219,7 +224,9 @@ impl Client {
     /// Tells the server the roots changed (only if `roots.listChanged` was declared).
     pub async fn notify_roots_changed(&self) -> Result<(), Error> {
         if !self.inner.options.roots_list_changed {
-            return Err(Error::InvalidArgument("roots.listChanged was not declared: register roots with on_roots".into()));
+            return Err(Error::InvalidArgument(
+                "roots.listChanged was not declared: register roots with on_roots".into(),
+            ));
         }
         self.notify(methods::ROOTS_LIST_CHANGED, None).await
     }

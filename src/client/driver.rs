@@ -12,10 +12,10 @@ use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
 
+use futures::StreamExt;
 use futures::channel::{mpsc, oneshot};
 use futures::future::{AbortHandle, Abortable};
 use futures::stream::FuturesUnordered;
-use futures::StreamExt;
 use serde_json::{Value, json};
 
 use super::error::Error;
@@ -23,7 +23,9 @@ use super::handlers::{NotificationListener, RequestContext, RequestHandler};
 use super::listen::{ACKNOWLEDGED, ListenFilter};
 use super::stateless::meta::SUBSCRIPTION_ID;
 use crate::protocol::types::Progress;
-use crate::protocol::{ErrorObject, Message, Notification, ProtocolVersion, Request, RequestId, Response, codes, methods};
+use crate::protocol::{
+    ErrorObject, Message, Notification, ProtocolVersion, Request, RequestId, Response, codes, methods,
+};
 use crate::runtime::{BoxFuture, boxed};
 use crate::transport::{Transport, TransportError, TransportEvent};
 
@@ -387,8 +389,7 @@ impl<T: Transport> SessionLoop<T> {
             let error = ErrorObject::new(codes::METHOD_NOT_FOUND, format!("method not found: {method}"));
             return self.send(Message::error(Some(id), error), SendPurpose::Reply);
         };
-        let progress_token =
-            params.as_ref().and_then(|p| p.get("_meta")).and_then(|m| m.get("progressToken")).cloned();
+        let progress_token = params.as_ref().and_then(|p| p.get("_meta")).and_then(|m| m.get("progressToken")).cloned();
         let context = RequestContext { id: id.clone(), method, progress_token };
         let (abort, registration) = AbortHandle::new_pair();
         let work = Abortable::new(handler.handle(params, context), registration);

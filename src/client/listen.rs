@@ -344,7 +344,12 @@ impl Client {
         }
     }
 
-    fn subscription(&self, requested: ListenFilter, granted: ListenFilter, filter: Option<ListenFilter>) -> Subscription {
+    fn subscription(
+        &self,
+        requested: ListenFilter,
+        granted: ListenFilter,
+        filter: Option<ListenFilter>,
+    ) -> Subscription {
         let key = RequestId::Int(self.inner.next_id.fetch_add(1, Ordering::Relaxed));
         let (sink, events) = mpsc::unbounded();
         // Registered before anything is sent, so nothing can come unrouted.

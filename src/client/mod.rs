@@ -23,20 +23,20 @@ use serde_json::{Value, json};
 pub use connect::{ConnectOptions, connect_url, connect_url_with_http};
 pub use driver::Driver;
 pub use error::Error;
-pub use listen::{ACKNOWLEDGED, ListenFilter, Subscription};
 pub use handlers::{HandlerResult, NotificationListener, RequestContext, RequestHandler, apply_elicitation_defaults};
-pub use stateless::{CacheHint, CacheScope, Discovery, EraChoice, EraVerdict};
-#[cfg(not(target_arch = "wasm32"))]
-pub use stateless::connect_stdio;
+pub use listen::{ACKNOWLEDGED, ListenFilter, Subscription};
 pub use options::{
     ClientOptions, DEFAULT_REQUEST_TIMEOUT, EventListener, ProgressCallback, RequestOptions, SessionEvent,
 };
+#[cfg(not(target_arch = "wasm32"))]
+pub use stateless::connect_stdio;
+pub use stateless::{CacheHint, CacheScope, Discovery, EraChoice, EraVerdict};
 
-use driver::{Command, SessionLoop};
 use crate::protocol::types::InitializeResult;
 use crate::protocol::{Notification, ProtocolVersion, codes, methods};
 use crate::runtime::{MaybeSend, MaybeSync};
 use crate::transport::{Transport, TransportError};
+use driver::{Command, SessionLoop};
 
 /// What the handshake settled.
 #[derive(Debug, Clone, PartialEq)]

@@ -72,8 +72,7 @@ impl Serialize for RequestId {
 impl<'de> Deserialize<'de> for RequestId {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         let value = Value::deserialize(deserializer)?;
-        RequestId::from_value(&value)
-            .ok_or_else(|| de::Error::custom("a request id must be a string or an integer"))
+        RequestId::from_value(&value).ok_or_else(|| de::Error::custom("a request id must be a string or an integer"))
     }
 }
 

@@ -17,9 +17,9 @@ mod inbox;
 pub mod legacy;
 pub mod memory;
 pub mod sse;
-pub mod streamable;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod stdio;
+pub mod streamable;
 
 /// A bidirectional channel of JSON-RPC messages to one server.
 pub trait Transport: MaybeSend + 'static {

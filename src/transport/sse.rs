@@ -245,24 +245,14 @@ impl SseParser {
         if self.line.len() + part.len() > self.max_bytes {
             self.skipping_line = true;
             self.line.clear();
-            self.fail(
-                SseError::LineTooLong {
-                    limit: self.max_bytes,
-                },
-                first_error,
-            );
+            self.fail(SseError::LineTooLong { limit: self.max_bytes }, first_error);
             return;
         }
         self.line.extend_from_slice(part);
     }
 
     /// A line end arrived; `part` is the line's bytes in this chunk.
-    fn end_line(
-        &mut self,
-        part: &[u8],
-        out: &mut Vec<SseEvent>,
-        first_error: &mut Option<SseError>,
-    ) {
+    fn end_line(&mut self, part: &[u8], out: &mut Vec<SseEvent>, first_error: &mut Option<SseError>) {
         if self.skipping_line {
             self.skipping_line = false;
             self.at_stream_start = false;
@@ -279,12 +269,7 @@ impl SseParser {
         if self.line.len() + part.len() > self.max_bytes {
             self.line.clear();
             self.at_stream_start = false;
-            self.fail(
-                SseError::LineTooLong {
-                    limit: self.max_bytes,
-                },
-                first_error,
-            );
+            self.fail(SseError::LineTooLong { limit: self.max_bytes }, first_error);
             return;
         }
         if self.line.is_empty() {
@@ -301,12 +286,7 @@ impl SseParser {
     }
 
     /// Interprets one complete line (line end excluded).
-    fn process_line(
-        &mut self,
-        raw: &[u8],
-        out: &mut Vec<SseEvent>,
-        first_error: &mut Option<SseError>,
-    ) {
+    fn process_line(&mut self, raw: &[u8], out: &mut Vec<SseEvent>, first_error: &mut Option<SseError>) {
         let mut raw = raw;
         if std::mem::take(&mut self.at_stream_start) {
             raw = raw.strip_prefix(BOM).unwrap_or(raw);
@@ -334,12 +314,7 @@ impl SseParser {
                 // The dispatched data is the buffer plus this value (the
                 // buffer's trailing `\n` stands for the one between them).
                 if self.data.len() + value.len() > self.max_bytes {
-                    self.fail(
-                        SseError::EventTooLarge {
-                            limit: self.max_bytes,
-                        },
-                        first_error,
-                    );
+                    self.fail(SseError::EventTooLarge { limit: self.max_bytes }, first_error);
                     return;
                 }
                 self.data.push_str(value);
@@ -350,10 +325,9 @@ impl SseParser {
                 self.id_buffer.push_str(value);
             }
             "retry" if !value.is_empty() && value.bytes().all(|b| b.is_ascii_digit()) => {
-                let ms = value.bytes().fold(0_u64, |ms, digit| {
-                    ms.saturating_mul(10)
-                        .saturating_add(u64::from(digit - b'0'))
-                });
+                let ms = value
+                    .bytes()
+                    .fold(0_u64, |ms, digit| ms.saturating_mul(10).saturating_add(u64::from(digit - b'0')));
                 self.retry_ms = Some(ms);
             }
             // Any other field, an `id` containing U+0000, a `retry` that is not
@@ -376,16 +350,9 @@ impl SseParser {
         if data.ends_with('\n') {
             data.pop();
         }
-        let event = if self.event_type.is_empty() {
-            "message".to_owned()
-        } else {
-            std::mem::take(&mut self.event_type)
-        };
-        out.push(SseEvent {
-            event,
-            data,
-            id: self.last_event_id.clone(),
-        });
+        let event =
+            if self.event_type.is_empty() { "message".to_owned() } else { std::mem::take(&mut self.event_type) };
+        out.push(SseEvent { event, data, id: self.last_event_id.clone() });
     }
 
     /// The current event broke a limit: drop it up to its blank line.
@@ -427,11 +394,7 @@ mod tests {
     use super::*;
 
     fn ev(event: &str, data: &str, id: &str) -> SseEvent {
-        SseEvent {
-            event: event.to_owned(),
-            data: data.to_owned(),
-            id: id.to_owned(),
-        }
+        SseEvent { event: event.to_owned(), data: data.to_owned(), id: id.to_owned() }
     }
 
     fn msg(data: &str) -> SseEvent {
@@ -460,9 +423,7 @@ mod tests {
         let mut parser = SseParser::new();
         let mut out = Vec::new();
         for byte in stream {
-            parser
-                .feed(std::slice::from_ref(byte), &mut out)
-                .expect("no limit error");
+            parser.feed(std::slice::from_ref(byte), &mut out).expect("no limit error");
         }
         out
     }
@@ -470,11 +431,7 @@ mod tests {
     /// Parses whole and byte by byte, checks both agree, returns the events.
     fn parse_both(stream: &str) -> Vec<SseEvent> {
         let whole = parse(stream);
-        assert_eq!(
-            parse_bytewise(stream.as_bytes()),
-            whole,
-            "bytewise differs for {stream:?}"
-        );
+        assert_eq!(parse_bytewise(stream.as_bytes()), whole, "bytewise differs for {stream:?}");
         whole
     }
 
@@ -519,10 +476,7 @@ mod tests {
     fn empty_chunks_and_empty_stream() {
         let mut parser = SseParser::new();
         assert!(feed_chunks(&mut parser, &[b"", b"", b""]).is_empty());
-        assert_eq!(
-            feed_chunks(&mut parser, &[b"", b"data: x", b"", b"\n", b"", b"\n"]),
-            vec![msg("x")]
-        );
+        assert_eq!(feed_chunks(&mut parser, &[b"", b"data: x", b"", b"\n", b"", b"\n"]), vec![msg("x")]);
     }
 
     #[test]
@@ -543,57 +497,33 @@ mod tests {
         let mut parser = SseParser::new();
         feed_chunks(&mut parser, &[b"id: 3\ndata: a\ndata: b"]);
         let mut copy = parser.clone();
-        assert_eq!(
-            feed_chunks(&mut copy, &[b"c\n\n"]),
-            vec![ev("message", "a\nbc", "3")]
-        );
-        assert_eq!(
-            feed_chunks(&mut parser, &[b"\n\n"]),
-            vec![ev("message", "a\nb", "3")]
-        );
+        assert_eq!(feed_chunks(&mut copy, &[b"c\n\n"]), vec![ev("message", "a\nbc", "3")]);
+        assert_eq!(feed_chunks(&mut parser, &[b"\n\n"]), vec![ev("message", "a\nb", "3")]);
     }
 
     // ---- line endings -------------------------------------------------
 
     #[test]
     fn lf_line_endings() {
-        assert_eq!(
-            parse_both("event: e\ndata: a\ndata: b\n\n"),
-            vec![ev("e", "a\nb", "")]
-        );
+        assert_eq!(parse_both("event: e\ndata: a\ndata: b\n\n"), vec![ev("e", "a\nb", "")]);
     }
 
     #[test]
     fn cr_line_endings() {
-        assert_eq!(
-            parse_both("event: e\rdata: a\rdata: b\r\r"),
-            vec![ev("e", "a\nb", "")]
-        );
+        assert_eq!(parse_both("event: e\rdata: a\rdata: b\r\r"), vec![ev("e", "a\nb", "")]);
     }
 
     #[test]
     fn crlf_line_endings() {
-        assert_eq!(
-            parse_both("event: e\r\ndata: a\r\ndata: b\r\n\r\n"),
-            vec![ev("e", "a\nb", "")]
-        );
+        assert_eq!(parse_both("event: e\r\ndata: a\r\ndata: b\r\n\r\n"), vec![ev("e", "a\nb", "")]);
     }
 
     #[test]
     fn mixed_line_endings() {
-        assert_eq!(
-            parse_both("data: a\r\ndata: b\rdata: c\n\r"),
-            vec![msg("a\nb\nc")]
-        );
-        assert_eq!(
-            parse_both("data: a\n\r\ndata: b\r\n\ndata: c\r\r\n"),
-            vec![msg("a"), msg("b"), msg("c")]
-        );
+        assert_eq!(parse_both("data: a\r\ndata: b\rdata: c\n\r"), vec![msg("a\nb\nc")]);
+        assert_eq!(parse_both("data: a\n\r\ndata: b\r\n\ndata: c\r\r\n"), vec![msg("a"), msg("b"), msg("c")]);
         // LF CR is two line ends; CR LF is one.
-        assert_eq!(
-            parse_both("data: a\n\rdata: b\r\n\r\n"),
-            vec![msg("a"), msg("b")]
-        );
+        assert_eq!(parse_both("data: a\n\rdata: b\r\n\r\n"), vec![msg("a"), msg("b")]);
     }
 
     #[test]
@@ -610,10 +540,7 @@ mod tests {
     #[test]
     fn crlf_split_across_chunks_is_one_line_end() {
         let mut parser = SseParser::new();
-        let events = feed_chunks(
-            &mut parser,
-            &[b"data: a\r", b"\ndata: b\r", b"\n", b"\r", b"\n"],
-        );
+        let events = feed_chunks(&mut parser, &[b"data: a\r", b"\ndata: b\r", b"\n", b"\r", b"\n"]);
         assert_eq!(events, vec![msg("a\nb")]);
     }
 
@@ -635,25 +562,16 @@ mod tests {
     #[test]
     fn cr_at_chunk_end_then_other_byte() {
         let mut parser = SseParser::new();
-        assert_eq!(
-            feed_chunks(&mut parser, &[b"data: a\r", b"data: b\r", b"\r"]),
-            vec![msg("a\nb")]
-        );
+        assert_eq!(feed_chunks(&mut parser, &[b"data: a\r", b"data: b\r", b"\r"]), vec![msg("a\nb")]);
         let mut parser = SseParser::new();
         // The second chunk's CR is a blank line, not the LF half of anything.
-        assert_eq!(
-            feed_chunks(&mut parser, &[b"data: a\r", b"\r", b"\n"]),
-            vec![msg("a")]
-        );
+        assert_eq!(feed_chunks(&mut parser, &[b"data: a\r", b"\r", b"\n"]), vec![msg("a")]);
     }
 
     #[test]
     fn only_one_lf_is_swallowed_after_a_split_cr() {
         let mut parser = SseParser::new();
-        assert_eq!(
-            feed_chunks(&mut parser, &[b"data: a\r", b"\n\n"]),
-            vec![msg("a")]
-        );
+        assert_eq!(feed_chunks(&mut parser, &[b"data: a\r", b"\n\n"]), vec![msg("a")]);
     }
 
     #[test]
@@ -717,20 +635,12 @@ mod tests {
     #[test]
     fn multibyte_utf8_split_at_every_offset() {
         let stream = "event: ünïcödé\ndata: h\u{e9}llo \u{20ac} \u{1D11E} \u{4E2D}\u{6587}\nid: \u{1F600}\n\n";
-        let expected = vec![ev(
-            "ünïcödé",
-            "h\u{e9}llo \u{20ac} \u{1D11E} \u{4E2D}\u{6587}",
-            "\u{1F600}",
-        )];
+        let expected = vec![ev("ünïcödé", "h\u{e9}llo \u{20ac} \u{1D11E} \u{4E2D}\u{6587}", "\u{1F600}")];
         assert_eq!(parse(stream), expected);
         let bytes = stream.as_bytes();
         for at in 0..=bytes.len() {
             let mut parser = SseParser::new();
-            assert_eq!(
-                feed_chunks(&mut parser, &[&bytes[..at], &bytes[at..]]),
-                expected,
-                "split at {at}"
-            );
+            assert_eq!(feed_chunks(&mut parser, &[&bytes[..at], &bytes[at..]]), expected, "split at {at}");
         }
         assert_eq!(parse_bytewise(bytes), expected);
     }
@@ -738,10 +648,7 @@ mod tests {
     #[test]
     fn four_byte_character_in_four_chunks() {
         let mut parser = SseParser::new();
-        let events = feed_chunks(
-            &mut parser,
-            &[b"data: ", b"\xF0", b"\x9F", b"\x98", b"\x80", b"\n\n"],
-        );
+        let events = feed_chunks(&mut parser, &[b"data: ", b"\xF0", b"\x9F", b"\x98", b"\x80", b"\n\n"]);
         assert_eq!(events, vec![msg("\u{1F600}")]);
     }
 
@@ -751,27 +658,12 @@ mod tests {
         assert_eq!(parse_bytes(b"data: \xC3\x28\n\n"), vec![msg("\u{FFFD}(")]);
         // A truncated sequence before the line end is one U+FFFD.
         assert_eq!(parse_bytes(b"data: \xE2\x82\n\n"), vec![msg("\u{FFFD}")]);
-        assert_eq!(
-            parse_bytes(b"data: \xE2\x82\rdata: x\r\r"),
-            vec![msg("\u{FFFD}\nx")]
-        );
+        assert_eq!(parse_bytes(b"data: \xE2\x82\rdata: x\r\r"), vec![msg("\u{FFFD}\nx")]);
         // Overlong encodings and surrogates are invalid.
-        assert_eq!(
-            parse_bytes(b"data: \xC0\xAF\n\n"),
-            vec![msg("\u{FFFD}\u{FFFD}")]
-        );
-        assert_eq!(
-            parse_bytes(b"data: \xED\xA0\x80\n\n"),
-            vec![msg("\u{FFFD}\u{FFFD}\u{FFFD}")]
-        );
-        assert_eq!(
-            parse_bytes(b"event: \xFF\ndata: x\n\n"),
-            vec![ev("\u{FFFD}", "x", "")]
-        );
-        assert_eq!(
-            parse_bytes(b"id: \xFE\ndata: x\n\n"),
-            vec![ev("message", "x", "\u{FFFD}")]
-        );
+        assert_eq!(parse_bytes(b"data: \xC0\xAF\n\n"), vec![msg("\u{FFFD}\u{FFFD}")]);
+        assert_eq!(parse_bytes(b"data: \xED\xA0\x80\n\n"), vec![msg("\u{FFFD}\u{FFFD}\u{FFFD}")]);
+        assert_eq!(parse_bytes(b"event: \xFF\ndata: x\n\n"), vec![ev("\u{FFFD}", "x", "")]);
+        assert_eq!(parse_bytes(b"id: \xFE\ndata: x\n\n"), vec![ev("message", "x", "\u{FFFD}")]);
     }
 
     #[test]
@@ -795,10 +687,7 @@ mod tests {
     fn comments_are_ignored() {
         assert!(parse_both(": keep-alive\n\n").is_empty());
         assert!(parse_both(":\n:\n\n").is_empty());
-        assert_eq!(
-            parse_both(": hi\ndata: a\n: there\ndata: b\n:\n\n"),
-            vec![msg("a\nb")]
-        );
+        assert_eq!(parse_both(": hi\ndata: a\n: there\ndata: b\n:\n\n"), vec![msg("a\nb")]);
     }
 
     #[test]
@@ -829,14 +718,8 @@ mod tests {
 
     #[test]
     fn multi_line_data() {
-        assert_eq!(
-            parse_both("data: a\ndata: b\ndata: c\n\n"),
-            vec![msg("a\nb\nc")]
-        );
-        assert_eq!(
-            parse_both("data: a\ndata:\ndata: c\n\n"),
-            vec![msg("a\n\nc")]
-        );
+        assert_eq!(parse_both("data: a\ndata: b\ndata: c\n\n"), vec![msg("a\nb\nc")]);
+        assert_eq!(parse_both("data: a\ndata:\ndata: c\n\n"), vec![msg("a\n\nc")]);
         assert_eq!(parse_both("data\ndata\n\n"), vec![msg("\n")]);
     }
 
@@ -856,14 +739,8 @@ mod tests {
     fn only_one_leading_space_is_removed() {
         assert_eq!(parse_both("data:  x\n\n"), vec![msg(" x")]);
         assert_eq!(parse_both("data:   x\n\n"), vec![msg("  x")]);
-        assert_eq!(
-            parse_both("event:  e\ndata: x\n\n"),
-            vec![ev(" e", "x", "")]
-        );
-        assert_eq!(
-            parse_both("id:  7\ndata: x\n\n"),
-            vec![ev("message", "x", " 7")]
-        );
+        assert_eq!(parse_both("event:  e\ndata: x\n\n"), vec![ev(" e", "x", "")]);
+        assert_eq!(parse_both("id:  7\ndata: x\n\n"), vec![ev("message", "x", " 7")]);
     }
 
     #[test]
@@ -871,29 +748,20 @@ mod tests {
         assert_eq!(parse_both("data:\tx\n\n"), vec![msg("\tx")]);
         assert_eq!(parse_both("data: x \n\n"), vec![msg("x ")]);
         assert_eq!(parse_both("data: x\t\n\n"), vec![msg("x\t")]);
-        assert_eq!(
-            parse_both("event: e \ndata: x\n\n"),
-            vec![ev("e ", "x", "")]
-        );
+        assert_eq!(parse_both("event: e \ndata: x\n\n"), vec![ev("e ", "x", "")]);
     }
 
     #[test]
     fn value_split_at_first_colon_only() {
         assert_eq!(parse_both("data: a:b: c\n\n"), vec![msg("a:b: c")]);
         assert_eq!(parse_both("data::\n\n"), vec![msg(":")]);
-        assert_eq!(
-            parse_both("data: {\"k\": \"v\"}\n\n"),
-            vec![msg("{\"k\": \"v\"}")]
-        );
+        assert_eq!(parse_both("data: {\"k\": \"v\"}\n\n"), vec![msg("{\"k\": \"v\"}")]);
     }
 
     #[test]
     fn field_without_colon_has_empty_value() {
         assert_eq!(parse_both("event: e\nevent\ndata: x\n\n"), vec![msg("x")]);
-        assert_eq!(
-            parse_both("id: 1\ndata: a\n\nid\ndata: b\n\n"),
-            vec![ev("message", "a", "1"), msg("b")]
-        );
+        assert_eq!(parse_both("id: 1\ndata: a\n\nid\ndata: b\n\n"), vec![ev("message", "a", "1"), msg("b")]);
         let mut parser = SseParser::new();
         feed_chunks(&mut parser, &[b"retry\n"]);
         assert_eq!(parser.retry(), None);
@@ -916,10 +784,7 @@ mod tests {
 
     #[test]
     fn nul_in_data_and_event_is_kept() {
-        assert_eq!(
-            parse_both("event: a\0b\ndata: c\0d\n\n"),
-            vec![ev("a\0b", "c\0d", "")]
-        );
+        assert_eq!(parse_both("event: a\0b\ndata: c\0d\n\n"), vec![ev("a\0b", "c\0d", "")]);
     }
 
     // ---- event type ----------------------------------------------------
@@ -933,22 +798,13 @@ mod tests {
 
     #[test]
     fn last_event_field_wins() {
-        assert_eq!(
-            parse_both("event: a\nevent: b\ndata: x\n\n"),
-            vec![ev("b", "x", "")]
-        );
-        assert_eq!(
-            parse_both("data: x\nevent: late\n\n"),
-            vec![ev("late", "x", "")]
-        );
+        assert_eq!(parse_both("event: a\nevent: b\ndata: x\n\n"), vec![ev("b", "x", "")]);
+        assert_eq!(parse_both("data: x\nevent: late\n\n"), vec![ev("late", "x", "")]);
     }
 
     #[test]
     fn event_type_is_reset_after_dispatch() {
-        assert_eq!(
-            parse_both("event: e\ndata: a\n\ndata: b\n\n"),
-            vec![ev("e", "a", ""), msg("b")]
-        );
+        assert_eq!(parse_both("event: e\ndata: a\n\ndata: b\n\n"), vec![ev("e", "a", ""), msg("b")]);
     }
 
     #[test]
@@ -966,35 +822,19 @@ mod tests {
     #[test]
     fn id_is_reported_with_event_and_persists() {
         let mut parser = SseParser::new();
-        let events = feed_chunks(
-            &mut parser,
-            &[b"id: 1\ndata: a\n\ndata: b\n\nid: 2\ndata: c\n\n"],
-        );
-        assert_eq!(
-            events,
-            vec![
-                ev("message", "a", "1"),
-                ev("message", "b", "1"),
-                ev("message", "c", "2")
-            ]
-        );
+        let events = feed_chunks(&mut parser, &[b"id: 1\ndata: a\n\ndata: b\n\nid: 2\ndata: c\n\n"]);
+        assert_eq!(events, vec![ev("message", "a", "1"), ev("message", "b", "1"), ev("message", "c", "2")]);
         assert_eq!(parser.last_event_id(), "2");
     }
 
     #[test]
     fn id_after_data_in_same_event_applies_to_it() {
-        assert_eq!(
-            parse_both("data: a\nid: 5\n\n"),
-            vec![ev("message", "a", "5")]
-        );
+        assert_eq!(parse_both("data: a\nid: 5\n\n"), vec![ev("message", "a", "5")]);
     }
 
     #[test]
     fn last_id_field_of_an_event_wins() {
-        assert_eq!(
-            parse_both("id: 1\nid: 2\ndata: a\n\n"),
-            vec![ev("message", "a", "2")]
-        );
+        assert_eq!(parse_both("id: 1\nid: 2\ndata: a\n\n"), vec![ev("message", "a", "2")]);
     }
 
     #[test]
@@ -1010,19 +850,13 @@ mod tests {
         let mut parser = SseParser::new();
         assert!(feed_chunks(&mut parser, &[b"id: 7\n\n"]).is_empty());
         assert_eq!(parser.last_event_id(), "7");
-        assert_eq!(
-            feed_chunks(&mut parser, &[b"data: x\n\n"]),
-            vec![ev("message", "x", "7")]
-        );
+        assert_eq!(feed_chunks(&mut parser, &[b"data: x\n\n"]), vec![ev("message", "x", "7")]);
     }
 
     #[test]
     fn id_with_event_but_no_data_updates_id_only() {
         let mut parser = SseParser::new();
-        assert_eq!(
-            feed_chunks(&mut parser, &[b"event: e\nid: 8\n\ndata: x\n\n"]),
-            vec![ev("message", "x", "8")]
-        );
+        assert_eq!(feed_chunks(&mut parser, &[b"event: e\nid: 8\n\ndata: x\n\n"]), vec![ev("message", "x", "8")]);
         assert_eq!(parser.last_event_id(), "8");
     }
 
@@ -1038,31 +872,19 @@ mod tests {
     #[test]
     fn id_containing_nul_is_ignored() {
         let mut parser = SseParser::new();
-        let events = feed_chunks(
-            &mut parser,
-            &[b"id: 1\n\nid: a\0b\ndata: x\n\nid: \0\ndata: y\n\n"],
-        );
-        assert_eq!(
-            events,
-            vec![ev("message", "x", "1"), ev("message", "y", "1")]
-        );
+        let events = feed_chunks(&mut parser, &[b"id: 1\n\nid: a\0b\ndata: x\n\nid: \0\ndata: y\n\n"]);
+        assert_eq!(events, vec![ev("message", "x", "1"), ev("message", "y", "1")]);
         assert_eq!(parser.last_event_id(), "1");
     }
 
     #[test]
     fn id_with_nul_does_not_clear_a_valid_id_of_same_event() {
-        assert_eq!(
-            parse_both("id: 3\nid: \0\ndata: x\n\n"),
-            vec![ev("message", "x", "3")]
-        );
+        assert_eq!(parse_both("id: 3\nid: \0\ndata: x\n\n"), vec![ev("message", "x", "3")]);
     }
 
     #[test]
     fn id_keeps_spaces_and_unicode() {
-        assert_eq!(
-            parse_both("id: a b \u{e9}\ndata: x\n\n"),
-            vec![ev("message", "x", "a b \u{e9}")]
-        );
+        assert_eq!(parse_both("id: a b \u{e9}\ndata: x\n\n"), vec![ev("message", "x", "a b \u{e9}")]);
     }
 
     // ---- retry ---------------------------------------------------------
@@ -1075,14 +897,8 @@ mod tests {
 
     #[test]
     fn retry_with_digits_is_set() {
-        assert_eq!(
-            retry_after("retry: 1000\n"),
-            Some(Duration::from_millis(1000))
-        );
-        assert_eq!(
-            retry_after("retry:1000\n"),
-            Some(Duration::from_millis(1000))
-        );
+        assert_eq!(retry_after("retry: 1000\n"), Some(Duration::from_millis(1000)));
+        assert_eq!(retry_after("retry:1000\n"), Some(Duration::from_millis(1000)));
         assert_eq!(retry_after("retry: 0\n"), Some(Duration::ZERO));
         assert_eq!(retry_after("retry: 007\n"), Some(Duration::from_millis(7)));
     }
@@ -1128,26 +944,17 @@ mod tests {
 
     #[test]
     fn invalid_retry_keeps_the_previous_value() {
-        assert_eq!(
-            retry_after("retry: 500\nretry: x\nretry: -1\n"),
-            Some(Duration::from_millis(500))
-        );
+        assert_eq!(retry_after("retry: 500\nretry: x\nretry: -1\n"), Some(Duration::from_millis(500)));
     }
 
     #[test]
     fn latest_valid_retry_wins() {
-        assert_eq!(
-            retry_after("retry: 500\nretry: 3000\n"),
-            Some(Duration::from_millis(3000))
-        );
+        assert_eq!(retry_after("retry: 500\nretry: 3000\n"), Some(Duration::from_millis(3000)));
     }
 
     #[test]
     fn huge_retry_saturates() {
-        assert_eq!(
-            retry_after("retry: 99999999999999999999999999\n"),
-            Some(Duration::from_millis(u64::MAX))
-        );
+        assert_eq!(retry_after("retry: 99999999999999999999999999\n"), Some(Duration::from_millis(u64::MAX)));
         assert_eq!(
             retry_after("retry: 18446744073709551615\n"),
             Some(Duration::from_millis(18_446_744_073_709_551_615))
@@ -1156,10 +963,7 @@ mod tests {
 
     #[test]
     fn retry_does_not_affect_dispatch() {
-        assert_eq!(
-            parse_both("retry: 10\ndata: x\n\nretry: 20\n\n"),
-            vec![msg("x")]
-        );
+        assert_eq!(parse_both("retry: 10\ndata: x\n\nretry: 20\n\n"), vec![msg("x")]);
     }
 
     // ---- end of stream -------------------------------------------------
@@ -1167,10 +971,7 @@ mod tests {
     #[test]
     fn finish_discards_incomplete_event() {
         let mut parser = SseParser::new();
-        assert_eq!(
-            feed_chunks(&mut parser, &[b"data: a\n\ndata: b\n"]),
-            vec![msg("a")]
-        );
+        assert_eq!(feed_chunks(&mut parser, &[b"data: a\n\ndata: b\n"]), vec![msg("a")]);
         parser.finish();
         // The next stream starts clean: "b" is not dispatched by a blank line.
         assert!(feed_chunks(&mut parser, &[b"\n"]).is_empty());
@@ -1188,16 +989,10 @@ mod tests {
     #[test]
     fn finish_discards_event_type_and_uncommitted_id() {
         let mut parser = SseParser::new();
-        feed_chunks(
-            &mut parser,
-            &[b"id: 1\ndata: a\n\nid: 2\nevent: e\ndata: b\n"],
-        );
+        feed_chunks(&mut parser, &[b"id: 1\ndata: a\n\nid: 2\nevent: e\ndata: b\n"]);
         parser.finish();
         assert_eq!(parser.last_event_id(), "1");
-        assert_eq!(
-            feed_chunks(&mut parser, &[b"data: c\n\n"]),
-            vec![ev("message", "c", "1")]
-        );
+        assert_eq!(feed_chunks(&mut parser, &[b"data: c\n\n"]), vec![ev("message", "c", "1")]);
     }
 
     #[test]
@@ -1207,10 +1002,7 @@ mod tests {
         parser.finish();
         assert_eq!(parser.last_event_id(), "9");
         assert_eq!(parser.retry(), Some(Duration::from_millis(42)));
-        assert_eq!(
-            feed_chunks(&mut parser, &[b"data: b\n\n"]),
-            vec![ev("message", "b", "9")]
-        );
+        assert_eq!(feed_chunks(&mut parser, &[b"data: b\n\n"]), vec![ev("message", "b", "9")]);
     }
 
     #[test]
@@ -1226,15 +1018,9 @@ mod tests {
     #[test]
     fn finish_starts_a_new_stream_where_a_bom_is_skipped_again() {
         let mut parser = SseParser::new();
-        assert_eq!(
-            feed_chunks(&mut parser, &[b"\xEF\xBB\xBFdata: a\n\n"]),
-            vec![msg("a")]
-        );
+        assert_eq!(feed_chunks(&mut parser, &[b"\xEF\xBB\xBFdata: a\n\n"]), vec![msg("a")]);
         parser.finish();
-        assert_eq!(
-            feed_chunks(&mut parser, &[b"\xEF\xBB\xBFdata: b\n\n"]),
-            vec![msg("b")]
-        );
+        assert_eq!(feed_chunks(&mut parser, &[b"\xEF\xBB\xBFdata: b\n\n"]), vec![msg("b")]);
     }
 
     #[test]
@@ -1261,30 +1047,18 @@ mod tests {
     fn line_at_the_limit_is_accepted() {
         // "data: " + 4 bytes = 10 bytes.
         let mut parser = SseParser::with_limit(10);
-        assert_eq!(
-            feed_chunks(&mut parser, &[b"data: abcd\n\n"]),
-            vec![msg("abcd")]
-        );
+        assert_eq!(feed_chunks(&mut parser, &[b"data: abcd\n\n"]), vec![msg("abcd")]);
         let mut parser = SseParser::with_limit(10);
-        assert_eq!(
-            feed_chunks(&mut parser, &[b"data: ab", b"cd", b"\r\n\r\n"]),
-            vec![msg("abcd")]
-        );
+        assert_eq!(feed_chunks(&mut parser, &[b"data: ab", b"cd", b"\r\n\r\n"]), vec![msg("abcd")]);
     }
 
     #[test]
     fn line_over_the_limit_in_one_chunk() {
         let mut parser = SseParser::with_limit(10);
         let mut out = Vec::new();
-        assert_eq!(
-            parser.feed(b"data: abcde\n\n", &mut out),
-            Err(SseError::LineTooLong { limit: 10 })
-        );
+        assert_eq!(parser.feed(b"data: abcde\n\n", &mut out), Err(SseError::LineTooLong { limit: 10 }));
         assert!(out.is_empty());
-        assert_eq!(
-            feed_chunks(&mut parser, &[b"data: ok\n\n"]),
-            vec![msg("ok")]
-        );
+        assert_eq!(feed_chunks(&mut parser, &[b"data: ok\n\n"]), vec![msg("ok")]);
     }
 
     #[test]
@@ -1292,38 +1066,23 @@ mod tests {
         let mut parser = SseParser::with_limit(10);
         let mut out = Vec::new();
         assert_eq!(parser.feed(b"data: ab", &mut out), Ok(()));
-        assert_eq!(
-            parser.feed(b"cde", &mut out),
-            Err(SseError::LineTooLong { limit: 10 })
-        );
+        assert_eq!(parser.feed(b"cde", &mut out), Err(SseError::LineTooLong { limit: 10 }));
         // The rest of the line is dropped without being buffered or reported again.
         for _ in 0..100 {
             assert_eq!(parser.feed(b"xxxxxxxxxxxxxxxxxxxx", &mut out), Ok(()));
         }
         assert!(parser.line.is_empty());
-        assert_eq!(
-            parser.feed(b"\ndata: more\n\ndata: ok\n\n", &mut out),
-            Ok(())
-        );
+        assert_eq!(parser.feed(b"\ndata: more\n\ndata: ok\n\n", &mut out), Ok(()));
         assert_eq!(out, vec![msg("ok")]);
     }
 
     #[test]
     fn line_limit_applies_to_every_kind_of_line() {
-        for line in [
-            ": a long comment",
-            "event: long-type",
-            "id: a-long-id!",
-            "unknown: field!!",
-        ] {
+        for line in [": a long comment", "event: long-type", "id: a-long-id!", "unknown: field!!"] {
             let mut parser = SseParser::with_limit(10);
             let mut out = Vec::new();
             let stream = format!("{line}\n\ndata: ok\n\n");
-            assert_eq!(
-                parser.feed(stream.as_bytes(), &mut out),
-                Err(SseError::LineTooLong { limit: 10 }),
-                "{line}"
-            );
+            assert_eq!(parser.feed(stream.as_bytes(), &mut out), Err(SseError::LineTooLong { limit: 10 }), "{line}");
             assert_eq!(out, vec![msg("ok")], "{line}");
         }
     }
@@ -1333,10 +1092,7 @@ mod tests {
         let mut parser = SseParser::with_limit(10);
         let mut out = Vec::new();
         let stream = b"data: a\ndata: toolongline\ndata: b\nevent: e\n\ndata: c\n\n";
-        assert_eq!(
-            parser.feed(stream, &mut out),
-            Err(SseError::LineTooLong { limit: 10 })
-        );
+        assert_eq!(parser.feed(stream, &mut out), Err(SseError::LineTooLong { limit: 10 }));
         assert_eq!(out, vec![msg("c")]);
     }
 
@@ -1345,10 +1101,7 @@ mod tests {
         let mut parser = SseParser::with_limit(10);
         let mut out = Vec::new();
         let stream = b"data: a\n\ndata: waytoolong\n\ndata: b\n\n";
-        assert_eq!(
-            parser.feed(stream, &mut out),
-            Err(SseError::LineTooLong { limit: 10 })
-        );
+        assert_eq!(parser.feed(stream, &mut out), Err(SseError::LineTooLong { limit: 10 }));
         assert_eq!(out, vec![msg("a"), msg("b")]);
     }
 
@@ -1357,34 +1110,22 @@ mod tests {
         let mut parser = SseParser::with_limit(8);
         let mut out = Vec::new();
         let stream = b"data:123\ndata:456\ndata:7\n\ndata: waytoolong\n\ndata: c\n\n";
-        assert_eq!(
-            parser.feed(stream, &mut out),
-            Err(SseError::EventTooLarge { limit: 8 })
-        );
+        assert_eq!(parser.feed(stream, &mut out), Err(SseError::EventTooLarge { limit: 8 }));
         assert_eq!(out, vec![msg("c")]);
         let mut parser = SseParser::with_limit(8);
         let stream = b"data: waytoolong\n\ndata:123\ndata:456\ndata:7\n\n";
-        assert_eq!(
-            parser.feed(stream, &mut out),
-            Err(SseError::LineTooLong { limit: 8 })
-        );
+        assert_eq!(parser.feed(stream, &mut out), Err(SseError::LineTooLong { limit: 8 }));
     }
 
     #[test]
     fn event_data_at_the_limit_is_accepted() {
         // "ab" + "\n" + "cd" + "\n" + "ef" = 8 bytes of data.
         let mut parser = SseParser::with_limit(8);
-        assert_eq!(
-            feed_chunks(&mut parser, &[b"data:ab\ndata:cd\ndata:ef\n\n"]),
-            vec![msg("ab\ncd\nef")]
-        );
+        assert_eq!(feed_chunks(&mut parser, &[b"data:ab\ndata:cd\ndata:ef\n\n"]), vec![msg("ab\ncd\nef")]);
         // Empty data lines count their separators.
         let mut parser = SseParser::with_limit(8);
         assert_eq!(
-            feed_chunks(
-                &mut parser,
-                &[b"data\ndata\ndata\ndata\ndata\ndata\ndata\ndata\ndata\n\n"]
-            ),
+            feed_chunks(&mut parser, &[b"data\ndata\ndata\ndata\ndata\ndata\ndata\ndata\ndata\n\n"]),
             vec![msg("\n\n\n\n\n\n\n\n")]
         );
     }
@@ -1393,10 +1134,7 @@ mod tests {
     fn event_data_over_the_limit() {
         let mut parser = SseParser::with_limit(8);
         let mut out = Vec::new();
-        assert_eq!(
-            parser.feed(b"data:ab\ndata:cd\ndata:efg\n", &mut out),
-            Err(SseError::EventTooLarge { limit: 8 })
-        );
+        assert_eq!(parser.feed(b"data:ab\ndata:cd\ndata:efg\n", &mut out), Err(SseError::EventTooLarge { limit: 8 }));
         // The rest of the event, up to its blank line, is dropped.
         assert_eq!(parser.feed(b"data:x\nevent: e\n\n", &mut out), Ok(()));
         assert!(out.is_empty());
@@ -1404,10 +1142,7 @@ mod tests {
         assert_eq!(out, vec![msg("ok")]);
         let mut parser = SseParser::with_limit(8);
         assert_eq!(
-            parser.feed(
-                b"data\ndata\ndata\ndata\ndata\ndata\ndata\ndata\ndata\ndata\n\n",
-                &mut out
-            ),
+            parser.feed(b"data\ndata\ndata\ndata\ndata\ndata\ndata\ndata\ndata\ndata\n\n", &mut out),
             Err(SseError::EventTooLarge { limit: 8 })
         );
     }
@@ -1418,10 +1153,7 @@ mod tests {
         let mut parser = SseParser::with_limit(8);
         let mut out = Vec::new();
         assert_eq!(parser.feed(b"data:\xFF\xFF\n\n", &mut out), Ok(()));
-        assert_eq!(
-            parser.feed(b"data:\xFF\xFF\xFF\n\n", &mut out),
-            Err(SseError::EventTooLarge { limit: 8 })
-        );
+        assert_eq!(parser.feed(b"data:\xFF\xFF\xFF\n\n", &mut out), Err(SseError::EventTooLarge { limit: 8 }));
         assert_eq!(out, vec![msg("\u{FFFD}\u{FFFD}")]);
     }
 
@@ -1431,33 +1163,19 @@ mod tests {
         let mut out = Vec::new();
         feed_chunks(&mut parser, &[b"id: 1\ndata: a\n\n"]);
         // An id before and after the offending line: neither is adopted.
-        assert!(
-            parser
-                .feed(b"id: 2\ndata: waytoolong\nid: 3\n\n", &mut out)
-                .is_err()
-        );
+        assert!(parser.feed(b"id: 2\ndata: waytoolong\nid: 3\n\n", &mut out).is_err());
         assert!(out.is_empty());
         assert_eq!(parser.last_event_id(), "1");
-        assert_eq!(
-            feed_chunks(&mut parser, &[b"data: b\n\n"]),
-            vec![ev("message", "b", "1")]
-        );
+        assert_eq!(feed_chunks(&mut parser, &[b"data: b\n\n"]), vec![ev("message", "b", "1")]);
     }
 
     #[test]
     fn lines_of_a_discarded_event_are_ignored() {
         let mut parser = SseParser::with_limit(10);
         let mut out = Vec::new();
-        assert!(
-            parser
-                .feed(b"data: waytoolong\nretry: 5\nid: 4\nevent: e\n", &mut out)
-                .is_err()
-        );
+        assert!(parser.feed(b"data: waytoolong\nretry: 5\nid: 4\nevent: e\n", &mut out).is_err());
         // A second over-long line in the discarded event is not another error.
-        assert_eq!(
-            parser.feed(b"data: also way too long\n\n", &mut out),
-            Ok(())
-        );
+        assert_eq!(parser.feed(b"data: also way too long\n\n", &mut out), Ok(()));
         assert!(out.is_empty());
         assert_eq!(parser.retry(), None);
         assert_eq!(parser.last_event_id(), "");
@@ -1468,11 +1186,7 @@ mod tests {
     fn retry_before_the_offending_line_stays() {
         let mut parser = SseParser::with_limit(10);
         let mut out = Vec::new();
-        assert!(
-            parser
-                .feed(b"retry: 5\ndata: waytoolong\n\n", &mut out)
-                .is_err()
-        );
+        assert!(parser.feed(b"retry: 5\ndata: waytoolong\n\n", &mut out).is_err());
         assert_eq!(parser.retry(), Some(Duration::from_millis(5)));
     }
 
@@ -1480,18 +1194,12 @@ mod tests {
     fn limit_error_across_cr_lf_split() {
         let mut parser = SseParser::with_limit(10);
         let mut out = Vec::new();
-        assert_eq!(
-            parser.feed(b"data: 0123456789", &mut out),
-            Err(SseError::LineTooLong { limit: 10 })
-        );
+        assert_eq!(parser.feed(b"data: 0123456789", &mut out), Err(SseError::LineTooLong { limit: 10 }));
         assert_eq!(parser.feed(b"\r", &mut out), Ok(()));
         // This LF completes the CRLF; the next one is the blank line.
         assert_eq!(parser.feed(b"\n", &mut out), Ok(()));
         assert_eq!(parser.feed(b"data: x\n\n", &mut out), Ok(()));
-        assert!(
-            out.is_empty(),
-            "x still belongs to the discarded event: {out:?}"
-        );
+        assert!(out.is_empty(), "x still belongs to the discarded event: {out:?}");
         assert_eq!(parser.feed(b"\ndata: y\n\n", &mut out), Ok(()));
         assert_eq!(out, vec![msg("y")]);
     }
@@ -1501,10 +1209,7 @@ mod tests {
         let mut parser = SseParser::with_limit(0);
         let mut out = Vec::new();
         assert_eq!(parser.feed(b"\n\n", &mut out), Ok(()));
-        assert_eq!(
-            parser.feed(b"data\n\n", &mut out),
-            Err(SseError::LineTooLong { limit: 0 })
-        );
+        assert_eq!(parser.feed(b"data\n\n", &mut out), Err(SseError::LineTooLong { limit: 0 }));
         assert!(out.is_empty());
     }
 
@@ -1512,16 +1217,9 @@ mod tests {
     fn finish_ends_a_discarded_event() {
         let mut parser = SseParser::with_limit(10);
         let mut out = Vec::new();
-        assert!(
-            parser
-                .feed(b"data: waytoolong\ndata: x\n", &mut out)
-                .is_err()
-        );
+        assert!(parser.feed(b"data: waytoolong\ndata: x\n", &mut out).is_err());
         parser.finish();
-        assert_eq!(
-            feed_chunks(&mut parser, &[b"data: ok\n\n"]),
-            vec![msg("ok")]
-        );
+        assert_eq!(feed_chunks(&mut parser, &[b"data: ok\n\n"]), vec![msg("ok")]);
     }
 
     #[test]
@@ -1591,12 +1289,7 @@ mod tests {
         for chunk in chunks {
             any_error |= parser.feed(chunk, &mut events).is_err();
         }
-        Outcome {
-            events,
-            last_event_id: parser.last_event_id().to_owned(),
-            retry: parser.retry(),
-            any_error,
-        }
+        Outcome { events, last_event_id: parser.last_event_id().to_owned(), retry: parser.retry(), any_error }
     }
 
     fn random_chunks<'a>(stream: &'a [u8], rng: &mut Rng, max_chunk: usize) -> Vec<&'a [u8]> {
@@ -1632,8 +1325,7 @@ mod tests {
             }
         }
         // `current` is an unterminated last line: never interpreted.
-        let (mut data, mut event_type, mut id_buffer) =
-            (String::new(), String::new(), String::new());
+        let (mut data, mut event_type, mut id_buffer) = (String::new(), String::new(), String::new());
         let mut last_event_id = String::new();
         let mut retry = None;
         let mut events = Vec::new();
@@ -1647,16 +1339,8 @@ mod tests {
                 if data.ends_with('\n') {
                     data.pop();
                 }
-                let event = if event_type.is_empty() {
-                    "message".to_owned()
-                } else {
-                    event_type.clone()
-                };
-                events.push(SseEvent {
-                    event,
-                    data: data.clone(),
-                    id: last_event_id.clone(),
-                });
+                let event = if event_type.is_empty() { "message".to_owned() } else { event_type.clone() };
+                events.push(SseEvent { event, data: data.clone(), id: last_event_id.clone() });
                 data.clear();
                 event_type.clear();
                 continue;
@@ -1684,12 +1368,7 @@ mod tests {
                 _ => {}
             }
         }
-        Outcome {
-            events,
-            last_event_id,
-            retry,
-            any_error: false,
-        }
+        Outcome { events, last_event_id, retry, any_error: false }
     }
 
     fn corpus() -> Vec<Vec<u8>> {
@@ -1707,10 +1386,10 @@ mod tests {
         .iter()
         .map(|s| s.as_bytes().to_vec())
         .collect();
-        corpus.push(b"data: bad \xFF\xFE byte\n\ndata: cut \xE2\x82\r\ndata: \xF0\x9F\x98\n\n\xEF\xBBdata: x\n\n".to_vec());
         corpus.push(
-            b"\xEF\xBB\xBF\xEF\xBB\xBF\ndata: a\r\n\r\nid: \xC3\xA9\xFF\ndata: b\n\n".to_vec(),
+            b"data: bad \xFF\xFE byte\n\ndata: cut \xE2\x82\r\ndata: \xF0\x9F\x98\n\n\xEF\xBBdata: x\n\n".to_vec(),
         );
+        corpus.push(b"\xEF\xBB\xBF\xEF\xBB\xBF\ndata: a\r\n\r\nid: \xC3\xA9\xFF\ndata: b\n\n".to_vec());
         corpus
     }
 
@@ -1732,11 +1411,7 @@ mod tests {
             let whole = run(DEFAULT_MAX_BYTES, &[&stream]);
             for at in 0..=stream.len() {
                 let (a, b) = stream.split_at(at);
-                assert_eq!(
-                    run(DEFAULT_MAX_BYTES, &[a, b]),
-                    whole,
-                    "split at {at} of {stream:?}"
-                );
+                assert_eq!(run(DEFAULT_MAX_BYTES, &[a, b]), whole, "split at {at} of {stream:?}");
             }
         }
     }
@@ -1748,11 +1423,7 @@ mod tests {
             for i in 0..=stream.len() {
                 for j in i..=stream.len() {
                     let chunks = [&stream[..i], &stream[i..j], &stream[j..]];
-                    assert_eq!(
-                        run(DEFAULT_MAX_BYTES, &chunks),
-                        whole,
-                        "split at {i}, {j} of {stream:?}"
-                    );
+                    assert_eq!(run(DEFAULT_MAX_BYTES, &chunks), whole, "split at {i}, {j} of {stream:?}");
                 }
             }
         }
@@ -1762,10 +1433,7 @@ mod tests {
     fn one_byte_chunks_give_the_same_result() {
         for stream in corpus() {
             let chunks: Vec<&[u8]> = stream.chunks(1).collect();
-            assert_eq!(
-                run(DEFAULT_MAX_BYTES, &chunks),
-                run(DEFAULT_MAX_BYTES, &[&stream])
-            );
+            assert_eq!(run(DEFAULT_MAX_BYTES, &chunks), run(DEFAULT_MAX_BYTES, &[&stream]));
         }
     }
 
@@ -1777,19 +1445,11 @@ mod tests {
                 let whole = run(limit, &[&stream]);
                 for at in 0..=stream.len() {
                     let (a, b) = stream.split_at(at);
-                    assert_eq!(
-                        run(limit, &[a, b]),
-                        whole,
-                        "limit {limit}, split at {at} of {stream:?}"
-                    );
+                    assert_eq!(run(limit, &[a, b]), whole, "limit {limit}, split at {at} of {stream:?}");
                 }
                 for _ in 0..50 {
                     let chunks = random_chunks(&stream, &mut rng, 7);
-                    assert_eq!(
-                        run(limit, &chunks),
-                        whole,
-                        "limit {limit}, chunks {chunks:?}"
-                    );
+                    assert_eq!(run(limit, &chunks), whole, "limit {limit}, chunks {chunks:?}");
                 }
             }
         }
@@ -1843,18 +1503,10 @@ mod tests {
                 stream.extend_from_slice(TOKENS[rng.below(TOKENS.len())]);
             }
             let expected = reference(&stream);
-            assert_eq!(
-                run(DEFAULT_MAX_BYTES, &[&stream]),
-                expected,
-                "round {round}: {stream:?}"
-            );
+            assert_eq!(run(DEFAULT_MAX_BYTES, &[&stream]), expected, "round {round}: {stream:?}");
             let max_chunk = 1 + rng.below(8);
             let chunks = random_chunks(&stream, &mut rng, max_chunk);
-            assert_eq!(
-                run(DEFAULT_MAX_BYTES, &chunks),
-                expected,
-                "round {round}: {chunks:?}"
-            );
+            assert_eq!(run(DEFAULT_MAX_BYTES, &chunks), expected, "round {round}: {chunks:?}");
         }
     }
 
@@ -1874,10 +1526,7 @@ mod tests {
             parser.feed(chunk, &mut out).unwrap();
         }
         assert_eq!(out.len(), expected);
-        assert!(
-            out.iter()
-                .all(|e| *e == ev("tick", "{\"n\": 1}\nmore", "12"))
-        );
+        assert!(out.iter().all(|e| *e == ev("tick", "{\"n\": 1}\nmore", "12")));
 
         let mut parser = SseParser::new();
         let mut out = Vec::new();

@@ -113,8 +113,7 @@ pub(crate) fn to_js(value: &Value) -> Result<JsValue, WebError> {
 
 /// Any serializable value as a plain JS value.
 pub(crate) fn serialize_to_js(value: &impl Serialize) -> Result<JsValue, WebError> {
-    let json = serde_json::to_value(value)
-        .map_err(|e| WebError::Convert(format!("cannot encode the value: {e}")))?;
+    let json = serde_json::to_value(value).map_err(|e| WebError::Convert(format!("cannot encode the value: {e}")))?;
     to_js(&json)
 }
 
@@ -122,12 +121,7 @@ fn lossy_numbers(value: &Value) -> Value {
     match value {
         Value::Number(n) if !n.is_f64() => n.as_f64().map(Value::from).unwrap_or(Value::Null),
         Value::Array(items) => Value::Array(items.iter().map(lossy_numbers).collect()),
-        Value::Object(object) => Value::Object(
-            object
-                .iter()
-                .map(|(k, v)| (k.clone(), lossy_numbers(v)))
-                .collect(),
-        ),
+        Value::Object(object) => Value::Object(object.iter().map(|(k, v)| (k.clone(), lossy_numbers(v))).collect()),
         other => other.clone(),
     }
 }
@@ -138,32 +132,23 @@ pub(crate) fn from_js(value: &JsValue, what: &str) -> Result<Option<Value>, WebE
     if value.is_undefined() {
         return Ok(None);
     }
-    let text = js_sys::JSON::stringify(value).map_err(|e| {
-        WebError::Type(format!("{what} cannot be sent as JSON: {}", message_of(&e)))
-    })?;
+    let text = js_sys::JSON::stringify(value)
+        .map_err(|e| WebError::Type(format!("{what} cannot be sent as JSON: {}", message_of(&e))))?;
     let Some(text) = JsValue::from(text).as_string() else {
         return Ok(None);
     };
-    serde_json::from_str(&text)
-        .map(Some)
-        .map_err(|e| WebError::Type(format!("{what} is not valid JSON: {e}")))
+    serde_json::from_str(&text).map(Some).map_err(|e| WebError::Type(format!("{what} is not valid JSON: {e}")))
 }
 
 /// A JS value that must be a JSON object, or absent (`undefined`/`null`).
-pub(crate) fn object_from_js(
-    value: &JsValue,
-    what: &str,
-) -> Result<Option<Map<String, Value>>, WebError> {
+pub(crate) fn object_from_js(value: &JsValue, what: &str) -> Result<Option<Map<String, Value>>, WebError> {
     if value.is_null() {
         return Ok(None);
     }
     match from_js(value, what)? {
         None => Ok(None),
         Some(Value::Object(object)) => Ok(Some(object)),
-        Some(other) => Err(WebError::Type(format!(
-            "{what} must be an object, not {}",
-            json_kind(&other)
-        ))),
+        Some(other) => Err(WebError::Type(format!("{what} must be an object, not {}", json_kind(&other)))),
     }
 }
 
@@ -187,9 +172,7 @@ pub(crate) fn message_of(value: &JsValue) -> String {
         return text;
     }
     if value.is_object()
-        && let Some(message) = Reflect::get(value, &JsValue::from_str("message"))
-            .ok()
-            .and_then(|m| m.as_string())
+        && let Some(message) = Reflect::get(value, &JsValue::from_str("message")).ok().and_then(|m| m.as_string())
     {
         return message;
     }
@@ -222,17 +205,11 @@ pub(crate) fn property(target: &JsValue, key: &str) -> Option<JsValue> {
     if !target.is_object() && !target.is_function() {
         return None;
     }
-    Reflect::get(target, &JsValue::from_str(key))
-        .ok()
-        .filter(|v| !v.is_undefined() && !v.is_null())
+    Reflect::get(target, &JsValue::from_str(key)).ok().filter(|v| !v.is_undefined() && !v.is_null())
 }
 
 /// An optional function property.
-pub(crate) fn function_property(
-    target: &JsValue,
-    key: &str,
-    owner: &str,
-) -> Result<Option<Function>, WebError> {
+pub(crate) fn function_property(target: &JsValue, key: &str, owner: &str) -> Result<Option<Function>, WebError> {
     match property(target, key) {
         None => Ok(None),
         Some(value) => value
@@ -243,32 +220,22 @@ pub(crate) fn function_property(
 }
 
 /// An optional boolean property.
-pub(crate) fn bool_property(
-    target: &JsValue,
-    key: &str,
-    owner: &str,
-) -> Result<Option<bool>, WebError> {
+pub(crate) fn bool_property(target: &JsValue, key: &str, owner: &str) -> Result<Option<bool>, WebError> {
     match property(target, key) {
         None => Ok(None),
-        Some(value) => value
-            .as_bool()
-            .map(Some)
-            .ok_or_else(|| WebError::Type(format!("{owner}.{key} must be a boolean"))),
+        Some(value) => {
+            value.as_bool().map(Some).ok_or_else(|| WebError::Type(format!("{owner}.{key} must be a boolean")))
+        }
     }
 }
 
 /// An optional string property.
-pub(crate) fn string_property(
-    target: &JsValue,
-    key: &str,
-    owner: &str,
-) -> Result<Option<String>, WebError> {
+pub(crate) fn string_property(target: &JsValue, key: &str, owner: &str) -> Result<Option<String>, WebError> {
     match property(target, key) {
         None => Ok(None),
-        Some(value) => value
-            .as_string()
-            .map(Some)
-            .ok_or_else(|| WebError::Type(format!("{owner}.{key} must be a string"))),
+        Some(value) => {
+            value.as_string().map(Some).ok_or_else(|| WebError::Type(format!("{owner}.{key} must be a string")))
+        }
     }
 }
 
@@ -281,12 +248,8 @@ pub(crate) fn millis_property(
     match property(target, key) {
         None => Ok(None),
         Some(value) => match value.as_f64() {
-            Some(ms) if ms.is_finite() && ms >= 0.0 => {
-                Ok(Some(std::time::Duration::from_secs_f64(ms / 1000.0)))
-            }
-            _ => Err(WebError::Type(format!(
-                "{owner}.{key} must be a non-negative number of milliseconds"
-            ))),
+            Some(ms) if ms.is_finite() && ms >= 0.0 => Ok(Some(std::time::Duration::from_secs_f64(ms / 1000.0))),
+            _ => Err(WebError::Type(format!("{owner}.{key} must be a non-negative number of milliseconds"))),
         },
     }
 }

@@ -68,38 +68,23 @@ fn internal(message: String) -> ErrorObject {
 
 /// Calls `function` with `args` and waits for its value, whether it returned
 /// one or a promise of one.
-async fn call(
-    function: &Function,
-    args: &[JsValue],
-    handler: &str,
-) -> Result<JsValue, ErrorObject> {
+async fn call(function: &Function, args: &[JsValue], handler: &str) -> Result<JsValue, ErrorObject> {
     let returned = match args {
         [] => function.call0(&JsValue::UNDEFINED),
         [a] => function.call1(&JsValue::UNDEFINED, a),
         [a, b, ..] => function.call2(&JsValue::UNDEFINED, a, b),
     }
     .map_err(|thrown| thrown_to_error_object(&thrown, handler))?;
-    JsFuture::from(Promise::resolve(&returned))
-        .await
-        .map_err(|thrown| thrown_to_error_object(&thrown, handler))
+    JsFuture::from(Promise::resolve(&returned)).await.map_err(|thrown| thrown_to_error_object(&thrown, handler))
 }
 
 /// The `extra` argument: `{signal, requestId, method, _meta?}`.
-fn extra(
-    context: &RequestContext,
-    controller: Option<&AbortController>,
-) -> Result<JsValue, ErrorObject> {
+fn extra(context: &RequestContext, controller: Option<&AbortController>) -> Result<JsValue, ErrorObject> {
     let convert = |value: &Value| to_js(value).map_err(|e| internal(format!("{e}")));
     let request_id = convert(&context.id.to_value())?;
     let method = JsValue::from_str(&context.method);
-    let signal: JsValue = controller
-        .map(|c| c.signal().into())
-        .unwrap_or(JsValue::UNDEFINED);
-    let mut entries: Vec<(&str, &JsValue)> = vec![
-        ("signal", &signal),
-        ("requestId", &request_id),
-        ("method", &method),
-    ];
+    let signal: JsValue = controller.map(|c| c.signal().into()).unwrap_or(JsValue::UNDEFINED);
+    let mut entries: Vec<(&str, &JsValue)> = vec![("signal", &signal), ("requestId", &request_id), ("method", &method)];
     let meta = match &context.progress_token {
         Some(token) => Some(convert(&serde_json::json!({ "progressToken": token }))?),
         None => None,
@@ -111,11 +96,7 @@ fn extra(
 }
 
 impl RequestHandler for JsHandler {
-    fn handle(
-        &self,
-        params: Option<Value>,
-        context: RequestContext,
-    ) -> BoxFuture<'static, HandlerResult> {
+    fn handle(&self, params: Option<Value>, context: RequestContext) -> BoxFuture<'static, HandlerResult> {
         let function = self.function.clone();
         let kind = self.kind;
         boxed(async move {
@@ -146,19 +127,12 @@ impl RequestHandler for JsHandler {
 }
 
 fn describe(value: &JsValue) -> String {
-    if value.is_undefined() {
-        "undefined".into()
-    } else {
-        message_of(value)
-    }
+    if value.is_undefined() { "undefined".into() } else { message_of(value) }
 }
 
 /// Fills an accepted form's defaults when asked to.
 fn finish(kind: HandlerKind, params: &Value, mut result: Map<String, Value>) -> Map<String, Value> {
-    let HandlerKind::Elicitation {
-        fill_defaults: true,
-    } = kind
-    else {
+    let HandlerKind::Elicitation { fill_defaults: true } = kind else {
         return result;
     };
     let is_form = params.get("mode").and_then(Value::as_str).unwrap_or("form") == "form";
@@ -166,9 +140,7 @@ fn finish(kind: HandlerKind, params: &Value, mut result: Map<String, Value>) -> 
     if !(is_form && accepted) {
         return result;
     }
-    let content = result
-        .entry("content")
-        .or_insert_with(|| Value::Object(Map::new()));
+    let content = result.entry("content").or_insert_with(|| Value::Object(Map::new()));
     if let Value::Object(content) = content {
         apply_elicitation_defaults(params.get("requestedSchema"), content);
     }
@@ -178,14 +150,10 @@ fn finish(kind: HandlerKind, params: &Value, mut result: Map<String, Value>) -> 
 /// Calls a `roots` function (no arguments) and reads its list.
 pub(crate) async fn call_roots(function: Function) -> Result<Vec<Root>, ErrorObject> {
     let answered = call(&function, &[], "roots").await?;
-    let value = from_js(&answered, "the roots handler's result")
-        .map_err(|e| internal(format!("{e}")))?
-        .unwrap_or(Value::Null);
-    serde_json::from_value(value).map_err(|e| {
-        internal(format!(
-            "the roots handler must return an array of {{uri, name?}}: {e}"
-        ))
-    })
+    let value =
+        from_js(&answered, "the roots handler's result").map_err(|e| internal(format!("{e}")))?.unwrap_or(Value::Null);
+    serde_json::from_value(value)
+        .map_err(|e| internal(format!("the roots handler must return an array of {{uri, name?}}: {e}")))
 }
 
 /// Calls a notification listener with `{method, params?}`. A listener that
@@ -199,17 +167,10 @@ pub(crate) fn notify_listener(function: &Function, notification: &Notification) 
     match to_js(&Value::Object(object)) {
         Ok(value) => {
             if let Err(thrown) = function.call1(&JsValue::UNDEFINED, &value) {
-                log::warn!(
-                    "a notification listener threw on {}: {}",
-                    notification.method,
-                    message_of(&thrown)
-                );
+                log::warn!("a notification listener threw on {}: {}", notification.method, message_of(&thrown));
             }
         }
-        Err(error) => log::warn!(
-            "could not pass {} to a listener: {error}",
-            notification.method
-        ),
+        Err(error) => log::warn!("could not pass {} to a listener: {error}", notification.method),
     }
 }
 

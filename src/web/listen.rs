@@ -3,9 +3,9 @@
 
 use std::cell::RefCell;
 
+use futures::StreamExt;
 use futures::channel::oneshot;
 use futures::future::{Either, select};
-use futures::StreamExt;
 use js_sys::{Function, Promise};
 use serde_json::Value;
 use wasm_bindgen::prelude::*;

@@ -61,12 +61,7 @@ fn params_with(value: &JsValue, what: &str, key: &str) -> Result<Value, WebError
 
 impl McpClient {
     /// Sends `method` with `params` under `options` and resolves to the raw result.
-    fn call(
-        &self,
-        method: &'static str,
-        params: Result<Option<Value>, WebError>,
-        options: &JsValue,
-    ) -> Promise {
+    fn call(&self, method: &'static str, params: Result<Option<Value>, WebError>, options: &JsValue) -> Promise {
         let message = params.map(|params| (method.to_owned(), params));
         send(self.client.clone(), message, CallOptions::parse(options))
     }
@@ -94,29 +89,14 @@ fn send(
     promise(async move {
         let (method, params) = message?;
         let options = options?;
-        let work = async {
-            client
-                .request(&method, params, options.engine())
-                .await
-                .map_err(WebError::from)
-        };
+        let work = async { client.request(&method, params, options.engine()).await.map_err(WebError::from) };
         let value = abortable(&method, options.signal.as_ref(), work).await?;
         to_js(&value)
     })
 }
 
-async fn list_all(
-    client: &Client,
-    method: &str,
-    key: &str,
-    options: &CallOptions,
-) -> Result<Vec<Value>, WebError> {
-    let invalid = |reason: String| {
-        WebError::Mcp(Error::InvalidResult {
-            method: method.to_owned(),
-            reason,
-        })
-    };
+async fn list_all(client: &Client, method: &str, key: &str, options: &CallOptions) -> Result<Vec<Value>, WebError> {
+    let invalid = |reason: String| WebError::Mcp(Error::InvalidResult { method: method.to_owned(), reason });
     let max_pages = client.options().max_pages;
     let mut items = Vec::new();
     let mut cursor: Option<String> = None;
@@ -156,12 +136,7 @@ impl McpClient {
     ) -> Promise {
         let connect = connect_options(&url, &options);
         promise(async move {
-            let Connect {
-                mut connect,
-                credentials,
-                client,
-                auth,
-            } = connect?;
+            let Connect { mut connect, credentials, client, auth } = connect?;
             let http = match credentials {
                 Some(credentials) => DefaultHttp::with_credentials(credentials),
                 None => DefaultHttp::new(),
@@ -215,11 +190,7 @@ impl McpClient {
     #[wasm_bindgen(js_name = getInstructions, unchecked_return_type = "string | undefined")]
     pub fn get_instructions(&self) -> JsValue {
         self.negotiated_field(|n| {
-            Ok(n.result
-                .instructions
-                .as_deref()
-                .map(JsValue::from_str)
-                .unwrap_or(JsValue::UNDEFINED))
+            Ok(n.result.instructions.as_deref().map(JsValue::from_str).unwrap_or(JsValue::UNDEFINED))
         })
     }
 
@@ -234,11 +205,9 @@ impl McpClient {
     #[wasm_bindgen(js_name = addNotificationListener)]
     pub fn add_notification_listener(
         &self,
-        #[wasm_bindgen(unchecked_param_type = "(notification: ServerNotification) => void")]
-        listener: Function,
+        #[wasm_bindgen(unchecked_param_type = "(notification: ServerNotification) => void")] listener: Function,
     ) {
-        self.client
-            .on_notification(move |notification| notify_listener(&listener, notification));
+        self.client.on_notification(move |notification| notify_listener(&listener, notification));
     }
 
     /// Subscribes to change notifications (list changes, resource updates)
@@ -250,18 +219,14 @@ impl McpClient {
     pub fn listen(
         &self,
         #[wasm_bindgen(unchecked_param_type = "SubscriptionFilter")] filter: JsValue,
-        #[wasm_bindgen(unchecked_param_type = "(notification: ServerNotification) => void")]
-        listener: Function,
+        #[wasm_bindgen(unchecked_param_type = "(notification: ServerNotification) => void")] listener: Function,
     ) -> Promise {
         listen::listen(self.client.clone(), &filter, listener)
     }
 
     /// `ping`: checks the server is alive.
     #[wasm_bindgen(unchecked_return_type = "Promise<EmptyResult>")]
-    pub fn ping(
-        &self,
-        #[wasm_bindgen(unchecked_optional_param_type = "RequestOptions")] options: JsValue,
-    ) -> Promise {
+    pub fn ping(&self, #[wasm_bindgen(unchecked_optional_param_type = "RequestOptions")] options: JsValue) -> Promise {
         self.call(methods::PING, Ok(None), &options)
     }
 
@@ -272,11 +237,7 @@ impl McpClient {
         #[wasm_bindgen(unchecked_optional_param_type = "PaginatedRequestParams")] params: JsValue,
         #[wasm_bindgen(unchecked_optional_param_type = "RequestOptions")] options: JsValue,
     ) -> Promise {
-        self.call(
-            methods::TOOLS_LIST,
-            self::params(&params, "params"),
-            &options,
-        )
+        self.call(methods::TOOLS_LIST, self::params(&params, "params"), &options)
     }
 
     /// Every tool, following `nextCursor` through all pages.
@@ -296,11 +257,7 @@ impl McpClient {
         #[wasm_bindgen(unchecked_param_type = "CallToolRequestParams")] params: JsValue,
         #[wasm_bindgen(unchecked_optional_param_type = "RequestOptions")] options: JsValue,
     ) -> Promise {
-        self.call(
-            methods::TOOLS_CALL,
-            params_with(&params, "params", "name").map(Some),
-            &options,
-        )
+        self.call(methods::TOOLS_CALL, params_with(&params, "params", "name").map(Some), &options)
     }
 
     /// One page of `resources/list`.
@@ -310,11 +267,7 @@ impl McpClient {
         #[wasm_bindgen(unchecked_optional_param_type = "PaginatedRequestParams")] params: JsValue,
         #[wasm_bindgen(unchecked_optional_param_type = "RequestOptions")] options: JsValue,
     ) -> Promise {
-        self.call(
-            methods::RESOURCES_LIST,
-            self::params(&params, "params"),
-            &options,
-        )
+        self.call(methods::RESOURCES_LIST, self::params(&params, "params"), &options)
     }
 
     /// One page of `resources/templates/list`.
@@ -324,11 +277,7 @@ impl McpClient {
         #[wasm_bindgen(unchecked_optional_param_type = "PaginatedRequestParams")] params: JsValue,
         #[wasm_bindgen(unchecked_optional_param_type = "RequestOptions")] options: JsValue,
     ) -> Promise {
-        self.call(
-            methods::RESOURCES_TEMPLATES_LIST,
-            self::params(&params, "params"),
-            &options,
-        )
+        self.call(methods::RESOURCES_TEMPLATES_LIST, self::params(&params, "params"), &options)
     }
 
     /// `resources/read`.
@@ -338,11 +287,7 @@ impl McpClient {
         #[wasm_bindgen(unchecked_param_type = "ReadResourceRequestParams")] params: JsValue,
         #[wasm_bindgen(unchecked_optional_param_type = "RequestOptions")] options: JsValue,
     ) -> Promise {
-        self.call(
-            methods::RESOURCES_READ,
-            params_with(&params, "params", "uri").map(Some),
-            &options,
-        )
+        self.call(methods::RESOURCES_READ, params_with(&params, "params", "uri").map(Some), &options)
     }
 
     /// `resources/subscribe`: updates arrive as
@@ -353,11 +298,7 @@ impl McpClient {
         #[wasm_bindgen(unchecked_param_type = "SubscribeRequestParams")] params: JsValue,
         #[wasm_bindgen(unchecked_optional_param_type = "RequestOptions")] options: JsValue,
     ) -> Promise {
-        self.call(
-            methods::RESOURCES_SUBSCRIBE,
-            params_with(&params, "params", "uri").map(Some),
-            &options,
-        )
+        self.call(methods::RESOURCES_SUBSCRIBE, params_with(&params, "params", "uri").map(Some), &options)
     }
 
     /// `resources/unsubscribe`.
@@ -367,11 +308,7 @@ impl McpClient {
         #[wasm_bindgen(unchecked_param_type = "UnsubscribeRequestParams")] params: JsValue,
         #[wasm_bindgen(unchecked_optional_param_type = "RequestOptions")] options: JsValue,
     ) -> Promise {
-        self.call(
-            methods::RESOURCES_UNSUBSCRIBE,
-            params_with(&params, "params", "uri").map(Some),
-            &options,
-        )
+        self.call(methods::RESOURCES_UNSUBSCRIBE, params_with(&params, "params", "uri").map(Some), &options)
     }
 
     /// One page of `prompts/list`.
@@ -381,11 +318,7 @@ impl McpClient {
         #[wasm_bindgen(unchecked_optional_param_type = "PaginatedRequestParams")] params: JsValue,
         #[wasm_bindgen(unchecked_optional_param_type = "RequestOptions")] options: JsValue,
     ) -> Promise {
-        self.call(
-            methods::PROMPTS_LIST,
-            self::params(&params, "params"),
-            &options,
-        )
+        self.call(methods::PROMPTS_LIST, self::params(&params, "params"), &options)
     }
 
     /// `prompts/get`.
@@ -395,11 +328,7 @@ impl McpClient {
         #[wasm_bindgen(unchecked_param_type = "GetPromptRequestParams")] params: JsValue,
         #[wasm_bindgen(unchecked_optional_param_type = "RequestOptions")] options: JsValue,
     ) -> Promise {
-        self.call(
-            methods::PROMPTS_GET,
-            params_with(&params, "params", "name").map(Some),
-            &options,
-        )
+        self.call(methods::PROMPTS_GET, params_with(&params, "params", "name").map(Some), &options)
     }
 
     /// `completion/complete`. `context` is dropped for servers older than
@@ -410,18 +339,13 @@ impl McpClient {
         #[wasm_bindgen(unchecked_param_type = "CompleteRequestParams")] params: JsValue,
         #[wasm_bindgen(unchecked_optional_param_type = "RequestOptions")] options: JsValue,
     ) -> Promise {
-        let older = self
-            .client
-            .negotiated()
-            .is_some_and(|n| n.version < ProtocolVersion::V2025_06_18);
+        let older = self.client.negotiated().is_some_and(|n| n.version < ProtocolVersion::V2025_06_18);
         let params = object_from_js(&params, "params").and_then(|object| {
             let mut object = object.unwrap_or_default();
             if !matches!(object.get("ref"), Some(Value::Object(_)))
                 || !matches!(object.get("argument"), Some(Value::Object(_)))
             {
-                return Err(WebError::Type(
-                    "params must be {ref, argument: {name, value}, context?}".into(),
-                ));
+                return Err(WebError::Type("params must be {ref, argument: {name, value}, context?}".into()));
             }
             if older {
                 object.remove("context");
@@ -441,9 +365,7 @@ impl McpClient {
     ) -> Promise {
         let params = match level.as_string() {
             Some(level) => Ok(Some(serde_json::json!({ "level": level }))),
-            None => Err(WebError::Type(
-                "level must be a string such as \"info\"".into(),
-            )),
+            None => Err(WebError::Type("level must be a string such as \"info\"".into())),
         };
         self.call(methods::LOGGING_SET_LEVEL, params, &options)
     }
@@ -453,8 +375,7 @@ impl McpClient {
     #[wasm_bindgen(unchecked_return_type = "Promise<JsonObject>")]
     pub fn request(
         &self,
-        #[wasm_bindgen(unchecked_param_type = "{ method: string; params?: JsonObject }")]
-        request: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "{ method: string; params?: JsonObject }")] request: JsValue,
         #[wasm_bindgen(unchecked_optional_param_type = "RequestOptions")] options: JsValue,
     ) -> Promise {
         let message = object_from_js(&request, "request").and_then(split_message);
@@ -465,8 +386,7 @@ impl McpClient {
     #[wasm_bindgen(unchecked_return_type = "Promise<void>")]
     pub fn notification(
         &self,
-        #[wasm_bindgen(unchecked_param_type = "{ method: string; params?: JsonObject }")]
-        notification: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "{ method: string; params?: JsonObject }")] notification: JsValue,
     ) -> Promise {
         let client = self.client.clone();
         let parsed = object_from_js(&notification, "notification").and_then(split_message);
@@ -505,10 +425,7 @@ impl McpClient {
         &self.client
     }
 
-    fn negotiated_field(
-        &self,
-        field: impl FnOnce(&crate::client::Negotiated) -> Result<JsValue, WebError>,
-    ) -> JsValue {
+    fn negotiated_field(&self, field: impl FnOnce(&crate::client::Negotiated) -> Result<JsValue, WebError>) -> JsValue {
         match self.client.negotiated() {
             // A value that cannot cross reads as absent: getters do not throw.
             Some(negotiated) => field(&negotiated).unwrap_or(JsValue::UNDEFINED),

@@ -11,11 +11,10 @@ use wasm_bindgen::closure::Closure;
 use wasm_bindgen::{JsCast, JsValue};
 use web_sys::AbortSignal;
 
-use super::convert::{
-    WebError, bool_property, from_js, function_property, millis_property, object_with, property,
-    string_property,
-};
 use super::auth::{WebAuth, auth_options};
+use super::convert::{
+    WebError, bool_property, from_js, function_property, millis_property, object_with, property, string_property,
+};
 use super::handlers::{HandlerKind, JsHandler, call_listener, call_roots, notify_listener};
 use crate::client::{ClientOptions, ConnectOptions, EraChoice, RequestOptions, SessionEvent};
 use crate::protocol::types::{Implementation, Progress};
@@ -76,11 +75,8 @@ pub(crate) fn connect_options(url: &str, options: &JsValue) -> Result<Connect, W
     let mut client = ClientOptions::default();
     if let Some(info) = property(options, "clientInfo") {
         let info = from_js(&info, "options.clientInfo")?.unwrap_or(Value::Null);
-        client.client_info = serde_json::from_value::<Implementation>(info).map_err(|e| {
-            WebError::Type(format!(
-                "options.clientInfo must be {{name, version, title?}}: {e}"
-            ))
-        })?;
+        client.client_info = serde_json::from_value::<Implementation>(info)
+            .map_err(|e| WebError::Type(format!("options.clientInfo must be {{name, version, title?}}: {e}")))?;
     }
     if let Some(timeout) = millis_property(options, "timeout", OWNER)? {
         client.request_timeout = timeout;
@@ -88,10 +84,7 @@ pub(crate) fn connect_options(url: &str, options: &JsValue) -> Result<Connect, W
     if let Some(version) = string_property(options, "protocolVersion", OWNER)? {
         client.protocol_version = version.parse::<ProtocolVersion>().map_err(|_| {
             let known: Vec<&str> = ProtocolVersion::ALL.iter().map(|v| v.as_str()).collect();
-            WebError::Type(format!(
-                "options.protocolVersion {version:?} is not one of {}",
-                known.join(", ")
-            ))
+            WebError::Type(format!("options.protocolVersion {version:?} is not one of {}", known.join(", ")))
         })?;
     }
     if let Some(era) = string_property(options, "era", OWNER)? {
@@ -100,9 +93,7 @@ pub(crate) fn connect_options(url: &str, options: &JsValue) -> Result<Connect, W
             "handshake" => EraChoice::Handshake,
             "stateless" => EraChoice::Stateless,
             other => {
-                return Err(WebError::Type(format!(
-                    "options.era {other:?} is not one of auto, handshake, stateless"
-                )));
+                return Err(WebError::Type(format!("options.era {other:?} is not one of auto, handshake, stateless")));
             }
         };
     }
@@ -116,12 +107,7 @@ pub(crate) fn connect_options(url: &str, options: &JsValue) -> Result<Connect, W
         client.result_cache = cache;
     }
     client = handlers(options, client)?;
-    Ok(Connect {
-        connect,
-        credentials,
-        client,
-        auth,
-    })
+    Ok(Connect { connect, credentials, client, auth })
 }
 
 /// `headers`: a plain object, a `Headers`, or an array of pairs.
@@ -153,9 +139,7 @@ fn headers(options: &JsValue) -> Result<Vec<(String, String)>, WebError> {
         .into_iter()
         .map(|(name, value)| match value {
             Value::String(value) => Ok((name, value)),
-            _ => Err(WebError::Type(format!(
-                "options.headers[{name:?}] must be a string"
-            ))),
+            _ => Err(WebError::Type(format!("options.headers[{name:?}] must be a string"))),
         })
         .collect()
 }
@@ -164,14 +148,10 @@ fn headers(options: &JsValue) -> Result<Vec<(String, String)>, WebError> {
 fn handlers(options: &JsValue, mut client: ClientOptions) -> Result<ClientOptions, WebError> {
     const OWNER: &str = "options";
     if let Some(sampling) = function_property(options, "sampling", OWNER)? {
-        client = client.on_request(
-            methods::SAMPLING_CREATE_MESSAGE,
-            JsHandler::new(sampling, HandlerKind::Sampling),
-        );
+        client = client.on_request(methods::SAMPLING_CREATE_MESSAGE, JsHandler::new(sampling, HandlerKind::Sampling));
     }
     if let Some(elicitation) = function_property(options, "elicitation", OWNER)? {
-        let fill_defaults =
-            bool_property(options, "elicitationFillDefaults", OWNER)?.unwrap_or(true);
+        let fill_defaults = bool_property(options, "elicitationFillDefaults", OWNER)?.unwrap_or(true);
         let handler = JsHandler::new(elicitation, HandlerKind::Elicitation { fill_defaults });
         client = client.on_request(methods::ELICITATION_CREATE, handler);
     }
@@ -179,8 +159,7 @@ fn handlers(options: &JsValue, mut client: ClientOptions) -> Result<ClientOption
         client = client.on_roots(move |_context| call_roots(roots.clone()));
     }
     if let Some(listener) = function_property(options, "onnotification", OWNER)? {
-        client =
-            client.on_notification(move |notification| notify_listener(&listener, notification));
+        client = client.on_notification(move |notification| notify_listener(&listener, notification));
     }
     if let Some(listener) = function_property(options, "onsessionrestarted", OWNER)? {
         client = client.on_event(move |event| match event {
@@ -212,8 +191,7 @@ impl CallOptions {
         };
         Ok(CallOptions {
             timeout: millis_property(options, "timeout", OWNER)?,
-            reset_timeout_on_progress: bool_property(options, "resetTimeoutOnProgress", OWNER)?
-                .unwrap_or(false),
+            reset_timeout_on_progress: bool_property(options, "resetTimeoutOnProgress", OWNER)?.unwrap_or(false),
             max_total_timeout: millis_property(options, "maxTotalTimeout", OWNER)?,
             onprogress: function_property(options, "onprogress", OWNER)?,
             signal,
@@ -229,8 +207,7 @@ impl CallOptions {
             ..RequestOptions::default()
         };
         if let Some(callback) = self.onprogress.clone() {
-            options = options
-                .with_progress(move |progress: &Progress| report_progress(&callback, progress));
+            options = options.with_progress(move |progress: &Progress| report_progress(&callback, progress));
         }
         options
     }
@@ -246,9 +223,7 @@ fn abort_signal(value: JsValue) -> Result<AbortSignal, WebError> {
     if looks_like_one {
         Ok(value.unchecked_into())
     } else {
-        Err(WebError::Type(
-            "options.signal must be an AbortSignal".into(),
-        ))
+        Err(WebError::Type("options.signal must be an AbortSignal".into()))
     }
 }
 
@@ -263,10 +238,7 @@ fn report_progress(callback: &Function, progress: &Progress) {
     }
     let entries: Vec<(&str, &JsValue)> = entries.iter().map(|(k, v)| (*k, v)).collect();
     if let Err(thrown) = callback.call1(&JsValue::UNDEFINED, &object_with(&entries)) {
-        log::warn!(
-            "an onprogress callback threw: {}",
-            super::convert::message_of(&thrown)
-        );
+        log::warn!("an onprogress callback threw: {}", super::convert::message_of(&thrown));
     }
 }
 
@@ -281,10 +253,7 @@ pub(crate) async fn abortable<T>(
     let Some(signal) = signal else {
         return work.await;
     };
-    let aborted = || WebError::Aborted {
-        method: method.to_owned(),
-        reason: signal.reason(),
-    };
+    let aborted = || WebError::Aborted { method: method.to_owned(), reason: signal.reason() };
     if signal.aborted() {
         return Err(aborted());
     }
@@ -293,12 +262,7 @@ pub(crate) async fn abortable<T>(
     let listener: &Function = on_abort.as_ref().unchecked_ref();
     signal
         .add_event_listener_with_callback("abort", listener)
-        .map_err(|e| {
-            WebError::Type(format!(
-                "options.signal: {}",
-                super::convert::message_of(&e)
-            ))
-        })?;
+        .map_err(|e| WebError::Type(format!("options.signal: {}", super::convert::message_of(&e))))?;
     let outcome = Abortable::new(work, registration).await;
     // The work (and so the request) is dropped by now; stop listening.
     let _ = signal.remove_event_listener_with_callback("abort", listener);

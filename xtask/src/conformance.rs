@@ -51,15 +51,8 @@ fn suite(version: &str) -> PathBuf {
 
 fn adapter_command(adapter: &str) -> String {
     match adapter {
-        "native" => root()
-            .join("target/release/examples/conformance")
-            .display()
-            .to_string(),
-        _ => format!(
-            "{} {}",
-            node22().display(),
-            conformance_dir().join("wasm-client.mjs").display()
-        ),
+        "native" => root().join("target/release/examples/conformance").display().to_string(),
+        _ => format!("{} {}", node22().display(), conformance_dir().join("wasm-client.mjs").display()),
     }
 }
 
@@ -80,16 +73,11 @@ fn client_scenarios(version: &str) -> Res<Vec<(String, String)>> {
         }
         if let (true, Some(entry)) = (in_client_section, line.trim().strip_prefix("- ")) {
             let (name, tags) = entry.split_once(' ').unwrap_or((entry, ""));
-            scenarios.push((
-                name.to_owned(),
-                tags.trim_matches(|c| c == '[' || c == ']').to_owned(),
-            ));
+            scenarios.push((name.to_owned(), tags.trim_matches(|c| c == '[' || c == ']').to_owned()));
         }
     }
     if scenarios.is_empty() {
-        return Err(format!(
-            "the conformance suite {version} listed no client scenarios"
-        ));
+        return Err(format!("the conformance suite {version} listed no client scenarios"));
     }
     Ok(scenarios)
 }
@@ -99,9 +87,7 @@ fn client_scenarios(version: &str) -> Res<Vec<(String, String)>> {
 /// scenario tagged only EXTRA_LEG already runs as it by default).
 fn legs(tags: &str) -> Vec<Option<&'static str>> {
     let tags: Vec<&str> = tags.split(',').map(str::trim).collect();
-    let dated_other = tags
-        .iter()
-        .any(|t| *t != EXTRA_LEG && t.len() == 10 && t.starts_with("20"));
+    let dated_other = tags.iter().any(|t| *t != EXTRA_LEG && t.len() == 10 && t.starts_with("20"));
     let mut legs = vec![None];
     if tags.contains(&EXTRA_LEG) && dated_other {
         legs.push(Some(EXTRA_LEG));
@@ -120,38 +106,22 @@ fn row_name(scenario: &str, leg: Option<&str>) -> String {
 /// `version scenario adapter` -> reason, from expected-failures.txt.
 fn expected_failures() -> Res<BTreeMap<(String, String, String), String>> {
     let path = conformance_dir().join("expected-failures.txt");
-    let text = std::fs::read_to_string(&path)
-        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let text = std::fs::read_to_string(&path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
     let mut entries = BTreeMap::new();
     for (number, line) in text.lines().enumerate() {
         let line = line.trim();
         if line.is_empty() || line.starts_with('#') {
             continue;
         }
-        let (key, reason) = line.split_once(':').ok_or_else(|| {
-            format!(
-                "{}:{}: expected `version scenario adapter: reason`",
-                path.display(),
-                number + 1
-            )
-        })?;
+        let (key, reason) = line
+            .split_once(':')
+            .ok_or_else(|| format!("{}:{}: expected `version scenario adapter: reason`", path.display(), number + 1))?;
         let fields: Vec<&str> = key.split_whitespace().collect();
         let [version, scenario, adapter] = fields[..] else {
-            return Err(format!(
-                "{}:{}: expected `version scenario adapter: reason`",
-                path.display(),
-                number + 1
-            ));
+            return Err(format!("{}:{}: expected `version scenario adapter: reason`", path.display(), number + 1));
         };
-        for adapter in if adapter == "*" {
-            ADAPTERS.to_vec()
-        } else {
-            vec![adapter]
-        } {
-            entries.insert(
-                (version.to_owned(), scenario.to_owned(), adapter.to_owned()),
-                reason.trim().to_owned(),
-            );
+        for adapter in if adapter == "*" { ADAPTERS.to_vec() } else { vec![adapter] } {
+            entries.insert((version.to_owned(), scenario.to_owned(), adapter.to_owned()), reason.trim().to_owned());
         }
     }
     Ok(entries)
@@ -162,46 +132,29 @@ fn expected_failures() -> Res<BTreeMap<(String, String, String), String>> {
 /// under target/conformance/VERSION/ADAPTER/ROW.log for reading after a
 /// failure.
 fn run_scenario(version: &str, scenario: &str, leg: Option<&str>, adapter: &str) -> Res<bool> {
-    let log_dir = root()
-        .join("target/conformance")
-        .join(version)
-        .join(adapter);
-    std::fs::create_dir_all(&log_dir)
-        .map_err(|e| format!("cannot create {}: {e}", log_dir.display()))?;
+    let log_dir = root().join("target/conformance").join(version).join(adapter);
+    std::fs::create_dir_all(&log_dir).map_err(|e| format!("cannot create {}: {e}", log_dir.display()))?;
     let log_path = log_dir.join(format!("{}.log", row_name(scenario, leg).replace('/', "_")));
-    let log = std::fs::File::create(&log_path)
-        .map_err(|e| format!("cannot create {}: {e}", log_path.display()))?;
+    let log = std::fs::File::create(&log_path).map_err(|e| format!("cannot create {}: {e}", log_path.display()))?;
     let log_err = log.try_clone().map_err(|e| e.to_string())?;
     let mut child = Command::new(node22())
         .arg(suite(version))
-        .args([
-            "client",
-            "--command",
-            &adapter_command(adapter),
-            "--scenario",
-            scenario,
-        ])
+        .args(["client", "--command", &adapter_command(adapter), "--scenario", scenario])
         .args(["--timeout", &SCENARIO_TIMEOUT_MS.to_string()])
-        .args(
-            leg.map(|spec| ["--spec-version", spec])
-                .into_iter()
-                .flatten(),
-        )
+        .args(leg.map(|spec| ["--spec-version", spec]).into_iter().flatten())
         .current_dir(conformance_dir())
         .stdin(Stdio::null())
         .stdout(log)
         .stderr(log_err)
         .spawn()
         .map_err(|e| format!("cannot start the conformance suite: {e}"))?;
-    let deadline =
-        Instant::now() + Duration::from_millis(SCENARIO_TIMEOUT_MS) + Duration::from_secs(60);
+    let deadline = Instant::now() + Duration::from_millis(SCENARIO_TIMEOUT_MS) + Duration::from_secs(60);
     loop {
         match child.try_wait() {
             Ok(Some(status)) => {
                 // With --spec-version the harness exits 0 after printing
                 // "SKIPPED: scenario ... is not applicable": not a pass.
-                let skipped = std::fs::read_to_string(&log_path)
-                    .is_ok_and(|log| log.contains("SKIPPED: scenario"));
+                let skipped = std::fs::read_to_string(&log_path).is_ok_and(|log| log.contains("SKIPPED: scenario"));
                 return Ok(status.success() && !skipped);
             }
             Ok(None) if Instant::now() > deadline => {
@@ -228,35 +181,17 @@ fn build_adapters(adapters: &[&str]) -> Res {
 
 pub fn conformance() -> Res {
     let args: Vec<String> = std::env::args().skip(2).collect();
-    let option = |name: &str| {
-        args.iter()
-            .position(|a| a == name)
-            .and_then(|i| args.get(i + 1))
-            .cloned()
-    };
+    let option = |name: &str| args.iter().position(|a| a == name).and_then(|i| args.get(i + 1)).cloned();
     let versions: Vec<&str> = match option("--version") {
-        Some(v) => VERSIONS
-            .iter()
-            .copied()
-            .filter(|known| *known == v)
-            .collect(),
+        Some(v) => VERSIONS.iter().copied().filter(|known| *known == v).collect(),
         None => VERSIONS.to_vec(),
     };
     let adapters: Vec<&str> = match option("--adapter") {
-        Some(a) => ADAPTERS
-            .iter()
-            .copied()
-            .filter(|known| *known == a)
-            .collect(),
+        Some(a) => ADAPTERS.iter().copied().filter(|known| *known == a).collect(),
         None => ADAPTERS.to_vec(),
     };
     let leg_filter = option("--leg");
-    if versions.is_empty()
-        || adapters.is_empty()
-        || leg_filter
-            .as_ref()
-            .is_some_and(|l| !LEGS.contains(&l.as_str()))
-    {
+    if versions.is_empty() || adapters.is_empty() || leg_filter.as_ref().is_some_and(|l| !LEGS.contains(&l.as_str())) {
         return Err(format!(
             "--version takes one of {VERSIONS:?}, --adapter one of {ADAPTERS:?}, \
              --leg one of {LEGS:?}"
@@ -265,12 +200,8 @@ pub fn conformance() -> Res {
     let scenario_filter = option("--scenario");
     let selected = |scenario: &str, leg: Option<&str>| {
         let row = row_name(scenario, leg);
-        scenario_filter
-            .as_ref()
-            .is_none_or(|only| *only == scenario || *only == row)
-            && leg_filter
-                .as_ref()
-                .is_none_or(|only| *only == leg.unwrap_or("default"))
+        scenario_filter.as_ref().is_none_or(|only| *only == scenario || *only == row)
+            && leg_filter.as_ref().is_none_or(|only| *only == leg.unwrap_or("default"))
     };
     // What to run, settled before the (slow) adapter builds.
     let mut plan = Vec::new();
@@ -310,10 +241,7 @@ pub fn conformance() -> Res {
                     "FAIL".to_owned()
                 }
             };
-            println!(
-                "{version:<15} {row:<56} {adapter:<6} {cell} ({:.1}s)",
-                started.elapsed().as_secs_f32()
-            );
+            println!("{version:<15} {row:<56} {adapter:<6} {cell} ({:.1}s)", started.elapsed().as_secs_f32());
             cells.push(cell);
         }
         rows.push((version.to_string(), row, tags, cells));
@@ -322,26 +250,12 @@ pub fn conformance() -> Res {
     println!("\n| suite | scenario | tags | {} |", adapters.join(" | "));
     println!("|---|---|---|{}", "---|".repeat(adapters.len()));
     for (version, scenario, tags, cells) in &rows {
-        println!(
-            "| {version} | {scenario} | {tags} | {} |",
-            cells.join(" | ")
-        );
+        println!("| {version} | {scenario} | {tags} | {} |", cells.join(" | "));
     }
-    let passed = rows
-        .iter()
-        .flat_map(|r| &r.3)
-        .filter(|c| c.starts_with("pass"))
-        .count();
-    let expected_failures = rows
-        .iter()
-        .flat_map(|r| &r.3)
-        .filter(|c| c.as_str() == "fail (expected)")
-        .count();
+    let passed = rows.iter().flat_map(|r| &r.3).filter(|c| c.starts_with("pass")).count();
+    let expected_failures = rows.iter().flat_map(|r| &r.3).filter(|c| c.as_str() == "fail (expected)").count();
     // "failed" counts what fails the run; listed failures are reported apart.
-    println!(
-        "\nconformance: {passed} passed, {} failed",
-        unexpected.len()
-    );
+    println!("\nconformance: {passed} passed, {} failed", unexpected.len());
     println!(
         "conformance: {expected_failures} expected failure(s), each listed with its reason in \
          tests/conformance/expected-failures.txt"
@@ -355,9 +269,6 @@ pub fn conformance() -> Res {
         for entry in &unexpected {
             println!("unexpected failure (log under target/conformance/): {entry}");
         }
-        Err(format!(
-            "{} conformance run(s) failed that are not expected to",
-            unexpected.len()
-        ))
+        Err(format!("{} conformance run(s) failed that are not expected to", unexpected.len()))
     }
 }

@@ -4,8 +4,7 @@
 use crate::setup::{self, Step};
 use crate::util::{Res, cargo, cmd, root, run, run_echo, shell_quote};
 
-const SERVER_JS: &str =
-    "tests/peers/node_modules/@modelcontextprotocol/server-everything/dist/index.js";
+const SERVER_JS: &str = "tests/peers/node_modules/@modelcontextprotocol/server-everything/dist/index.js";
 
 pub fn demo() -> Res {
     setup::setup(&[Step::WasmTarget, Step::Npm])?;
@@ -14,10 +13,7 @@ pub fn demo() -> Res {
 
     let script = root().join(SERVER_JS);
     if !script.exists() {
-        return Err(format!(
-            "{} is missing (npm ci in tests/peers failed?)",
-            script.display()
-        ));
+        return Err(format!("{} is missing (npm ci in tests/peers failed?)", script.display()));
     }
     // SERVER is one command line, split by the CLI with shell rules.
     let server = format!("node {} stdio", shell_quote(&script.to_string_lossy()));
@@ -27,11 +23,7 @@ pub fn demo() -> Res {
         &["info"],
         &["tools"],
         &["call", "echo", r#"{"message":"hi"}"#],
-        &[
-            "call",
-            "trigger-long-running-operation",
-            r#"{"duration":3,"steps":6}"#,
-        ],
+        &["call", "trigger-long-running-operation", r#"{"duration":3,"steps":6}"#],
     ];
     let mut failures = Vec::new();
     for args in runs {
@@ -48,13 +40,5 @@ pub fn demo() -> Res {
             failures.push(e);
         }
     }
-    if failures.is_empty() {
-        Ok(())
-    } else {
-        Err(format!(
-            "{} of {} demo commands failed",
-            failures.len(),
-            runs.len()
-        ))
-    }
+    if failures.is_empty() { Ok(()) } else { Err(format!("{} of {} demo commands failed", failures.len(), runs.len())) }
 }

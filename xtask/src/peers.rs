@@ -18,20 +18,13 @@ impl Peer {
     /// server-everything in Streamable HTTP mode (it sends CORS headers, so
     /// the browser tests' cross-origin page can reach it).
     pub fn everything_http() -> Res<Peer> {
-        let script = root()
-            .join("tests/peers/node_modules/@modelcontextprotocol/server-everything/dist/index.js");
+        let script = root().join("tests/peers/node_modules/@modelcontextprotocol/server-everything/dist/index.js");
         if !script.is_file() {
-            return Err(format!(
-                "{} is missing: setup did not install the test peers",
-                script.display()
-            ));
+            return Err(format!("{} is missing: setup did not install the test peers", script.display()));
         }
         let port = free_port()?;
         let mut command = Command::new("node");
-        command
-            .arg(&script)
-            .arg("streamableHttp")
-            .env("PORT", port.to_string());
+        command.arg(&script).arg("streamableHttp").env("PORT", port.to_string());
         Peer::start(command, port, "/mcp")
     }
 
@@ -58,20 +51,13 @@ impl Peer {
     /// server-everything in legacy HTTP+SSE mode (2024-11-05): the stream is
     /// GET /sse, messages go to the endpoint it names. It sends CORS headers.
     pub fn everything_sse() -> Res<Peer> {
-        let script = root()
-            .join("tests/peers/node_modules/@modelcontextprotocol/server-everything/dist/index.js");
+        let script = root().join("tests/peers/node_modules/@modelcontextprotocol/server-everything/dist/index.js");
         if !script.is_file() {
-            return Err(format!(
-                "{} is missing: setup did not install the test peers",
-                script.display()
-            ));
+            return Err(format!("{} is missing: setup did not install the test peers", script.display()));
         }
         let port = free_port()?;
         let mut command = Command::new("node");
-        command
-            .arg(&script)
-            .arg("sse")
-            .env("PORT", port.to_string());
+        command.arg(&script).arg("sse").env("PORT", port.to_string());
         Peer::start(command, port, "/sse")
     }
 
@@ -91,16 +77,11 @@ impl Peer {
     fn python_http_with(strict_cors: bool) -> Res<Peer> {
         let python = root().join(crate::setup::PYTHON_VENV).join("bin").join("python");
         if !python.is_file() {
-            return Err(format!(
-                "{} is missing: setup did not make the test peers' venv",
-                python.display()
-            ));
+            return Err(format!("{} is missing: setup did not make the test peers' venv", python.display()));
         }
         let port = free_port()?;
         let mut command = Command::new(python);
-        command
-            .arg(root().join("tests/peers/era_python_http_server.py"))
-            .env("PORT", port.to_string());
+        command.arg(root().join("tests/peers/era_python_http_server.py")).env("PORT", port.to_string());
         if strict_cors {
             command.env("MCP_PEER_STRICT_CORS", "1");
         }
@@ -114,10 +95,7 @@ impl Peer {
     pub fn rmcp_http() -> Res<Peer> {
         let binary = root().join(crate::setup::RMCP_PEER_BIN);
         if !binary.is_file() {
-            return Err(format!(
-                "{} is missing: setup did not build the rmcp test peer",
-                binary.display()
-            ));
+            return Err(format!("{} is missing: setup did not build the rmcp test peer", binary.display()));
         }
         let port = free_port()?;
         let mut command = Command::new(binary);
@@ -132,21 +110,14 @@ impl Peer {
             .stderr(Stdio::null())
             .spawn()
             .map_err(|e| format!("cannot start a test server: {e}"))?;
-        let mut peer = Peer {
-            child,
-            url: format!("http://127.0.0.1:{port}{path}"),
-        };
+        let mut peer = Peer { child, url: format!("http://127.0.0.1:{port}{path}") };
         let started = Instant::now();
         while TcpStream::connect(("127.0.0.1", port)).is_err() {
             if let Ok(Some(status)) = peer.child.try_wait() {
-                return Err(format!(
-                    "the test server exited before listening ({status})"
-                ));
+                return Err(format!("the test server exited before listening ({status})"));
             }
             if started.elapsed() > Duration::from_secs(30) {
-                return Err(format!(
-                    "the test server did not listen on port {port} within 30 s"
-                ));
+                return Err(format!("the test server did not listen on port {port} within 30 s"));
             }
             thread::sleep(Duration::from_millis(50));
         }

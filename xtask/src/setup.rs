@@ -43,15 +43,8 @@ pub enum Step {
     RmcpPeer,
 }
 
-pub const ALL: &[Step] = &[
-    Step::WasmTarget,
-    Step::WasmBindgen,
-    Step::Browser,
-    Step::Npm,
-    Step::Python,
-    Step::Twiggy,
-    Step::RmcpPeer,
-];
+pub const ALL: &[Step] =
+    &[Step::WasmTarget, Step::WasmBindgen, Step::Browser, Step::Npm, Step::Python, Step::Twiggy, Step::RmcpPeer];
 
 /// State shared by the steps of one run.
 #[derive(Default)]
@@ -92,10 +85,8 @@ fn line(what: &str, status: &str) {
 
 fn wasm_target() -> Res {
     let what = format!("rust target {WASM_TARGET}");
-    let installed =
-        capture(cmd("rustup").args(["target", "list", "--installed"])).map_err(|e| {
-            format!("{e} (rustup is needed to add the {WASM_TARGET} target; see https://rustup.rs)")
-        })?;
+    let installed = capture(cmd("rustup").args(["target", "list", "--installed"]))
+        .map_err(|e| format!("{e} (rustup is needed to add the {WASM_TARGET} target; see https://rustup.rs)"))?;
     if installed.lines().any(|l| l.trim() == WASM_TARGET) {
         line(&what, "ok");
         return Ok(());
@@ -107,8 +98,7 @@ fn wasm_target() -> Res {
 /// The version of the `wasm-bindgen` package in Cargo.lock.
 pub fn locked_wasm_bindgen() -> Res<String> {
     let path = root().join("Cargo.lock");
-    let lock =
-        fs::read_to_string(&path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let lock = fs::read_to_string(&path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
     let mut versions = Vec::new();
     for block in lock.split("[[package]]") {
         let field = |key: &str| {
@@ -126,11 +116,7 @@ pub fn locked_wasm_bindgen() -> Res<String> {
     match versions.as_slice() {
         [v] => Ok(v.clone()),
         [] => Err(format!("{} has no `wasm-bindgen` package", path.display())),
-        many => Err(format!(
-            "{} has several wasm-bindgen versions: {}",
-            path.display(),
-            many.join(", ")
-        )),
+        many => Err(format!("{} has several wasm-bindgen versions: {}", path.display(), many.join(", "))),
     }
 }
 
@@ -172,41 +158,25 @@ fn apt_install(ctx: &mut Ctx, packages: &[&str]) -> Res {
         ));
     }
     if !exists("apt-get") {
-        return Err(format!(
-            "apt-get not found (not Debian?): install {list} by hand and retry"
-        ));
+        return Err(format!("apt-get not found (not Debian?): install {list} by hand and retry"));
     }
     if !ctx.apt_updated {
-        run(cmd("apt-get")
-            .arg("update")
-            .env("DEBIAN_FRONTEND", "noninteractive"))?;
+        run(cmd("apt-get").arg("update").env("DEBIAN_FRONTEND", "noninteractive"))?;
         ctx.apt_updated = true;
     }
-    run(cmd("apt-get")
-        .args(["install", "-y"])
-        .args(packages)
-        .env("DEBIAN_FRONTEND", "noninteractive"))
+    run(cmd("apt-get").args(["install", "-y"]).args(packages).env("DEBIAN_FRONTEND", "noninteractive"))
 }
 
 fn browser(ctx: &mut Ctx) -> Res {
     let what = "chromium + chromedriver";
-    let missing: Vec<&str> = [CHROMIUM, CHROMEDRIVER]
-        .into_iter()
-        .filter(|p| !Path::new(p).exists())
-        .collect();
+    let missing: Vec<&str> = [CHROMIUM, CHROMEDRIVER].into_iter().filter(|p| !Path::new(p).exists()).collect();
     if missing.is_empty() {
         line(what, "ok");
         return Ok(());
     }
-    line(
-        what,
-        &format!("installing (missing {}) ...", missing.join(", ")),
-    );
+    line(what, &format!("installing (missing {}) ...", missing.join(", ")));
     apt_install(ctx, &["chromium", "chromium-driver"])?;
-    match [CHROMIUM, CHROMEDRIVER]
-        .into_iter()
-        .find(|p| !Path::new(p).exists())
-    {
+    match [CHROMIUM, CHROMEDRIVER].into_iter().find(|p| !Path::new(p).exists()) {
         Some(p) => Err(format!("{p} still missing after apt-get install")),
         None => Ok(()),
     }
@@ -239,18 +209,11 @@ fn npm(ctx: &mut Ctx) -> Res {
             continue;
         }
         line(&what, "installing (npm ci) ...");
-        if let Err(e) = run(cmd("npm")
-            .args(["ci", "--no-audit", "--no-fund"])
-            .current_dir(&abs))
-        {
+        if let Err(e) = run(cmd("npm").args(["ci", "--no-audit", "--no-fund"]).current_dir(&abs)) {
             failures.push(e);
         }
     }
-    if failures.is_empty() {
-        Ok(())
-    } else {
-        Err(failures.join("; "))
-    }
+    if failures.is_empty() { Ok(()) } else { Err(failures.join("; ")) }
 }
 
 /// The test peers' venv: made with `python3 -m venv` when missing, and
@@ -260,8 +223,8 @@ fn python(ctx: &mut Ctx) -> Res {
     let venv = root().join(PYTHON_VENV);
     let requirements = venv.with_file_name("requirements.txt");
     let what = format!("python packages in {PYTHON_VENV}");
-    let wanted = fs::read_to_string(&requirements)
-        .map_err(|e| format!("cannot read {}: {e}", requirements.display()))?;
+    let wanted =
+        fs::read_to_string(&requirements).map_err(|e| format!("cannot read {}: {e}", requirements.display()))?;
     let stamp = venv.join("installed-requirements.txt");
     let python = venv.join("bin").join("python");
     if python.is_file() && fs::read_to_string(&stamp).is_ok_and(|installed| installed == wanted) {
@@ -284,14 +247,7 @@ fn python(ctx: &mut Ctx) -> Res {
     line(&what, "installing (pip install -r requirements.txt) ...");
     let _ = fs::remove_file(&stamp);
     run(cmd(&python)
-        .args([
-            "-m",
-            "pip",
-            "install",
-            "--quiet",
-            "--disable-pip-version-check",
-            "-r",
-        ])
+        .args(["-m", "pip", "install", "--quiet", "--disable-pip-version-check", "-r"])
         .arg(&requirements))?;
     fs::write(&stamp, &wanted).map_err(|e| format!("cannot write {}: {e}", stamp.display()))
 }
@@ -305,14 +261,7 @@ fn twiggy() -> Res {
         return Ok(());
     }
     line(&what, "installing (cargo install, a few minutes) ...");
-    run(cmd(cargo()).args([
-        "install",
-        "twiggy",
-        "--locked",
-        "--force",
-        "--version",
-        TWIGGY_VERSION,
-    ]))?;
+    run(cmd(cargo()).args(["install", "twiggy", "--locked", "--force", "--version", TWIGGY_VERSION]))?;
     match tool_version("twiggy") {
         Some(v) if v == TWIGGY_VERSION => Ok(()),
         other => Err(format!(

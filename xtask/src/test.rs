@@ -7,14 +7,8 @@ use std::fs;
 use std::time::{Duration, Instant};
 
 /// Integration tests (tests/<name>.rs) that run in headless Chromium.
-pub const WASM_TESTS: &[&str] = &[
-    "engine",
-    "protocol",
-    "browser",
-    "browser_chaos",
-    "browser_legacy",
-    "browser_stateless",
-];
+pub const WASM_TESTS: &[&str] =
+    &["engine", "protocol", "browser", "browser_chaos", "browser_legacy", "browser_stateless"];
 
 pub fn test() -> Res {
     let mut summary = Summary::default();
@@ -38,17 +32,11 @@ pub fn test() -> Res {
         // merges webdriver.json (headless, no sandbox: we may run as root)
         // into the session capabilities. It looks for ./webdriver.json, and
         // cargo runs it from the crate root; the variable makes that explicit.
-        c.env("CHROMEDRIVER", CHROMEDRIVER).env(
-            "WASM_BINDGEN_TEST_WEBDRIVER_JSON",
-            root().join("webdriver.json"),
-        );
+        c.env("CHROMEDRIVER", CHROMEDRIVER).env("WASM_BINDGEN_TEST_WEBDRIVER_JSON", root().join("webdriver.json"));
         // chromedriver gives each session a fresh profile in $TMPDIR, but the
         // runner kills it without ending the session, so the profile (~12 MB)
         // would stay in /tmp. Give the run its own TMPDIR and remove it after.
-        let tmp = root()
-            .join("target")
-            .join("xtask-tmp")
-            .join(std::process::id().to_string());
+        let tmp = root().join("target").join("xtask-tmp").join(std::process::id().to_string());
         fs::create_dir_all(&tmp).map_err(|e| format!("cannot create {}: {e}", tmp.display()))?;
         c.env("TMPDIR", &tmp);
         // The browser tests reach a real server cross-origin; its URL is
@@ -83,10 +71,8 @@ pub fn test() -> Res {
 
     // The packed npm package (target/npm/mcp-edge-<version>.tgz), installed
     // into a fresh project and run in five real environments.
-    summary.step(
-        "npm package: Vite page + Web Worker in Chromium, Node 22, Deno, workerd",
-        crate::npm_test::package_test,
-    );
+    summary
+        .step("npm package: Vite page + Web Worker in Chromium, Node 22, Deno, workerd", crate::npm_test::package_test);
 
     // OAuth sign-in (popup and redirect) through the built package, in Chromium.
     summary.step(
@@ -131,10 +117,6 @@ impl Summary {
             }
         }
         let failed = self.rows.iter().filter(|(_, r, _)| r.is_err()).count();
-        if failed == 0 {
-            Ok(())
-        } else {
-            Err(format!("{failed} step(s) failed"))
-        }
+        if failed == 0 { Ok(()) } else { Err(format!("{failed} step(s) failed")) }
     }
 }

@@ -15,10 +15,7 @@ pub fn root() -> PathBuf {
     let xtask_dir = env::var_os("CARGO_MANIFEST_DIR")
         .map(PathBuf::from)
         .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")));
-    xtask_dir
-        .parent()
-        .map(Path::to_path_buf)
-        .unwrap_or(xtask_dir)
+    xtask_dir.parent().map(Path::to_path_buf).unwrap_or(xtask_dir)
 }
 
 /// The cargo that started us (same toolchain), or `cargo` from PATH.
@@ -50,9 +47,7 @@ fn path_with_cargo_bin() -> OsString {
 /// extended PATH.
 pub fn cmd(program: impl AsRef<OsStr>) -> Command {
     let mut c = Command::new(program);
-    c.current_dir(root())
-        .stdin(Stdio::null())
-        .env("PATH", path_with_cargo_bin());
+    c.current_dir(root()).stdin(Stdio::null()).env("PATH", path_with_cargo_bin());
     c
 }
 
@@ -60,14 +55,8 @@ pub fn cmd(program: impl AsRef<OsStr>) -> Command {
 /// exits non-zero.
 pub fn run(c: &mut Command) -> Res {
     let shown = display_args(c);
-    let status = c
-        .status()
-        .map_err(|e| format!("could not start `{shown}`: {e}"))?;
-    if status.success() {
-        Ok(())
-    } else {
-        Err(format!("`{shown}` failed ({status})"))
-    }
+    let status = c.status().map_err(|e| format!("could not start `{shown}`: {e}"))?;
+    if status.success() { Ok(()) } else { Err(format!("`{shown}` failed ({status})")) }
 }
 
 /// Prints `$ <command>` and then runs it.
@@ -88,22 +77,13 @@ pub fn capture(c: &mut Command) -> Res<String> {
     if out.status.success() {
         Ok(String::from_utf8_lossy(&out.stdout).into_owned())
     } else {
-        Err(format!(
-            "`{shown}` failed ({}): {}",
-            out.status,
-            String::from_utf8_lossy(&out.stderr).trim()
-        ))
+        Err(format!("`{shown}` failed ({}): {}", out.status, String::from_utf8_lossy(&out.stderr).trim()))
     }
 }
 
 /// Is `program` runnable at all (found and starts)?
 pub fn exists(program: &str) -> bool {
-    cmd(program)
-        .arg("--version")
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-        .is_ok()
+    cmd(program).arg("--version").stdout(Stdio::null()).stderr(Stdio::null()).status().is_ok()
 }
 
 /// The command line as a user could paste it into a shell, with the
@@ -112,21 +92,9 @@ pub fn display(c: &Command) -> String {
     let envs: Vec<String> = c
         .get_envs()
         .filter(|(k, _)| *k != "PATH")
-        .filter_map(|(k, v)| {
-            v.map(|v| {
-                format!(
-                    "{}={}",
-                    k.to_string_lossy(),
-                    shell_quote(&v.to_string_lossy())
-                )
-            })
-        })
+        .filter_map(|(k, v)| v.map(|v| format!("{}={}", k.to_string_lossy(), shell_quote(&v.to_string_lossy()))))
         .collect();
-    if envs.is_empty() {
-        display_args(c)
-    } else {
-        format!("{} {}", envs.join(" "), display_args(c))
-    }
+    if envs.is_empty() { display_args(c) } else { format!("{} {}", envs.join(" "), display_args(c)) }
 }
 
 /// Program and arguments only (the cargo that started us shown as `cargo`).
@@ -144,24 +112,16 @@ pub fn display_args(c: &Command) -> String {
 
 /// POSIX-shell quoting: bare when safe, otherwise single quotes.
 pub fn shell_quote(s: &str) -> String {
-    let safe = !s.is_empty()
-        && s.chars()
-            .all(|c| c.is_ascii_alphanumeric() || "-_./=:,@%+".contains(c));
-    if safe {
-        s.to_string()
-    } else {
-        format!("'{}'", s.replace('\'', r"'\''"))
-    }
+    let safe = !s.is_empty() && s.chars().all(|c| c.is_ascii_alphanumeric() || "-_./=:,@%+".contains(c));
+    if safe { s.to_string() } else { format!("'{}'", s.replace('\'', r"'\''")) }
 }
 
 /// Are we root? (Effective uid from /proc, falling back to `id -u`.)
 pub fn is_root() -> bool {
-    let from_proc = std::fs::read_to_string("/proc/self/status")
-        .ok()
-        .and_then(|status| {
-            // "Uid:  real effective saved fs"
-            let line = status.lines().find(|l| l.starts_with("Uid:"))?;
-            Some(line.split_whitespace().nth(2) == Some("0"))
-        });
+    let from_proc = std::fs::read_to_string("/proc/self/status").ok().and_then(|status| {
+        // "Uid:  real effective saved fs"
+        let line = status.lines().find(|l| l.starts_with("Uid:"))?;
+        Some(line.split_whitespace().nth(2) == Some("0"))
+    });
     from_proc.unwrap_or_else(|| capture(cmd("id").arg("-u")).is_ok_and(|s| s.trim() == "0"))
 }

@@ -4,9 +4,7 @@
 use mcp_edge::transport::stdio::StdioOptions;
 use std::sync::Arc;
 
-use mcp_edge::auth::{
-    AuthConfig, FileTokenStore, LoopbackAuthorizer, MemoryTokenStore, OAuthProvider, TokenStore,
-};
+use mcp_edge::auth::{AuthConfig, FileTokenStore, LoopbackAuthorizer, MemoryTokenStore, OAuthProvider, TokenStore};
 use mcp_edge::{Client, ClientOptions, ConnectOptions, Error, TransportChoice};
 
 /// The OAuth options of the command line.
@@ -27,9 +25,8 @@ pub struct AuthArgs {
 /// OAuth for an http(s) server: used only if the server answers 401.
 fn oauth_provider(server: &str, args: &AuthArgs) -> Result<OAuthProvider, Error> {
     let to_error = |e: mcp_edge::auth::AuthError| Error::InvalidArgument(e.to_string());
-    let authorizer = LoopbackAuthorizer::bind()
-        .map_err(|e| Error::InvalidArgument(e.to_string()))?
-        .no_browser(args.no_browser);
+    let authorizer =
+        LoopbackAuthorizer::bind().map_err(|e| Error::InvalidArgument(e.to_string()))?.no_browser(args.no_browser);
     let mut config = AuthConfig::new(authorizer.redirect_uri());
     config.client_id = args.client_id.clone();
     config.client_secret = args.client_secret.clone();
@@ -47,10 +44,7 @@ fn oauth_provider(server: &str, args: &AuthArgs) -> Result<OAuthProvider, Error>
             }
         }
     };
-    Ok(OAuthProvider::new(server, config)
-        .map_err(to_error)?
-        .with_authorizer(authorizer)
-        .with_store(store))
+    Ok(OAuthProvider::new(server, config).map_err(to_error)?.with_authorizer(authorizer).with_store(store))
 }
 
 /// Where the server's stderr lines go in the log (`RUST_LOG=server=info`).
@@ -70,9 +64,7 @@ pub async fn connect(
 ) -> Result<Client, Error> {
     let server = server.trim();
     if is_url(server) {
-        let connect = ConnectOptions::new()
-            .with_transport(transport)
-            .with_auth(oauth_provider(server, auth)?);
+        let connect = ConnectOptions::new().with_transport(transport).with_auth(oauth_provider(server, auth)?);
         return mcp_edge::connect_url(server, connect, options).await;
     }
     if transport != TransportChoice::Auto {

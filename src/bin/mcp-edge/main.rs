@@ -33,12 +33,11 @@ mod native {
 
     use clap::builder::TypedValueParser as _;
     use clap::{Parser, Subcommand};
+    use mcp_edge::client::{EraChoice, ListenFilter};
     use mcp_edge::protocol::methods;
     use mcp_edge::protocol::types::{
-        CallToolResult, CompleteResult, CompletionReference, GetPromptResult, JsonObject,
-        ReadResourceResult,
+        CallToolResult, CompleteResult, CompletionReference, GetPromptResult, JsonObject, ReadResourceResult,
     };
-    use mcp_edge::client::{EraChoice, ListenFilter};
     use mcp_edge::{Client, ClientOptions, Error, RequestOptions, TransportChoice};
     use serde::de::DeserializeOwned;
     use serde_json::{Value, json};
@@ -218,15 +217,11 @@ protocol or transport error.";
     }
 
     fn parse_timeout(text: &str) -> Result<Duration, String> {
-        let seconds: f64 = text
-            .trim()
-            .parse()
-            .map_err(|_| format!("`{text}` is not a number of seconds"))?;
+        let seconds: f64 = text.trim().parse().map_err(|_| format!("`{text}` is not a number of seconds"))?;
         if seconds.is_nan() || seconds <= 0.0 {
             return Err("the timeout must be more than 0 seconds".into());
         }
-        Duration::try_from_secs_f64(seconds)
-            .map_err(|_| format!("`{text}` seconds is too long a timeout"))
+        Duration::try_from_secs_f64(seconds).map_err(|_| format!("`{text}` seconds is too long a timeout"))
     }
 
     /// Logs to stderr through env_logger, hiding an active progress bar
@@ -234,11 +229,7 @@ protocol or transport error.";
     pub fn init_logging(verbose: bool) {
         let mut builder = env_logger::Builder::new();
         builder
-            .filter_level(if verbose {
-                log::LevelFilter::Debug
-            } else {
-                log::LevelFilter::Warn
-            })
+            .filter_level(if verbose { log::LevelFilter::Debug } else { log::LevelFilter::Warn })
             .target(env_logger::Target::Stderr);
         if let Ok(filters) = std::env::var("RUST_LOG") {
             builder.parse_filters(&filters);
@@ -289,31 +280,15 @@ protocol or transport error.";
     enum Plan {
         Info,
         Tools,
-        Call {
-            tool: String,
-            arguments: Option<JsonObject>,
-        },
+        Call { tool: String, arguments: Option<JsonObject> },
         Resources,
         Templates,
-        Read {
-            uri: String,
-        },
+        Read { uri: String },
         Prompts,
-        Prompt {
-            name: String,
-            arguments: Option<JsonObject>,
-        },
-        Complete {
-            reference: CompletionReference,
-            argument: String,
-            value: String,
-        },
+        Prompt { name: String, arguments: Option<JsonObject> },
+        Complete { reference: CompletionReference, argument: String, value: String },
         Ping,
-        Watch {
-            filter: ListenFilter,
-            count: Option<usize>,
-            duration: Option<Duration>,
-        },
+        Watch { filter: ListenFilter, count: Option<usize>, duration: Option<Duration> },
     }
 
     impl Plan {
@@ -330,22 +305,12 @@ protocol or transport error.";
                 Command::Read { uri } => Plan::Read { uri },
                 Command::Prompts => Plan::Prompts,
                 Command::Prompt { name, arguments } => {
-                    let arguments = arguments
-                        .as_deref()
-                        .map(json_object)
-                        .transpose()?
-                        .map(stringify_values);
+                    let arguments = arguments.as_deref().map(json_object).transpose()?.map(stringify_values);
                     Plan::Prompt { name, arguments }
                 }
-                Command::Complete {
-                    reference,
-                    argument,
-                    value,
-                } => Plan::Complete {
-                    reference: completion_reference(&reference)?,
-                    argument,
-                    value,
-                },
+                Command::Complete { reference, argument, value } => {
+                    Plan::Complete { reference: completion_reference(&reference)?, argument, value }
+                }
                 Command::Ping => Plan::Ping,
                 Command::Watch { uris, tools, prompts, resources, count, duration } => {
                     let filter = ListenFilter {
@@ -372,9 +337,7 @@ protocol or transport error.";
                 "JSON_ARGS must be a JSON object such as '{{\"name\": \"value\"}}', not {}",
                 output::json_kind(&other)
             ))),
-            Err(error) => Err(Failure::Usage(format!(
-                "JSON_ARGS is not valid JSON ({error}): {text}"
-            ))),
+            Err(error) => Err(Failure::Usage(format!("JSON_ARGS is not valid JSON ({error}): {text}"))),
         }
     }
 
@@ -394,23 +357,14 @@ protocol or transport error.";
 
     fn completion_reference(text: &str) -> Result<CompletionReference, Failure> {
         match text.split_once(':') {
-            Some(("prompt", name)) if !name.is_empty() => {
-                Ok(CompletionReference::Prompt(name.to_owned()))
-            }
-            Some(("resource", uri)) if !uri.is_empty() => {
-                Ok(CompletionReference::Resource(uri.to_owned()))
-            }
-            _ => Err(Failure::Usage(format!(
-                "REF must be `prompt:<name>` or `resource:<uri-template>`, not `{text}`"
-            ))),
+            Some(("prompt", name)) if !name.is_empty() => Ok(CompletionReference::Prompt(name.to_owned())),
+            Some(("resource", uri)) if !uri.is_empty() => Ok(CompletionReference::Resource(uri.to_owned())),
+            _ => Err(Failure::Usage(format!("REF must be `prompt:<name>` or `resource:<uri-template>`, not `{text}`"))),
         }
     }
 
     pub fn main(cli: Cli) -> ExitCode {
-        let runtime = match tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-        {
+        let runtime = match tokio::runtime::Builder::new_current_thread().enable_all().build() {
             Ok(runtime) => runtime,
             Err(error) => return report(&Failure::Runtime(error)),
         };
@@ -432,18 +386,11 @@ protocol or transport error.";
             Err(failure) => return report(&failure),
         };
         let options =
-            ClientOptions::new("mcp-edge", env!("CARGO_PKG_VERSION"))
-                .with_timeout(cli.timeout)
-                .with_era(cli.era);
+            ClientOptions::new("mcp-edge", env!("CARGO_PKG_VERSION")).with_timeout(cli.timeout).with_era(cli.era);
         let auth = connect::AuthArgs {
             client_id: cli.client_id,
             client_secret: cli.client_secret,
-            scopes: cli
-                .scope
-                .iter()
-                .flat_map(|scope| scope.split_whitespace())
-                .map(str::to_owned)
-                .collect(),
+            scopes: cli.scope.iter().flat_map(|scope| scope.split_whitespace()).map(str::to_owned).collect(),
             no_browser: cli.no_browser,
             no_store: cli.no_auth_store,
         };
@@ -462,12 +409,7 @@ protocol or transport error.";
         code
     }
 
-    async fn execute(
-        client: &Client,
-        plan: Plan,
-        json: bool,
-        timeout: Duration,
-    ) -> Result<Outcome, Failure> {
+    async fn execute(client: &Client, plan: Plan, json: bool, timeout: Duration) -> Result<Outcome, Failure> {
         match plan {
             Plan::Info => {
                 let negotiated = client.negotiated().ok_or(Error::NotInitialized)?;
@@ -492,13 +434,11 @@ protocol or transport error.";
             }
             Plan::Tools => {
                 let tools = client.list_all_tools().await?;
-                emit(|out| {
-                    if json {
-                        output::json(out, &json!({ "tools": tools }))
-                    } else {
-                        output::tools(out, &tools)
-                    }
-                })?;
+                emit(
+                    |out| {
+                        if json { output::json(out, &json!({ "tools": tools })) } else { output::tools(out, &tools) }
+                    },
+                )?;
             }
             Plan::Call { tool, arguments } => {
                 return call(client, &tool, arguments, json, timeout).await;
@@ -555,11 +495,7 @@ protocol or transport error.";
                     emit(|out| output::prompt_result(out, &result))?;
                 }
             }
-            Plan::Complete {
-                reference,
-                argument,
-                value,
-            } => {
+            Plan::Complete { reference, argument, value } => {
                 let params = json!({
                     "ref": reference.to_value(),
                     "argument": { "name": argument, "value": value },
@@ -577,13 +513,7 @@ protocol or transport error.";
                 let started = std::time::Instant::now();
                 let raw = raw_request(client, methods::PING, None).await?;
                 let elapsed = started.elapsed();
-                emit(|out| {
-                    if json {
-                        output::json(out, &raw)
-                    } else {
-                        output::pong(out, elapsed)
-                    }
-                })?;
+                emit(|out| if json { output::json(out, &raw) } else { output::pong(out, elapsed) })?;
             }
         }
         Ok(Outcome::Success)
@@ -609,11 +539,7 @@ protocol or transport error.";
         } else {
             emit(|out| output::tool_result(out, &result))?;
         }
-        Ok(if result.is_error() {
-            Outcome::ToolError
-        } else {
-            Outcome::Success
-        })
+        Ok(if result.is_error() { Outcome::ToolError } else { Outcome::Success })
     }
 
     /// A request whose result is printed as the server sent it (with `--json`).
@@ -668,21 +594,13 @@ protocol or transport error.";
         Ok(())
     }
 
-    async fn raw_request(
-        client: &Client,
-        method: &str,
-        params: Option<Value>,
-    ) -> Result<Value, Error> {
-        client
-            .request(method, params, RequestOptions::default())
-            .await
+    async fn raw_request(client: &Client, method: &str, params: Option<Value>) -> Result<Value, Error> {
+        client.request(method, params, RequestOptions::default()).await
     }
 
     fn decode<T: DeserializeOwned>(method: &str, value: Value) -> Result<T, Error> {
-        serde_json::from_value(value).map_err(|e| Error::InvalidResult {
-            method: method.to_owned(),
-            reason: e.to_string(),
-        })
+        serde_json::from_value(value)
+            .map_err(|e| Error::InvalidResult { method: method.to_owned(), reason: e.to_string() })
     }
 
     /// Writes to stdout in one go. A reader that went away (`| head`) is not

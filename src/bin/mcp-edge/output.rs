@@ -8,8 +8,8 @@ use std::time::Duration;
 
 use mcp_edge::client::Negotiated;
 use mcp_edge::protocol::types::{
-    CallToolResult, CompleteResult, ContentBlock, GetPromptResult, Prompt, ReadResourceResult,
-    Resource, ResourceContents, ResourceTemplate, Tool,
+    CallToolResult, CompleteResult, ContentBlock, GetPromptResult, Prompt, ReadResourceResult, Resource,
+    ResourceContents, ResourceTemplate, Tool,
 };
 use serde_json::Value;
 
@@ -49,11 +49,7 @@ pub fn info(out: &mut dyn Write, negotiated: &Negotiated, transport: &str) -> io
     writeln!(out, "transport: {transport}")?;
     let capabilities = serde_json::to_value(&result.capabilities).unwrap_or(Value::Null);
     writeln!(out, "capabilities: {}", capability_summary(&capabilities))?;
-    if let Some(instructions) = result
-        .instructions
-        .as_deref()
-        .filter(|i| !i.trim().is_empty())
-    {
+    if let Some(instructions) = result.instructions.as_deref().filter(|i| !i.trim().is_empty()) {
         writeln!(out, "instructions:")?;
         for line in instructions.trim_end().lines() {
             if line.trim().is_empty() {
@@ -83,11 +79,7 @@ fn capability_summary(capabilities: &Value) -> String {
                 .map(|(feature, _)| feature.as_str())
                 .collect();
             features.sort_unstable();
-            if features.is_empty() {
-                name.clone()
-            } else {
-                format!("{name} ({})", features.join(", "))
-            }
+            if features.is_empty() { name.clone() } else { format!("{name} ({})", features.join(", ")) }
         })
         .collect();
     // Alphabetical, whatever order the server sent, so output is stable.
@@ -103,15 +95,7 @@ pub fn tools(out: &mut dyn Write, tools: &[Tool]) -> io::Result<()> {
         return writeln!(out, "(no tools)");
     }
     for tool in tools {
-        writeln!(
-            out,
-            "{}",
-            headline(
-                &tool.name,
-                tool.title.as_deref(),
-                tool.description.as_deref()
-            )
-        )?;
+        writeln!(out, "{}", headline(&tool.name, tool.title.as_deref(), tool.description.as_deref()))?;
         let arguments = schema_arguments(&tool.input_schema);
         if !arguments.is_empty() {
             writeln!(out, "    arguments: {}", arguments.join(", "))?;
@@ -122,25 +106,14 @@ pub fn tools(out: &mut dyn Write, tools: &[Tool]) -> io::Result<()> {
 
 /// The properties of an object schema, required ones marked with `*`.
 fn schema_arguments(schema: &Value) -> Vec<String> {
-    let required: Vec<&str> = schema
-        .get("required")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-        .filter_map(Value::as_str)
-        .collect();
+    let required: Vec<&str> =
+        schema.get("required").and_then(Value::as_array).into_iter().flatten().filter_map(Value::as_str).collect();
     schema
         .get("properties")
         .and_then(Value::as_object)
         .into_iter()
         .flatten()
-        .map(|(name, _)| {
-            if required.contains(&name.as_str()) {
-                format!("{name}*")
-            } else {
-                name.clone()
-            }
-        })
+        .map(|(name, _)| if required.contains(&name.as_str()) { format!("{name}*") } else { name.clone() })
         .collect()
 }
 
@@ -167,15 +140,7 @@ pub fn resources(out: &mut dyn Write, resources: &[Resource]) -> io::Result<()> 
     for resource in resources {
         writeln!(out, "{}", resource.uri)?;
         let name = labelled(&resource.name, resource.mime_type.as_deref(), resource.size);
-        writeln!(
-            out,
-            "    {}",
-            headline(
-                &name,
-                resource.title.as_deref(),
-                resource.description.as_deref()
-            )
-        )?;
+        writeln!(out, "    {}", headline(&name, resource.title.as_deref(), resource.description.as_deref()))?;
     }
     Ok(())
 }
@@ -188,31 +153,15 @@ pub fn templates(out: &mut dyn Write, templates: &[ResourceTemplate]) -> io::Res
     for template in templates {
         writeln!(out, "{}", template.uri_template)?;
         let name = labelled(&template.name, template.mime_type.as_deref(), None);
-        writeln!(
-            out,
-            "    {}",
-            headline(
-                &name,
-                template.title.as_deref(),
-                template.description.as_deref()
-            )
-        )?;
+        writeln!(out, "    {}", headline(&name, template.title.as_deref(), template.description.as_deref()))?;
     }
     Ok(())
 }
 
 /// `name (text/plain, 1.2 KiB)`.
 fn labelled(name: &str, mime_type: Option<&str>, size: Option<u64>) -> String {
-    let details: Vec<String> = mime_type
-        .map(str::to_owned)
-        .into_iter()
-        .chain(size.map(human_size))
-        .collect();
-    if details.is_empty() {
-        name.to_owned()
-    } else {
-        format!("{name} ({})", details.join(", "))
-    }
+    let details: Vec<String> = mime_type.map(str::to_owned).into_iter().chain(size.map(human_size)).collect();
+    if details.is_empty() { name.to_owned() } else { format!("{name} ({})", details.join(", ")) }
 }
 
 /// Each prompt with its arguments (`*` marks the required ones).
@@ -221,26 +170,12 @@ pub fn prompts(out: &mut dyn Write, prompts: &[Prompt]) -> io::Result<()> {
         return writeln!(out, "(no prompts)");
     }
     for prompt in prompts {
-        writeln!(
-            out,
-            "{}",
-            headline(
-                &prompt.name,
-                prompt.title.as_deref(),
-                prompt.description.as_deref()
-            )
-        )?;
+        writeln!(out, "{}", headline(&prompt.name, prompt.title.as_deref(), prompt.description.as_deref()))?;
         if !prompt.arguments.is_empty() {
             let arguments: Vec<String> = prompt
                 .arguments
                 .iter()
-                .map(|a| {
-                    if a.required == Some(true) {
-                        format!("{}*", a.name)
-                    } else {
-                        a.name.clone()
-                    }
-                })
+                .map(|a| if a.required == Some(true) { format!("{}*", a.name) } else { a.name.clone() })
                 .collect();
             writeln!(out, "    arguments: {}", arguments.join(", "))?;
         }
@@ -254,10 +189,7 @@ pub fn tool_result(out: &mut dyn Write, result: &CallToolResult) -> io::Result<(
     for block in &result.content {
         content_block(out, block)?;
     }
-    let has_text = result
-        .content
-        .iter()
-        .any(|b| matches!(b, ContentBlock::Text { .. }));
+    let has_text = result.content.iter().any(|b| matches!(b, ContentBlock::Text { .. }));
     if let Some(structured) = result.structured_content.as_ref().filter(|_| !has_text) {
         json(out, structured)?;
     }
@@ -274,15 +206,8 @@ pub fn content_block(out: &mut dyn Write, block: &ContentBlock) -> io::Result<()
         ContentBlock::Audio { data, mime_type } => {
             writeln!(out, "[audio {mime_type}, {}]", human_size(base64_len(data)))
         }
-        ContentBlock::ResourceLink {
-            uri,
-            name,
-            mime_type,
-        } => {
-            let mime = mime_type
-                .as_deref()
-                .map(|m| format!(", {m}"))
-                .unwrap_or_default();
+        ContentBlock::ResourceLink { uri, name, mime_type } => {
+            let mime = mime_type.as_deref().map(|m| format!(", {m}")).unwrap_or_default();
             if name.is_empty() {
                 writeln!(out, "[resource link {uri}{mime}]")
             } else {
@@ -297,10 +222,7 @@ pub fn content_block(out: &mut dyn Write, block: &ContentBlock) -> io::Result<()
             }
         }
         ContentBlock::Unknown(value) => {
-            let kind = value
-                .get("type")
-                .and_then(Value::as_str)
-                .unwrap_or("without a type");
+            let kind = value.get("type").and_then(Value::as_str).unwrap_or("without a type");
             writeln!(out, "[content {kind}: {value}]")
         }
     }
@@ -322,11 +244,7 @@ fn contents_summary(contents: &ResourceContents) -> String {
 
 /// Text, ending with exactly one newline of its own.
 fn text_line(out: &mut dyn Write, text: &str) -> io::Result<()> {
-    if text.ends_with('\n') {
-        write!(out, "{text}")
-    } else {
-        writeln!(out, "{text}")
-    }
+    if text.ends_with('\n') { write!(out, "{text}") } else { writeln!(out, "{text}") }
 }
 
 /// Text contents as text; blobs as a summary. Several contents get a
@@ -349,11 +267,7 @@ pub fn read_result(out: &mut dyn Write, result: &ReadResourceResult) -> io::Resu
 
 /// The prompt's messages, each tagged with its role.
 pub fn prompt_result(out: &mut dyn Write, result: &GetPromptResult) -> io::Result<()> {
-    if let Some(description) = result
-        .description
-        .as_deref()
-        .filter(|d| !d.trim().is_empty())
-    {
+    if let Some(description) = result.description.as_deref().filter(|d| !d.trim().is_empty()) {
         writeln!(out, "# {}", first_line(description))?;
     }
     for message in &result.messages {
@@ -387,12 +301,7 @@ pub fn pong(out: &mut dyn Write, elapsed: Duration) -> io::Result<()> {
 /// How many bytes a base64 string decodes to.
 fn base64_len(data: &str) -> u64 {
     let symbols = data.bytes().filter(|b| !b.is_ascii_whitespace()).count() as u64;
-    let padding = data
-        .trim_end()
-        .bytes()
-        .rev()
-        .take_while(|b| *b == b'=')
-        .count() as u64;
+    let padding = data.trim_end().bytes().rev().take_while(|b| *b == b'=').count() as u64;
     (symbols * 3 / 4).saturating_sub(padding)
 }
 
@@ -435,41 +344,22 @@ mod tests {
     fn content_summaries() {
         let blocks = [
             ContentBlock::text("hello"),
-            ContentBlock::Image {
-                data: "aGVsbG8h".into(),
-                mime_type: "image/png".into(),
-            },
-            ContentBlock::ResourceLink {
-                uri: "file:///a".into(),
-                name: "a".into(),
-                mime_type: None,
-            },
+            ContentBlock::Image { data: "aGVsbG8h".into(), mime_type: "image/png".into() },
+            ContentBlock::ResourceLink { uri: "file:///a".into(), name: "a".into(), mime_type: None },
         ];
         let text = render(|out| blocks.iter().try_for_each(|b| content_block(out, b)));
-        assert_eq!(
-            text,
-            "hello\n[image image/png, 6 B]\n[resource link file:///a (a)]\n"
-        );
+        assert_eq!(text, "hello\n[image image/png, 6 B]\n[resource link file:///a (a)]\n");
     }
 
     #[test]
     fn structured_content_only_without_text() {
-        let result = CallToolResult {
-            structured_content: Some(json!({"a": 1})),
-            ..Default::default()
-        };
-        assert_eq!(
-            render(|out| tool_result(out, &result)),
-            "{\n  \"a\": 1\n}\n"
-        );
+        let result = CallToolResult { structured_content: Some(json!({"a": 1})), ..Default::default() };
+        assert_eq!(render(|out| tool_result(out, &result)), "{\n  \"a\": 1\n}\n");
     }
 
     #[test]
     fn capabilities_list_their_features() {
         let caps = json!({"tools": {"listChanged": true}, "logging": {}, "resources": {"subscribe": false}});
-        assert_eq!(
-            capability_summary(&caps),
-            "logging, resources, tools (listChanged)"
-        );
+        assert_eq!(capability_summary(&caps), "logging, resources, tools (listChanged)");
     }
 }

@@ -16,9 +16,7 @@ const SCALE: u64 = 1000;
 
 fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
     // Nothing here can be left half-written by a panic.
-    mutex
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner())
+    mutex.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 fn active() -> Option<ProgressBar> {
@@ -48,13 +46,7 @@ impl Display {
     /// A display for stderr: a bar if it is a terminal, lines if not.
     pub fn new() -> Self {
         let terminal = std::io::stderr().is_terminal();
-        Display {
-            inner: Arc::new(Mutex::new(Inner {
-                terminal,
-                bar: None,
-                has_total: false,
-            })),
-        }
+        Display { inner: Arc::new(Mutex::new(Inner { terminal, bar: None, has_total: false })) }
     }
 
     /// The callback to hand to `RequestOptions::with_progress`.
@@ -65,11 +57,7 @@ impl Display {
 
     fn update(&self, progress: &Progress) {
         let mut inner = lock(&self.inner);
-        let message = progress
-            .message
-            .as_deref()
-            .map(str::trim)
-            .filter(|m| !m.is_empty());
+        let message = progress.message.as_deref().map(str::trim).filter(|m| !m.is_empty());
         let amount = match progress.total {
             Some(total) => format!("{}/{}", progress.progress, total),
             None => progress.progress.to_string(),
@@ -122,8 +110,7 @@ fn bar_style() -> ProgressStyle {
 }
 
 fn spinner_style() -> ProgressStyle {
-    ProgressStyle::with_template("{spinner} [{elapsed}] {msg}")
-        .unwrap_or_else(|_| ProgressStyle::default_spinner())
+    ProgressStyle::with_template("{spinner} [{elapsed}] {msg}").unwrap_or_else(|_| ProgressStyle::default_spinner())
 }
 
 /// A logger that hides the progress bar while it writes a line.

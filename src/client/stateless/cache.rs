@@ -143,10 +143,8 @@ mod tests {
         for uri in ["file:///d", "file:///d/a", "file:///e"] {
             cache.put(read(uri), methods::RESOURCES_READ, Some(uri.into()), &json!({"ttlMs": 9000}), 0.0);
         }
-        let updated = |uri: &str| Notification {
-            method: methods::RESOURCES_UPDATED.into(),
-            params: Some(json!({ "uri": uri })),
-        };
+        let updated =
+            |uri: &str| Notification { method: methods::RESOURCES_UPDATED.into(), params: Some(json!({ "uri": uri })) };
         cache.invalidate(&updated("file:///d/a"));
         assert!(cache.get(&read("file:///d/a"), 1.0).is_none());
         assert!(cache.get(&read("file:///d"), 1.0).is_none(), "a child's update changes the parent");

@@ -15,10 +15,10 @@
 
 mod cache;
 pub mod headers;
-pub mod tasks;
 pub(crate) mod probe;
 #[cfg(not(target_arch = "wasm32"))]
 mod stdio;
+pub mod tasks;
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -482,7 +482,9 @@ impl Client {
                 None => return Ok(self.completed(method, result)),
                 Some(Value::String(kind)) if kind == "complete" => return Ok(self.completed(method, result)),
                 // Only a tools/call of a client that declared the extension.
-                Some(Value::String(kind)) if kind == "task" && method == methods::TOOLS_CALL && self.inner.options.tasks => {
+                Some(Value::String(kind))
+                    if kind == "task" && method == methods::TOOLS_CALL && self.inner.options.tasks =>
+                {
                     return self.drive_task(method, result, version).await;
                 }
                 Some(Value::String(kind)) if kind == "input_required" && multi_round(method) => {
@@ -551,7 +553,8 @@ impl Client {
                     reason: format!("the server asked for {kind:?} input, which this client did not declare"),
                 });
             };
-            let context = RequestContext { id: RequestId::Str(key.clone()), method: kind.to_owned(), progress_token: None };
+            let context =
+                RequestContext { id: RequestId::Str(key.clone()), method: kind.to_owned(), progress_token: None };
             match handler.handle(request.get("params").cloned(), context).await {
                 Ok(response) => {
                     responses.insert(key.clone(), response);

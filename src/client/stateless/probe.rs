@@ -32,12 +32,8 @@ fn stateless_versions_in(error: &Error) -> Option<ProtocolVersion> {
         Error::Rpc { error, .. } | Error::UnsupportedProtocolVersion { error, .. } => error.data.as_ref()?,
         _ => return None,
     };
-    let supported: Vec<String> = data
-        .get("supported")?
-        .as_array()?
-        .iter()
-        .filter_map(|v| v.as_str().map(str::to_owned))
-        .collect();
+    let supported: Vec<String> =
+        data.get("supported")?.as_array()?.iter().filter_map(|v| v.as_str().map(str::to_owned)).collect();
     newest_stateless(&supported)
 }
 

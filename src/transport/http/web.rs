@@ -66,15 +66,17 @@ fn js_message(value: &JsValue) -> String {
     value.as_string().unwrap_or_else(|| format!("{value:?}"))
 }
 
-fn build_request(request: &HttpRequest, credentials: Option<Credentials>, controller: Option<&AbortController>) -> Result<Request, HttpError> {
+fn build_request(
+    request: &HttpRequest,
+    credentials: Option<Credentials>,
+    controller: Option<&AbortController>,
+) -> Result<Request, HttpError> {
     let invalid = |reason: String| HttpError::InvalidUrl { url: request.url.clone(), reason };
     let init = RequestInit::new();
     init.set_method(request.method.as_str());
     let headers = Headers::new().map_err(|e| invalid(js_message(&e)))?;
     for (name, value) in &request.headers {
-        headers
-            .append(name, value)
-            .map_err(|e| invalid(format!("header {name}: {}", js_message(&e))))?;
+        headers.append(name, value).map_err(|e| invalid(format!("header {name}: {}", js_message(&e))))?;
     }
     init.set_headers(&headers);
     if let Some(body) = &request.body {
@@ -135,9 +137,7 @@ impl HttpClient for FetchHttp {
                     Box::pin(chunks.map(move |chunk| {
                         // The guard lives as long as the body is being read.
                         let _keep = &guard;
-                        chunk
-                            .map(|value| Uint8Array::new(&value).to_vec())
-                            .map_err(|e| HttpError::Body(js_message(&e)))
+                        chunk.map(|value| Uint8Array::new(&value).to_vec()).map_err(|e| HttpError::Body(js_message(&e)))
                     }))
                 }
             };
