@@ -18,12 +18,10 @@ const DEADLINE: Duration = Duration::from_secs(60);
 
 /// The command line that starts server-everything over stdio.
 fn server() -> String {
-    let script: PathBuf = [
-        env!("CARGO_MANIFEST_DIR"),
-        "tests/peers/node_modules/@modelcontextprotocol/server-everything/dist/index.js",
-    ]
-    .iter()
-    .collect();
+    let script: PathBuf =
+        [env!("CARGO_MANIFEST_DIR"), "tests/peers/node_modules/@modelcontextprotocol/server-everything/dist/index.js"]
+            .iter()
+            .collect();
     assert!(
         script.is_file(),
         "{} is missing: run `cargo xtask test` (or `cd tests/peers && npm ci`) to install the test peers",
@@ -52,16 +50,8 @@ impl Run {
     /// The one `mcp-edge: ...` line of a failed run.
     fn error_line(&self) -> &str {
         let lines = self.stderr_lines();
-        let errors: Vec<&&str> = lines
-            .iter()
-            .filter(|l| l.starts_with("mcp-edge: "))
-            .collect();
-        assert_eq!(
-            errors.len(),
-            1,
-            "expected one `mcp-edge:` line on stderr:\n{}",
-            self.stderr
-        );
+        let errors: Vec<&&str> = lines.iter().filter(|l| l.starts_with("mcp-edge: ")).collect();
+        assert_eq!(errors.len(), 1, "expected one `mcp-edge:` line on stderr:\n{}", self.stderr);
         errors[0]
     }
 
@@ -73,11 +63,7 @@ impl Run {
 
 impl std::fmt::Debug for Run {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(
-            f,
-            "exit {:?}\n--- stdout\n{}--- stderr\n{}",
-            self.code, self.stdout, self.stderr
-        )
+        write!(f, "exit {:?}\n--- stdout\n{}--- stderr\n{}", self.code, self.stdout, self.stderr)
     }
 }
 
@@ -124,10 +110,7 @@ fn mcp_edge(args: &[&str]) -> Run {
 fn tools_lists_echo() {
     let run = mcp_edge(&[&server(), "tools"]);
     assert_eq!(run.code, Some(0), "{run:?}");
-    assert!(
-        run.stdout_lines().iter().any(|l| l.starts_with("echo - ")),
-        "{run:?}"
-    );
+    assert!(run.stdout_lines().iter().any(|l| l.starts_with("echo - ")), "{run:?}");
     assert!(run.stdout.contains("arguments: message*"), "{run:?}");
 }
 
@@ -162,12 +145,7 @@ fn info_shows_version_and_transport() {
     assert!(lines.contains(&"protocol: 2025-11-25"), "{run:?}");
     assert!(lines.contains(&"transport: stdio"), "{run:?}");
     assert!(lines.iter().any(|l| l.starts_with("server: ")), "{run:?}");
-    assert!(
-        lines
-            .iter()
-            .any(|l| l.starts_with("capabilities: ") && l.contains("tools")),
-        "{run:?}"
-    );
+    assert!(lines.iter().any(|l| l.starts_with("capabilities: ") && l.contains("tools")), "{run:?}");
 
     let run = mcp_edge(&["--json", &server(), "info"]);
     assert_eq!(run.code, Some(0), "{run:?}");
@@ -180,26 +158,11 @@ fn info_shows_version_and_transport() {
 
 #[test]
 fn long_running_call_reports_progress_on_stderr() {
-    let run = mcp_edge(&[
-        &server(),
-        "call",
-        "trigger-long-running-operation",
-        r#"{"duration":2,"steps":4}"#,
-    ]);
+    let run = mcp_edge(&[&server(), "call", "trigger-long-running-operation", r#"{"duration":2,"steps":4}"#]);
     assert_eq!(run.code, Some(0), "{run:?}");
-    assert!(
-        run.stdout.contains("Long running operation completed"),
-        "{run:?}"
-    );
-    assert!(
-        !run.stdout.contains("progress"),
-        "progress leaked into stdout: {run:?}"
-    );
-    let progress: Vec<&str> = run
-        .stderr_lines()
-        .into_iter()
-        .filter(|l| l.starts_with("progress: "))
-        .collect();
+    assert!(run.stdout.contains("Long running operation completed"), "{run:?}");
+    assert!(!run.stdout.contains("progress"), "progress leaked into stdout: {run:?}");
+    let progress: Vec<&str> = run.stderr_lines().into_iter().filter(|l| l.starts_with("progress: ")).collect();
     assert!(progress.contains(&"progress: 1/4"), "{run:?}");
     assert!(progress.contains(&"progress: 4/4"), "{run:?}");
 }
@@ -208,12 +171,7 @@ fn long_running_call_reports_progress_on_stderr() {
 fn image_content_is_summarised() {
     let run = mcp_edge(&[&server(), "call", "get-tiny-image"]);
     assert_eq!(run.code, Some(0), "{run:?}");
-    assert!(
-        run.stdout_lines()
-            .iter()
-            .any(|l| l.starts_with("[image image/png, ") && l.ends_with(" KiB]")),
-        "{run:?}"
-    );
+    assert!(run.stdout_lines().iter().any(|l| l.starts_with("[image image/png, ") && l.ends_with(" KiB]")), "{run:?}");
 }
 
 #[test]
@@ -221,10 +179,7 @@ fn a_tool_error_exits_1_and_prints_its_content() {
     // The TypeScript SDK reports invalid arguments as an `isError` result.
     let run = mcp_edge(&[&server(), "call", "echo", "{}"]);
     assert_eq!(run.code, Some(1), "{run:?}");
-    assert!(
-        run.stdout.contains("Invalid arguments for tool echo"),
-        "{run:?}"
-    );
+    assert!(run.stdout.contains("Invalid arguments for tool echo"), "{run:?}");
     assert!(!run.stderr.contains("mcp-edge:"), "{run:?}");
 
     // So is an unknown tool (it throws inside the tools/call handler).
@@ -264,17 +219,11 @@ fn a_crashing_server_exits_2_with_its_stderr_tail() {
 fn invalid_json_args_exit_2_before_starting_the_server() {
     let run = mcp_edge(&["/nonexistent/binary", "call", "echo", r#"{"message":"#]);
     assert_eq!(run.code, Some(2), "{run:?}");
-    assert!(
-        run.error_line().contains("JSON_ARGS is not valid JSON"),
-        "{run:?}"
-    );
+    assert!(run.error_line().contains("JSON_ARGS is not valid JSON"), "{run:?}");
 
     let run = mcp_edge(&["/nonexistent/binary", "call", "echo", "[1, 2]"]);
     assert_eq!(run.code, Some(2), "{run:?}");
-    assert!(
-        run.error_line().contains("must be a JSON object"),
-        "{run:?}"
-    );
+    assert!(run.error_line().contains("must be a JSON object"), "{run:?}");
 }
 
 #[test]
@@ -351,31 +300,15 @@ fn bad_usage_exits_2() {
 
 #[test]
 fn prompts_resources_and_completions() {
-    let run = mcp_edge(&[
-        &server(),
-        "prompt",
-        "args-prompt",
-        r#"{"city": "Paris", "state": 3}"#,
-    ]);
+    let run = mcp_edge(&[&server(), "prompt", "args-prompt", r#"{"city": "Paris", "state": 3}"#]);
     assert_eq!(run.code, Some(0), "{run:?}");
-    assert!(
-        run.stdout_lines()
-            .iter()
-            .any(|l| l.starts_with("[user] ") && l.contains("Paris, 3")),
-        "{run:?}"
-    );
+    assert!(run.stdout_lines().iter().any(|l| l.starts_with("[user] ") && l.contains("Paris, 3")), "{run:?}");
 
     let run = mcp_edge(&[&server(), "read", "demo://resource/dynamic/text/1"]);
     assert_eq!(run.code, Some(0), "{run:?}");
     assert!(!run.stdout.trim().is_empty(), "{run:?}");
 
-    let run = mcp_edge(&[
-        &server(),
-        "complete",
-        "prompt:completable-prompt",
-        "department",
-        "E",
-    ]);
+    let run = mcp_edge(&[&server(), "complete", "prompt:completable-prompt", "department", "E"]);
     assert_eq!(run.code, Some(0), "{run:?}");
     assert!(run.stdout_lines().contains(&"Engineering"), "{run:?}");
 
@@ -390,11 +323,7 @@ fn rmcp_peer() -> Option<PathBuf> {
     if binary.is_file() {
         return Some(binary);
     }
-    assert!(
-        std::env::var_os("CI").is_none(),
-        "{} is missing: run `cargo xtask setup`",
-        binary.display()
-    );
+    assert!(std::env::var_os("CI").is_none(), "{} is missing: run `cargo xtask setup`", binary.display());
     eprintln!("skipped: {} is missing (cargo xtask setup)", binary.display());
     None
 }
@@ -414,11 +343,7 @@ fn lines_of(pipe: impl Read + Send + 'static) -> std::sync::mpsc::Receiver<Strin
 }
 
 /// The first line from `lines` that `wanted` accepts, within `limit`.
-fn wait_for_line(
-    lines: &std::sync::mpsc::Receiver<String>,
-    limit: Duration,
-    wanted: impl Fn(&str) -> bool,
-) -> String {
+fn wait_for_line(lines: &std::sync::mpsc::Receiver<String>, limit: Duration, wanted: impl Fn(&str) -> bool) -> String {
     let started = Instant::now();
     loop {
         let left = limit.saturating_sub(started.elapsed());

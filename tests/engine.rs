@@ -7,15 +7,15 @@ use std::future::Future;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use futures::future::{Either, select};
 use futures::StreamExt;
+use futures::future::{Either, select};
+use mcp_edge::Client;
 use mcp_edge::client::{ClientOptions, EraChoice, Error, ListenFilter, RequestContext, RequestOptions, SessionEvent};
 use mcp_edge::protocol::types::{CreateMessageResult, ElicitAction, ElicitResult};
 use mcp_edge::protocol::{ErrorObject, Message, Notification, ProtocolVersion, Request, RequestId, Response, codes};
 use mcp_edge::runtime::{sleep, spawn};
 use mcp_edge::transport::TransportError;
 use mcp_edge::transport::memory::{self, MemoryServer};
-use mcp_edge::Client;
 use serde_json::{Value, json};
 
 #[cfg(target_arch = "wasm32")]
@@ -93,7 +93,8 @@ async fn serve_handshake(server: &mut MemoryServer, version: &str) -> Request {
 
 async fn connected(options: ClientOptions) -> (Client, MemoryServer) {
     let (client, mut server) = start(options);
-    let (outcome, _) = futures::join!(within("initialize", client.initialize()), serve_handshake(&mut server, "2025-11-25"));
+    let (outcome, _) =
+        futures::join!(within("initialize", client.initialize()), serve_handshake(&mut server, "2025-11-25"));
     if let Err(e) = outcome {
         panic!("initialize failed: {e}");
     }
@@ -107,7 +108,8 @@ async fn connected_stateless() -> (Client, MemoryServer) {
     let server_side = async {
         let discover = next_request(&mut server).await;
         assert_eq!(discover.method, "server/discover");
-        let capabilities = json!({"tools": {"listChanged": true}, "resources": {"subscribe": true, "listChanged": true}});
+        let capabilities =
+            json!({"tools": {"listChanged": true}, "resources": {"subscribe": true, "listChanged": true}});
         server.send(Message::result(
             discover.id,
             json!({"resultType": "complete", "supportedVersions": ["2026-07-28"], "capabilities": capabilities,
