@@ -537,6 +537,39 @@ tests! {
         assert_eq!(*events.lock().unwrap_or_else(|e| e.into_inner()), vec![SessionEvent::SessionRestarted]);
     }
 
+    async fn a_new_session_subscribes_to_the_same_resources_again() {
+        let (client, mut server) = connected(ClientOptions::default()).await;
+        for uri in ["demo://a", "demo://b"] {
+            let server_side = async {
+                let subscribe = next_request(&mut server).await;
+                assert_eq!(subscribe.method, "resources/subscribe");
+                server.send(Message::result(subscribe.id, json!({})));
+            };
+            let (outcome, ()) = futures::join!(within("subscribe", client.subscribe_resource(uri)), server_side);
+            ok(outcome);
+        }
+        let server_side = async {
+            let unsubscribe = next_request(&mut server).await;
+            server.send(Message::result(unsubscribe.id, json!({})));
+        };
+        let (outcome, ()) = futures::join!(within("unsubscribe", client.unsubscribe_resource("demo://a")), server_side);
+        ok(outcome);
+        server.fail_next_send(TransportError::SessionExpired);
+        let call = client.request("tools/list", None, RequestOptions::default());
+        let server_side = async {
+            serve_handshake(&mut server, "2025-11-25").await;
+            let again = next_request(&mut server).await;
+            assert_eq!(again.method, "resources/subscribe");
+            assert_eq!(again.params.clone().unwrap_or_default()["uri"], "demo://b", "only what is still subscribed");
+            server.send(Message::result(again.id, json!({})));
+            let retried = next_request(&mut server).await;
+            assert_eq!(retried.method, "tools/list");
+            server.send(Message::result(retried.id, json!({"tools": []})));
+        };
+        let (outcome, ()) = futures::join!(within("the retried call", call), server_side);
+        ok(outcome);
+    }
+
     async fn a_dead_transport_fails_pending_and_later_requests_at_once() {
         let (client, mut server) = connected(ClientOptions::default()).await;
         let call = client.request("tools/call", Some(json!({"name": "doomed"})), RequestOptions::default());

@@ -14,6 +14,7 @@ mod options;
 mod request;
 pub mod stateless;
 
+use std::collections::BTreeSet;
 use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
@@ -63,6 +64,8 @@ struct Inner {
     restart_lock: futures::lock::Mutex<()>,
     restarts: AtomicU64,
     stateless: Arc<Mutex<stateless::StatelessState>>,
+    /// Resources subscribed in this session (handshake era).
+    subscribed: Mutex<BTreeSet<String>>,
 }
 
 /// A connection to one MCP server. Clone it freely: clones share the session.
@@ -110,6 +113,7 @@ impl Client {
             restart_lock: futures::lock::Mutex::new(()),
             restarts: AtomicU64::new(0),
             stateless,
+            subscribed: Mutex::new(BTreeSet::new()),
         };
         (Client { inner: Arc::new(inner) }, driver)
     }
@@ -262,13 +266,30 @@ impl Client {
             (generation, None) => generation,
         };
         let mut options = options;
-        match self.send_request(method, params.clone(), &mut options).await {
+        let uri = params.as_ref().and_then(|p| p.get("uri")).and_then(Value::as_str).map(str::to_owned);
+        let outcome = match self.send_request(method, params.clone(), &mut options).await {
             Err(Error::Transport(TransportError::SessionExpired)) => {
                 self.restart_session(generation).await?;
                 self.send_request(method, params, &mut options).await
             }
             other => other,
+        };
+        // What a new session must subscribe to again.
+        match (method, uri) {
+            (methods::RESOURCES_SUBSCRIBE, Some(uri)) if outcome.is_ok() => {
+                self.subscribed().insert(uri);
+            }
+            (methods::RESOURCES_UNSUBSCRIBE, Some(uri)) => {
+                self.subscribed().remove(&uri);
+            }
+            _ => {}
         }
+        outcome
+    }
+
+    fn subscribed(&self) -> std::sync::MutexGuard<'_, BTreeSet<String>> {
+        // A plain set: a poisoned lock is still usable.
+        self.inner.subscribed.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
     /// Starts a new session after the server forgot ours. Concurrent callers
@@ -280,6 +301,15 @@ impl Client {
         }
         self.state().negotiated = None;
         self.initialize().await?;
+        // The server forgot the session's resource subscriptions with it.
+        let uris: Vec<String> = self.subscribed().iter().cloned().collect();
+        for uri in uris {
+            let params = Some(json!({ "uri": uri }));
+            let mut options = RequestOptions::default();
+            if let Err(error) = self.send_request(methods::RESOURCES_SUBSCRIBE, params, &mut options).await {
+                log::warn!("subscribing to {uri} again in the new session: {error}");
+            }
+        }
         self.inner.restarts.fetch_add(1, Ordering::Relaxed);
         for listener in &self.inner.options.event_listeners {
             listener(&SessionEvent::SessionRestarted);
