@@ -355,23 +355,46 @@ fn wait_for_line(lines: &std::sync::mpsc::Receiver<String>, limit: Duration, wan
     }
 }
 
+/// Starts `rmcp-peer http` on a free port: the process, its URL, and its
+/// stderr lines (what it did, e.g. `task created <id>`).
+fn rmcp_http(binary: &std::path::Path) -> (Child, String, std::sync::mpsc::Receiver<String>) {
+    let mut peer = Command::new(binary)
+        .arg("http")
+        .env("PORT", "0")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("rmcp-peer starts");
+    let peer_lines = lines_of(peer.stdout.take().expect("stdout is piped"));
+    let stderr = lines_of(peer.stderr.take().expect("stderr is piped"));
+    let listening = wait_for_line(&peer_lines, Duration::from_secs(30), |l| l.starts_with("listening "));
+    (peer, listening.trim_start_matches("listening ").trim().to_owned(), stderr)
+}
+
+/// `--tasks`: a tool the server runs as a task is polled to its end.
+#[test]
+fn tasks_flag_lets_a_tool_run_as_a_task() {
+    let Some(binary) = rmcp_peer() else { return };
+    let (mut peer, url, stderr) = rmcp_http(&binary);
+    let run = mcp_edge(&["--tasks", &url, "call", "slow_compute", r#"{"seconds": 1, "label": "cli"}"#]);
+    assert_eq!(run.code, Some(0), "{run:?}");
+    assert_eq!(run.stdout_lines(), ["done: cli"], "{run:?}");
+    wait_for_line(&stderr, Duration::from_secs(10), |l| l.contains("task created") && l.contains("slow_compute"));
+    let run = mcp_edge(&[&url, "call", "slow_compute", r#"{"seconds": 0, "label": "plain"}"#]);
+    assert_eq!(run.stdout_lines(), ["done: plain"], "{run:?}");
+    wait_for_line(&stderr, Duration::from_secs(10), |l| l.contains("slow_compute ran synchronously"));
+    let _ = peer.kill();
+    let _ = peer.wait();
+}
+
 /// `watch` prints, as JSON lines, the changes another client causes: in
 /// 2026-07-28 through `subscriptions/listen`, in the handshake era through
 /// `resources/subscribe` and the session stream.
 #[test]
 fn watch_prints_the_changes_another_client_makes() {
     let Some(binary) = rmcp_peer() else { return };
-    let mut peer = Command::new(binary)
-        .arg("http")
-        .env("PORT", "0")
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("rmcp-peer starts");
-    let peer_lines = lines_of(peer.stdout.take().expect("stdout is piped"));
-    let listening = wait_for_line(&peer_lines, Duration::from_secs(30), |l| l.starts_with("listening "));
-    let url = listening.trim_start_matches("listening ").trim().to_owned();
+    let (mut peer, url, _peer_stderr) = rmcp_http(&binary);
     for era in ["auto", "handshake"] {
         let mut watcher = Command::new(env!("CARGO_BIN_EXE_mcp-edge"))
             .args(["-v", "--json", "--era", era, &url, "watch", "demo://counter", "--tools"])

@@ -114,6 +114,11 @@ protocol or transport error.";
         )]
         era: EraChoice,
 
+        /// Declare the tasks extension (2026-07-28): the server may run a tool call as a task,
+        /// which is polled to its end (cancelled after --timeout times 10)
+        #[arg(long, global = true)]
+        tasks: bool,
+
         /// OAuth: a client id registered with the authorization server beforehand (else the
         /// client registers itself where the server allows it)
         #[arg(long, global = true, value_name = "ID")]
@@ -385,8 +390,11 @@ protocol or transport error.";
             Ok(plan) => plan,
             Err(failure) => return report(&failure),
         };
-        let options =
-            ClientOptions::new("mcp-edge", env!("CARGO_PKG_VERSION")).with_timeout(cli.timeout).with_era(cli.era);
+        let options = ClientOptions::new("mcp-edge", env!("CARGO_PKG_VERSION"))
+            .with_timeout(cli.timeout)
+            .with_era(cli.era)
+            .with_tasks(cli.tasks)
+            .with_task_timeout(cli.timeout.saturating_mul(10));
         let auth = connect::AuthArgs {
             client_id: cli.client_id,
             client_secret: cli.client_secret,
