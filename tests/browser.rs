@@ -8,187 +8,64 @@
 
 #![cfg(target_arch = "wasm32")]
 
+#[path = "support/web.rs"]
+mod web;
+
 use std::cell::RefCell;
-use std::future::Future;
-use std::pin::pin;
 use std::rc::Rc;
 use std::time::Duration;
 
-use futures::future::{Either, select};
-use js_sys::{Array, Object, Promise, Reflect};
+use js_sys::{Array, Promise, Reflect};
 use mcp_edge::runtime::sleep;
 use mcp_edge::web::McpClient;
 use wasm_bindgen::closure::Closure;
-use wasm_bindgen::convert::TryFromJsValue;
 use wasm_bindgen::{JsCast, JsValue};
-use wasm_bindgen_futures::JsFuture;
 use wasm_bindgen_test::{wasm_bindgen_test, wasm_bindgen_test_configure};
+use web::{
+    close, describe, function2, get, json, object, rejected, required_url, resolved, result_text, text, tool, within,
+};
 
 wasm_bindgen_test_configure!(run_in_browser);
 
 const SERVER_URL: Option<&str> = option_env!("MCP_EDGE_TEST_SERVER_URL");
 
 fn server_url() -> String {
-    match SERVER_URL {
-        Some(url) if !url.is_empty() => url.to_owned(),
-        _ => panic!(
-            "MCP_EDGE_TEST_SERVER_URL was not set when these tests were compiled. Run `cargo xtask test`, \
-             which starts server-everything (Streamable HTTP) and sets it; or start it by hand and build with \
-             MCP_EDGE_TEST_SERVER_URL=http://127.0.0.1:<port>/mcp"
-        ),
-    }
-}
-
-/// Every wait is bounded.
-async fn within<T>(what: &str, seconds: u64, work: impl Future<Output = T>) -> T {
-    match select(pin!(work), pin!(sleep(Duration::from_secs(seconds)))).await {
-        Either::Left((value, _)) => value,
-        Either::Right(_) => panic!("{what} did not settle within {seconds} s"),
-    }
-}
-
-/// Waits (bounded) for a promise.
-async fn settle(what: &str, seconds: u64, promise: Promise) -> Result<JsValue, JsValue> {
-    within(what, seconds, JsFuture::from(promise)).await
-}
-
-/// Waits (bounded) for a promise that must resolve.
-async fn resolved(what: &str, seconds: u64, promise: Promise) -> JsValue {
-    match settle(what, seconds, promise).await {
-        Ok(value) => value,
-        Err(error) => panic!("{what} rejected: {}", describe(&error)),
-    }
-}
-
-/// Waits (bounded) for a promise that must reject.
-async fn rejected(what: &str, seconds: u64, promise: Promise) -> JsValue {
-    match settle(what, seconds, promise).await {
-        Ok(value) => panic!(
-            "{what} resolved to {} but should have rejected",
-            json(&value)
-        ),
-        Err(error) => error,
-    }
-}
-
-fn describe(error: &JsValue) -> String {
-    format!(
-        "{}: {} ({})",
-        text(&get(error, "name")),
-        text(&get(error, "message")),
-        json(error)
+    required_url(
+        SERVER_URL,
+        "MCP_EDGE_TEST_SERVER_URL was not set when these tests were compiled. Run `cargo xtask test`, \
+         which starts server-everything (Streamable HTTP) and sets it; or start it by hand and build with \
+         MCP_EDGE_TEST_SERVER_URL=http://127.0.0.1:<port>/mcp",
     )
-}
-
-fn json(value: &JsValue) -> String {
-    js_sys::JSON::stringify(value)
-        .ok()
-        .and_then(|s| JsValue::from(s).as_string())
-        .unwrap_or_else(|| format!("{value:?}"))
-}
-
-fn text(value: &JsValue) -> String {
-    value.as_string().unwrap_or_default()
-}
-
-fn get(target: &JsValue, key: &str) -> JsValue {
-    Reflect::get(target, &JsValue::from_str(key)).unwrap_or(JsValue::UNDEFINED)
 }
 
 /// `target.a.b.0.c`, with array indexes as numbers.
 fn path(target: &JsValue, keys: &str) -> JsValue {
-    keys.split('.')
-        .fold(target.clone(), |value, key| match key.parse::<u32>() {
-            Ok(index) if Array::is_array(&value) => Array::from(&value).get(index),
-            _ if value.is_object() => get(&value, key),
-            _ => JsValue::UNDEFINED,
-        })
-}
-
-fn object(entries: &[(&str, JsValue)]) -> JsValue {
-    let object = Object::new();
-    for (key, value) in entries {
-        Reflect::set(&object, &JsValue::from_str(key), value)
-            .expect("setting a property of a fresh object");
-    }
-    object.into()
-}
-
-fn tool(name: &str, arguments: JsValue) -> JsValue {
-    object(&[("name", name.into()), ("arguments", arguments)])
-}
-
-/// The text of every text block of a tool result, joined.
-fn result_text(result: &JsValue) -> String {
-    let content = get(result, "content");
-    assert!(
-        Array::is_array(&content),
-        "a tool result has a content array: {}",
-        json(result)
-    );
-    Array::from(&content)
-        .iter()
-        .filter_map(|block| get(&block, "text").as_string())
-        .collect::<Vec<_>>()
-        .join("\n")
+    keys.split('.').fold(target.clone(), |value, key| match key.parse::<u32>() {
+        Ok(index) if Array::is_array(&value) => Array::from(&value).get(index),
+        _ if value.is_object() => get(&value, key),
+        _ => JsValue::UNDEFINED,
+    })
 }
 
 fn function1(f: impl FnMut(JsValue) -> JsValue + 'static) -> JsValue {
     Closure::<dyn FnMut(JsValue) -> JsValue>::new(f).into_js_value()
 }
 
-fn function2(f: impl FnMut(JsValue, JsValue) -> JsValue + 'static) -> JsValue {
-    Closure::<dyn FnMut(JsValue, JsValue) -> JsValue>::new(f).into_js_value()
-}
-
 async fn connect(options: JsValue) -> McpClient {
-    let value = resolved(
-        "McpClient.connect",
-        20,
-        McpClient::connect(server_url(), options),
-    )
-    .await;
-    match McpClient::try_from_js_value(value) {
-        Ok(client) => client,
-        Err(value) => panic!(
-            "connect resolved to {} instead of an McpClient",
-            json(&value)
-        ),
-    }
-}
-
-async fn close(client: McpClient) {
-    resolved("close", 10, client.close()).await;
+    web::connect_client("McpClient.connect", 20, server_url(), options).await
 }
 
 #[wasm_bindgen_test]
 async fn connect_negotiates_the_latest_revision_over_streamable_http() {
-    let options = object(&[(
-        "clientInfo",
-        object(&[("name", "browser-test".into()), ("version", "1.0.0".into())]),
-    )]);
+    let options = object(&[("clientInfo", object(&[("name", "browser-test".into()), ("version", "1.0.0".into())]))]);
     let client = connect(options).await;
-    assert_eq!(
-        text(&client.get_negotiated_protocol_version()),
-        "2025-11-25"
-    );
+    assert_eq!(text(&client.get_negotiated_protocol_version()), "2025-11-25");
     assert_eq!(client.transport(), "streamable-http");
     let server = client.get_server_version();
-    assert!(
-        !text(&get(&server, "name")).is_empty(),
-        "the server has a name: {}",
-        json(&server)
-    );
+    assert!(!text(&get(&server, "name")).is_empty(), "the server has a name: {}", json(&server));
     let capabilities = client.get_server_capabilities();
-    assert!(
-        get(&capabilities, "tools").is_object(),
-        "server-everything offers tools: {}",
-        json(&capabilities)
-    );
-    assert!(
-        client.get_instructions().as_string().is_some(),
-        "server-everything sends instructions"
-    );
+    assert!(get(&capabilities, "tools").is_object(), "server-everything offers tools: {}", json(&capabilities));
+    assert!(client.get_instructions().as_string().is_some(), "server-everything sends instructions");
     resolved("ping", 10, client.ping(JsValue::UNDEFINED)).await;
     close(client).await;
 }
@@ -196,50 +73,17 @@ async fn connect_negotiates_the_latest_revision_over_streamable_http() {
 #[wasm_bindgen_test]
 async fn list_tools_contains_echo() {
     let client = connect(JsValue::UNDEFINED).await;
-    let page = resolved(
-        "listTools",
-        10,
-        client.list_tools(JsValue::UNDEFINED, JsValue::UNDEFINED),
-    )
-    .await;
-    let names: Vec<String> = Array::from(&get(&page, "tools"))
-        .iter()
-        .map(|tool| text(&get(&tool, "name")))
-        .collect();
-    assert!(
-        names.iter().any(|n| n == "echo"),
-        "tools/list has echo: {names:?}"
-    );
-    let echo = Array::from(&get(&page, "tools"))
-        .iter()
-        .find(|t| text(&get(t, "name")) == "echo");
-    let schema = echo
-        .map(|t| get(&t, "inputSchema"))
-        .unwrap_or(JsValue::UNDEFINED);
-    assert_eq!(
-        text(&get(&schema, "type")),
-        "object",
-        "raw inputSchema kept: {}",
-        json(&schema)
-    );
-    assert!(
-        !schema.is_instance_of::<js_sys::Map>(),
-        "objects cross as plain objects, not Maps"
-    );
+    let page = resolved("listTools", 10, client.list_tools(JsValue::UNDEFINED, JsValue::UNDEFINED)).await;
+    let names: Vec<String> = Array::from(&get(&page, "tools")).iter().map(|tool| text(&get(&tool, "name"))).collect();
+    assert!(names.iter().any(|n| n == "echo"), "tools/list has echo: {names:?}");
+    let echo = Array::from(&get(&page, "tools")).iter().find(|t| text(&get(t, "name")) == "echo");
+    let schema = echo.map(|t| get(&t, "inputSchema")).unwrap_or(JsValue::UNDEFINED);
+    assert_eq!(text(&get(&schema, "type")), "object", "raw inputSchema kept: {}", json(&schema));
+    assert!(!schema.is_instance_of::<js_sys::Map>(), "objects cross as plain objects, not Maps");
 
-    let all = resolved(
-        "listAllTools",
-        10,
-        client.list_all_tools(JsValue::UNDEFINED),
-    )
-    .await;
+    let all = resolved("listAllTools", 10, client.list_all_tools(JsValue::UNDEFINED)).await;
     assert!(Array::is_array(&all));
-    assert!(
-        Array::from(&all)
-            .iter()
-            .any(|t| text(&get(&t, "name")) == "echo"),
-        "listAllTools has echo"
-    );
+    assert!(Array::from(&all).iter().any(|t| text(&get(&t, "name")) == "echo"), "listAllTools has echo");
     close(client).await;
 }
 
@@ -247,12 +91,7 @@ async fn list_tools_contains_echo() {
 async fn call_tool_echo() {
     let client = connect(JsValue::UNDEFINED).await;
     let params = tool("echo", object(&[("message", "hi".into())]));
-    let result = resolved(
-        "callTool echo",
-        10,
-        client.call_tool(params, JsValue::UNDEFINED),
-    )
-    .await;
+    let result = resolved("callTool echo", 10, client.call_tool(params, JsValue::UNDEFINED)).await;
     assert_eq!(text(&path(&result, "content.0.text")), "Echo: hi");
     assert_eq!(text(&path(&result, "content.0.type")), "text");
     close(client).await;
@@ -267,38 +106,17 @@ async fn progress_reaches_onprogress() {
     let seen: Rc<RefCell<Vec<Update>>> = Rc::default();
     let record = seen.clone();
     let onprogress = function1(move |progress| {
-        record.borrow_mut().push((
-            get(&progress, "progress").as_f64().unwrap_or(-1.0),
-            get(&progress, "total").as_f64(),
-        ));
+        record
+            .borrow_mut()
+            .push((get(&progress, "progress").as_f64().unwrap_or(-1.0), get(&progress, "total").as_f64()));
         JsValue::UNDEFINED
     });
-    let params = tool(
-        "trigger-long-running-operation",
-        object(&[("duration", 2.into()), ("steps", 4.into())]),
-    );
+    let params = tool("trigger-long-running-operation", object(&[("duration", 2.into()), ("steps", 4.into())]));
     let options = object(&[("onprogress", onprogress), ("timeout", 15_000.into())]);
-    let result = resolved(
-        "the long-running operation",
-        20,
-        client.call_tool(params, options),
-    )
-    .await;
-    assert!(
-        result_text(&result).contains("Long running operation completed"),
-        "{}",
-        json(&result)
-    );
+    let result = resolved("the long-running operation", 20, client.call_tool(params, options)).await;
+    assert!(result_text(&result).contains("Long running operation completed"), "{}", json(&result));
     let seen = seen.borrow().clone();
-    assert_eq!(
-        seen,
-        vec![
-            (1.0, Some(4.0)),
-            (2.0, Some(4.0)),
-            (3.0, Some(4.0)),
-            (4.0, Some(4.0))
-        ]
-    );
+    assert_eq!(seen, vec![(1.0, Some(4.0)), (2.0, Some(4.0)), (3.0, Some(4.0)), (4.0, Some(4.0))]);
     close(client).await;
 }
 
@@ -306,10 +124,7 @@ async fn progress_reaches_onprogress() {
 async fn abort_signal_cancels_a_running_call() {
     let client = connect(JsValue::UNDEFINED).await;
     let controller = web_sys::AbortController::new().expect("AbortController");
-    let params = tool(
-        "trigger-long-running-operation",
-        object(&[("duration", 30.into()), ("steps", 30.into())]),
-    );
+    let params = tool("trigger-long-running-operation", object(&[("duration", 30.into()), ("steps", 30.into())]));
     let options = object(&[("signal", controller.signal().into())]);
     let call = client.call_tool(params, options);
     sleep(Duration::from_millis(700)).await;
@@ -317,26 +132,15 @@ async fn abort_signal_cancels_a_running_call() {
     controller.abort();
     let error = rejected("the aborted call", 5, call).await;
     let took = js_sys::Date::now() - aborted_at;
-    assert_eq!(
-        text(&get(&error, "name")),
-        "AbortError",
-        "{}",
-        describe(&error)
-    );
-    assert!(
-        error.is_instance_of::<js_sys::Error>(),
-        "rejects with an Error"
-    );
+    assert_eq!(text(&get(&error, "name")), "AbortError", "{}", describe(&error));
+    assert!(error.is_instance_of::<js_sys::Error>(), "rejects with an Error");
     assert!(took < 1000.0, "the abort took effect in {took} ms");
     // The session goes on.
     resolved("ping after abort", 10, client.ping(JsValue::UNDEFINED)).await;
     let echoed = resolved(
         "echo after abort",
         10,
-        client.call_tool(
-            tool("echo", object(&[("message", "still here".into())])),
-            JsValue::UNDEFINED,
-        ),
+        client.call_tool(tool("echo", object(&[("message", "still here".into())])), JsValue::UNDEFINED),
     )
     .await;
     assert_eq!(text(&path(&echoed, "content.0.text")), "Echo: still here");
@@ -350,12 +154,7 @@ async fn an_already_aborted_signal_rejects_at_once() {
     controller.abort();
     let options = object(&[("signal", controller.signal().into())]);
     let error = rejected("a call with an aborted signal", 2, client.ping(options)).await;
-    assert_eq!(
-        text(&get(&error, "name")),
-        "AbortError",
-        "{}",
-        describe(&error)
-    );
+    assert_eq!(text(&get(&error, "name")), "AbortError", "{}", describe(&error));
     close(client).await;
 }
 
@@ -367,13 +166,7 @@ async fn sampling_handler_round_trip() {
         *record.borrow_mut() = Some((params, extra));
         let answer = object(&[
             ("role", "assistant".into()),
-            (
-                "content",
-                object(&[
-                    ("type", "text".into()),
-                    ("text", "sampled in the browser".into()),
-                ]),
-            ),
+            ("content", object(&[("type", "text".into()), ("text", "sampled in the browser".into())])),
             ("model", "test-model".into()),
             ("stopReason", "endTurn".into()),
         ]);
@@ -385,41 +178,17 @@ async fn sampling_handler_round_trip() {
         .into()
     });
     let client = connect(object(&[("sampling", sampling)])).await;
-    let params = tool(
-        "trigger-sampling-request",
-        object(&[("prompt", "hello".into()), ("maxTokens", 10.into())]),
-    );
-    let result = resolved(
-        "trigger-sampling-request",
-        15,
-        client.call_tool(params, JsValue::UNDEFINED),
-    )
-    .await;
+    let params = tool("trigger-sampling-request", object(&[("prompt", "hello".into()), ("maxTokens", 10.into())]));
+    let result = resolved("trigger-sampling-request", 15, client.call_tool(params, JsValue::UNDEFINED)).await;
     let answer = result_text(&result);
-    assert!(
-        answer.contains("sampled in the browser") && answer.contains("test-model"),
-        "{answer}"
-    );
+    assert!(answer.contains("sampled in the browser") && answer.contains("test-model"), "{answer}");
 
-    let (params, extra) = seen
-        .borrow()
-        .clone()
-        .expect("the sampling handler was called");
-    assert!(
-        text(&path(&params, "messages.0.content.text")).contains("hello"),
-        "{}",
-        json(&params)
-    );
+    let (params, extra) = seen.borrow().clone().expect("the sampling handler was called");
+    assert!(text(&path(&params, "messages.0.content.text")).contains("hello"), "{}", json(&params));
     assert_eq!(get(&params, "maxTokens").as_f64(), Some(10.0));
-    assert!(
-        get(&extra, "signal").is_instance_of::<web_sys::AbortSignal>(),
-        "extra.signal is an AbortSignal"
-    );
+    assert!(get(&extra, "signal").is_instance_of::<web_sys::AbortSignal>(), "extra.signal is an AbortSignal");
     assert_eq!(text(&get(&extra, "method")), "sampling/createMessage");
-    assert!(
-        !get(&extra, "requestId").is_undefined(),
-        "extra.requestId is set"
-    );
+    assert!(!get(&extra, "requestId").is_undefined(), "extra.requestId is set");
     close(client).await;
 }
 
@@ -431,60 +200,26 @@ async fn a_rejecting_handler_becomes_a_json_rpc_error() {
         Promise::reject(&error).into()
     });
     let client = connect(object(&[("sampling", sampling)])).await;
-    let params = tool(
-        "trigger-sampling-request",
-        object(&[("prompt", "hello".into())]),
-    );
+    let params = tool("trigger-sampling-request", object(&[("prompt", "hello".into())]));
     // server-everything lets the failed sampling request's error through as
     // the tools/call error: our code and message make the round trip.
-    let error = rejected(
-        "trigger-sampling-request",
-        15,
-        client.call_tool(params, JsValue::UNDEFINED),
-    )
-    .await;
-    assert_eq!(
-        text(&get(&error, "name")),
-        "McpError",
-        "{}",
-        describe(&error)
-    );
-    assert_eq!(
-        get(&error, "code").as_f64(),
-        Some(-32042.0),
-        "{}",
-        describe(&error)
-    );
-    assert!(
-        text(&get(&error, "message")).contains("the user said no"),
-        "{}",
-        describe(&error)
-    );
+    let error = rejected("trigger-sampling-request", 15, client.call_tool(params, JsValue::UNDEFINED)).await;
+    assert_eq!(text(&get(&error, "name")), "McpError", "{}", describe(&error));
+    assert_eq!(get(&error, "code").as_f64(), Some(-32042.0), "{}", describe(&error));
+    assert!(text(&get(&error, "message")).contains("the user said no"), "{}", describe(&error));
     close(client).await;
 }
 
 #[wasm_bindgen_test]
 async fn elicitation_handler_gets_the_form_and_defaults_are_filled() {
     let elicitation = function2(|params, _extra| {
-        assert!(
-            get(&params, "requestedSchema").is_object(),
-            "form params: {}",
-            json(&params)
-        );
+        assert!(get(&params, "requestedSchema").is_object(), "form params: {}", json(&params));
         // A synchronous answer (not a promise) is fine too.
-        object(&[
-            ("action", "accept".into()),
-            ("content", object(&[("name", "Ada".into())])),
-        ])
+        object(&[("action", "accept".into()), ("content", object(&[("name", "Ada".into())]))])
     });
     let client = connect(object(&[("elicitation", elicitation)])).await;
     let params = tool("trigger-elicitation-request", object(&[]));
-    let result = resolved(
-        "trigger-elicitation-request",
-        15,
-        client.call_tool(params, JsValue::UNDEFINED),
-    )
-    .await;
+    let result = resolved("trigger-elicitation-request", 15, client.call_tool(params, JsValue::UNDEFINED)).await;
     let answer = result_text(&result);
     assert!(answer.contains("Name: Ada"), "{answer}");
     // Left out by the handler, filled from the schema's defaults.
@@ -501,35 +236,20 @@ async fn roots_handler_and_server_notifications() {
         JsValue::UNDEFINED
     });
     let roots = Closure::<dyn FnMut() -> JsValue>::new(|| {
-        let root = object(&[
-            ("uri", "file:///work/project".into()),
-            ("name", "Project".into()),
-        ]);
+        let root = object(&[("uri", "file:///work/project".into()), ("name", "Project".into())]);
         Promise::resolve(&Array::of1(&root)).into()
     })
     .into_js_value();
-    let client = connect(object(&[
-        ("roots", roots),
-        ("onnotification", onnotification),
-    ]))
-    .await;
-    let result = resolved(
-        "get-roots-list",
-        15,
-        client.call_tool(tool("get-roots-list", object(&[])), JsValue::UNDEFINED),
-    )
-    .await;
+    let client = connect(object(&[("roots", roots), ("onnotification", onnotification)])).await;
+    let result =
+        resolved("get-roots-list", 15, client.call_tool(tool("get-roots-list", object(&[])), JsValue::UNDEFINED)).await;
     let answer = result_text(&result);
-    assert!(
-        answer.contains("file:///work/project") && answer.contains("Project"),
-        "{answer}"
-    );
+    assert!(answer.contains("file:///work/project") && answer.contains("Project"), "{answer}");
 
     // The server logs that it received our roots.
     let logged = || {
         notifications.borrow().iter().any(|n| {
-            text(&get(n, "method")) == "notifications/message"
-                && json(&get(n, "params")).contains("Roots updated")
+            text(&get(n, "method")) == "notifications/message" && json(&get(n, "params")).contains("Roots updated")
         })
     };
     within("the roots log message", 10, async {
@@ -552,61 +272,20 @@ async fn errors_from_the_server() {
         client.call_tool(tool("no-such-tool", object(&[])), JsValue::UNDEFINED),
     )
     .await;
-    assert_eq!(
-        get(&result, "isError").as_bool(),
-        Some(true),
-        "{}",
-        json(&result)
-    );
-    assert!(
-        result_text(&result).contains("no-such-tool"),
-        "{}",
-        json(&result)
-    );
+    assert_eq!(get(&result, "isError").as_bool(), Some(true), "{}", json(&result));
+    assert!(result_text(&result).contains("no-such-tool"), "{}", json(&result));
 
     // An unknown prompt is a JSON-RPC error: an McpError with the code.
     let params = object(&[("name", "no-such-prompt".into())]);
-    let error = rejected(
-        "getPrompt of an unknown prompt",
-        10,
-        client.get_prompt(params, JsValue::UNDEFINED),
-    )
-    .await;
-    assert!(
-        error.is_instance_of::<js_sys::Error>(),
-        "{}",
-        describe(&error)
-    );
-    assert_eq!(
-        text(&get(&error, "name")),
-        "McpError",
-        "{}",
-        describe(&error)
-    );
-    assert_eq!(
-        get(&error, "code").as_f64(),
-        Some(-32602.0),
-        "{}",
-        describe(&error)
-    );
-    assert!(
-        text(&get(&error, "message")).contains("no-such-prompt"),
-        "{}",
-        describe(&error)
-    );
+    let error = rejected("getPrompt of an unknown prompt", 10, client.get_prompt(params, JsValue::UNDEFINED)).await;
+    assert!(error.is_instance_of::<js_sys::Error>(), "{}", describe(&error));
+    assert_eq!(text(&get(&error, "name")), "McpError", "{}", describe(&error));
+    assert_eq!(get(&error, "code").as_f64(), Some(-32602.0), "{}", describe(&error));
+    assert!(text(&get(&error, "message")).contains("no-such-prompt"), "{}", describe(&error));
 
     // Arguments of the wrong shape are a TypeError, before anything is sent.
-    let error = rejected(
-        "callTool without a name",
-        2,
-        client.call_tool(object(&[]), JsValue::UNDEFINED),
-    )
-    .await;
-    assert!(
-        error.is_instance_of::<js_sys::TypeError>(),
-        "{}",
-        describe(&error)
-    );
+    let error = rejected("callTool without a name", 2, client.call_tool(object(&[]), JsValue::UNDEFINED)).await;
+    assert!(error.is_instance_of::<js_sys::TypeError>(), "{}", describe(&error));
     close(client).await;
 }
 
@@ -620,12 +299,7 @@ async fn forcing_the_legacy_transport_on_a_streamable_endpoint_says_what_the_get
         McpClient::connect(server_url(), object(&[("transport", "sse".into())])),
     )
     .await;
-    assert_eq!(
-        text(&get(&error, "name")),
-        "McpError",
-        "{}",
-        describe(&error)
-    );
+    assert_eq!(text(&get(&error, "name")), "McpError", "{}", describe(&error));
     let message = text(&get(&error, "message"));
     assert!(
         message.contains(&server_url()) && message.contains("not an HTTP+SSE event stream"),
@@ -637,33 +311,11 @@ async fn forcing_the_legacy_transport_on_a_streamable_endpoint_says_what_the_get
 #[wasm_bindgen_test]
 async fn a_request_timeout_is_an_mcp_error_with_code() {
     let client = connect(object(&[("timeout", 300.into())])).await;
-    let params = tool(
-        "trigger-long-running-operation",
-        object(&[("duration", 5.into()), ("steps", 5.into())]),
-    );
-    let error = rejected(
-        "a call that times out",
-        5,
-        client.call_tool(params, JsValue::UNDEFINED),
-    )
-    .await;
-    assert_eq!(
-        text(&get(&error, "name")),
-        "McpError",
-        "{}",
-        describe(&error)
-    );
-    assert_eq!(
-        get(&error, "code").as_f64(),
-        Some(-32001.0),
-        "{}",
-        describe(&error)
-    );
-    assert!(
-        text(&get(&error, "message")).contains("timed out"),
-        "{}",
-        describe(&error)
-    );
+    let params = tool("trigger-long-running-operation", object(&[("duration", 5.into()), ("steps", 5.into())]));
+    let error = rejected("a call that times out", 5, client.call_tool(params, JsValue::UNDEFINED)).await;
+    assert_eq!(text(&get(&error, "name")), "McpError", "{}", describe(&error));
+    assert_eq!(get(&error, "code").as_f64(), Some(-32001.0), "{}", describe(&error));
+    assert!(text(&get(&error, "message")).contains("timed out"), "{}", describe(&error));
     resolved("ping after a timeout", 10, client.ping(JsValue::UNDEFINED)).await;
     close(client).await;
 }

@@ -9,6 +9,11 @@
 
 #![cfg(target_arch = "wasm32")]
 
+// This file uses only the module's URL helper.
+#[allow(dead_code)]
+#[path = "support/web.rs"]
+mod web;
+
 use std::collections::HashMap;
 use std::future::Future;
 use std::pin::pin;
@@ -22,19 +27,18 @@ use mcp_edge::transport::streamable::{ReconnectPolicy, StreamableHttpOptions, St
 use mcp_edge::{Client, ClientOptions};
 use serde_json::{Value, json};
 use wasm_bindgen_test::{wasm_bindgen_test, wasm_bindgen_test_configure};
+use web::required_url;
 
 wasm_bindgen_test_configure!(run_in_browser);
 
 const CHAOS_URL: Option<&str> = option_env!("MCP_EDGE_TEST_CHAOS_URL");
 
 fn chaos_url() -> String {
-    match CHAOS_URL {
-        Some(url) if !url.is_empty() => url.to_owned(),
-        _ => panic!(
-            "MCP_EDGE_TEST_CHAOS_URL was not set when these tests were compiled: run `cargo xtask test`, \
-             which starts tests/peers/chaos-server.mjs and sets it"
-        ),
-    }
+    required_url(
+        CHAOS_URL,
+        "MCP_EDGE_TEST_CHAOS_URL was not set when these tests were compiled: run `cargo xtask test`, \
+         which starts tests/peers/chaos-server.mjs and sets it",
+    )
 }
 
 async fn within<T>(what: &str, seconds: u64, work: impl Future<Output = T>) -> T {
@@ -66,9 +70,8 @@ async fn resumption_through_fetch_streams_loses_and_duplicates_nothing() {
     let mut transport_options = StreamableHttpOptions::new(chaos_url());
     transport_options.reconnect = ReconnectPolicy { max_attempts: 20, ..ReconnectPolicy::default() };
     let transport = StreamableHttpTransport::new(transport_options);
-    let client = within("connect", 10, Client::connect(transport, options))
-        .await
-        .unwrap_or_else(|e| panic!("connect: {e}"));
+    let client =
+        within("connect", 10, Client::connect(transport, options)).await.unwrap_or_else(|e| panic!("connect: {e}"));
     let cuts_before = stats().await["cuts"].as_u64().unwrap_or(0);
 
     const CALLS: usize = 12;

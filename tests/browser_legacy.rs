@@ -13,42 +13,32 @@
 
 #![cfg(target_arch = "wasm32")]
 
-use std::future::Future;
-use std::pin::pin;
-use std::time::Duration;
+// This file uses only the module's bounded wait and URL helper.
+#[allow(dead_code)]
+#[path = "support/web.rs"]
+mod web;
 
-use futures::future::{Either, select};
 use mcp_edge::protocol::types::{CallToolResult, JsonObject};
-use mcp_edge::runtime::sleep;
 use mcp_edge::transport::http::DefaultHttp;
 use mcp_edge::transport::legacy::{LegacyError, LegacySseOptions, LegacySseTransport};
 use mcp_edge::web::McpClient;
 use mcp_edge::{Client, ClientOptions, ConnectOptions, TransportChoice, connect_url};
 use serde_json::{Value, json};
 use wasm_bindgen_test::{wasm_bindgen_test, wasm_bindgen_test_configure};
+use web::{required_url, within};
 
 wasm_bindgen_test_configure!(run_in_browser);
 
 const LEGACY_URL: Option<&str> = option_env!("MCP_EDGE_TEST_LEGACY_URL");
 
 fn legacy_url() -> String {
-    match LEGACY_URL {
-        Some(url) if !url.is_empty() => url.to_owned(),
-        _ => panic!(
-            "MCP_EDGE_TEST_LEGACY_URL was not set when these tests were compiled. Run `cargo xtask test`, \
-             which starts server-everything in `sse` mode and sets it; or start it by hand \
-             (`PORT=3001 node tests/peers/node_modules/@modelcontextprotocol/server-everything/dist/index.js sse`) \
-             and build with MCP_EDGE_TEST_LEGACY_URL=http://127.0.0.1:3001/sse"
-        ),
-    }
-}
-
-/// Every wait is bounded.
-async fn within<T>(what: &str, seconds: u64, work: impl Future<Output = T>) -> T {
-    match select(pin!(work), pin!(sleep(Duration::from_secs(seconds)))).await {
-        Either::Left((value, _)) => value,
-        Either::Right(_) => panic!("{what} did not settle within {seconds} s"),
-    }
+    required_url(
+        LEGACY_URL,
+        "MCP_EDGE_TEST_LEGACY_URL was not set when these tests were compiled. Run `cargo xtask test`, \
+         which starts server-everything in `sse` mode and sets it; or start it by hand \
+         (`PORT=3001 node tests/peers/node_modules/@modelcontextprotocol/server-everything/dist/index.js sse`) \
+         and build with MCP_EDGE_TEST_LEGACY_URL=http://127.0.0.1:3001/sse",
+    )
 }
 
 fn client_options() -> ClientOptions {

@@ -21,22 +21,24 @@
 
 #![cfg(target_arch = "wasm32")]
 
+#[path = "support/web.rs"]
+mod web;
+
 use std::cell::RefCell;
-use std::future::Future;
-use std::pin::pin;
 use std::rc::Rc;
 use std::time::Duration;
 
-use futures::future::{Either, select};
-use js_sys::{Array, Object, Promise, Reflect};
+use js_sys::{Array, Promise, Reflect};
 use mcp_edge::protocol::Era;
 use mcp_edge::runtime::sleep;
 use mcp_edge::web::McpClient;
 use wasm_bindgen::JsValue;
 use wasm_bindgen::closure::Closure;
-use wasm_bindgen::convert::TryFromJsValue;
-use wasm_bindgen_futures::JsFuture;
 use wasm_bindgen_test::{wasm_bindgen_test, wasm_bindgen_test_configure};
+use web::{
+    close, describe, function2, get, json, object, rejected, required_url, resolved, result_text, set, text, tool,
+    within,
+};
 
 wasm_bindgen_test_configure!(run_in_browser);
 
@@ -45,18 +47,14 @@ const STRICT_CORS_URL: Option<&str> = option_env!("MCP_EDGE_TEST_STRICT_CORS_URL
 const SERVER_URL: Option<&str> = option_env!("MCP_EDGE_TEST_SERVER_URL");
 const RMCP_URL: Option<&str> = option_env!("MCP_EDGE_TEST_RMCP_URL");
 
-fn set(url: Option<&'static str>) -> Option<&'static str> {
-    url.filter(|url| !url.is_empty())
-}
-
 fn required(url: Option<&'static str>, variable: &str, how: &str) -> String {
-    match set(url) {
-        Some(url) => url.to_owned(),
-        None => panic!(
+    required_url(
+        url,
+        format_args!(
             "{variable} was not set when these tests were compiled. Run `cargo xtask test`, which starts the \
              server and sets it; or start it by hand ({how}) and build with {variable}=http://127.0.0.1:<port>/<path>"
         ),
-    }
+    )
 }
 
 fn modern_url() -> String {
@@ -84,74 +82,6 @@ fn everything_url() -> String {
     )
 }
 
-/// Every wait is bounded.
-async fn within<T>(what: &str, seconds: u64, work: impl Future<Output = T>) -> T {
-    match select(pin!(work), pin!(sleep(Duration::from_secs(seconds)))).await {
-        Either::Left((value, _)) => value,
-        Either::Right(_) => panic!("{what} did not settle within {seconds} s"),
-    }
-}
-
-async fn settle(what: &str, seconds: u64, promise: Promise) -> Result<JsValue, JsValue> {
-    within(what, seconds, JsFuture::from(promise)).await
-}
-
-async fn resolved(what: &str, seconds: u64, promise: Promise) -> JsValue {
-    match settle(what, seconds, promise).await {
-        Ok(value) => value,
-        Err(error) => panic!("{what} rejected: {}", describe(&error)),
-    }
-}
-
-async fn rejected(what: &str, seconds: u64, promise: Promise) -> JsValue {
-    match settle(what, seconds, promise).await {
-        Ok(value) => panic!("{what} resolved to {} but should have rejected", json(&value)),
-        Err(error) => error,
-    }
-}
-
-fn describe(error: &JsValue) -> String {
-    format!("{}: {} ({})", text(&get(error, "name")), text(&get(error, "message")), json(error))
-}
-
-fn json(value: &JsValue) -> String {
-    js_sys::JSON::stringify(value)
-        .ok()
-        .and_then(|s| JsValue::from(s).as_string())
-        .unwrap_or_else(|| format!("{value:?}"))
-}
-
-fn text(value: &JsValue) -> String {
-    value.as_string().unwrap_or_default()
-}
-
-fn get(target: &JsValue, key: &str) -> JsValue {
-    Reflect::get(target, &JsValue::from_str(key)).unwrap_or(JsValue::UNDEFINED)
-}
-
-fn object(entries: &[(&str, JsValue)]) -> JsValue {
-    let object = Object::new();
-    for (key, value) in entries {
-        Reflect::set(&object, &JsValue::from_str(key), value).expect("setting a property of a fresh object");
-    }
-    object.into()
-}
-
-fn tool(name: &str, arguments: JsValue) -> JsValue {
-    object(&[("name", name.into()), ("arguments", arguments)])
-}
-
-/// The text of every text block of a tool result, joined.
-fn result_text(result: &JsValue) -> String {
-    let content = get(result, "content");
-    assert!(Array::is_array(&content), "a tool result has a content array: {}", json(result));
-    Array::from(&content).iter().filter_map(|block| get(&block, "text").as_string()).collect::<Vec<_>>().join("\n")
-}
-
-fn function2(f: impl FnMut(JsValue, JsValue) -> JsValue + 'static) -> JsValue {
-    Closure::<dyn FnMut(JsValue, JsValue) -> JsValue>::new(f).into_js_value()
-}
-
 /// Connect options with `era` and an elicitation handler that records its
 /// params and answers `{confirmed: false}` (the form's default is `true`,
 /// so the answer is visibly the handler's).
@@ -169,15 +99,7 @@ fn options(era: &str, asked: &Rc<RefCell<Vec<JsValue>>>) -> JsValue {
 }
 
 async fn connect(url: &str, options: JsValue) -> McpClient {
-    let value = resolved(&format!("McpClient.connect({url})"), 30, McpClient::connect(url.to_owned(), options)).await;
-    match McpClient::try_from_js_value(value) {
-        Ok(client) => client,
-        Err(value) => panic!("connect resolved to {} instead of an McpClient", json(&value)),
-    }
-}
-
-async fn close(client: McpClient) {
-    resolved("close", 10, client.close()).await;
+    web::connect_client(&format!("McpClient.connect({url})"), 30, url.to_owned(), options).await
 }
 
 fn tool_names(page: &JsValue) -> Vec<String> {
