@@ -29,6 +29,7 @@ const CLIENT_INFO = { name: 'mcp-edge-inspector', title: 'MCP inspector (mcp-edg
 const TOOL_TIMEOUT_MS = 10 * 60 * 1000;
 const MAX_EVENTS = 500;
 const MAX_ACTIVITY = 100;
+const MAX_WATCH = 100;
 
 const state = {
   client: null,
@@ -42,6 +43,11 @@ const state = {
   prompts: [], promptsCursor: undefined,
   selected: null, // {kind, key}
   subscriptions: new Set(),
+  /** The open `client.listen` subscription of the Watch panel. */
+  watch: null,
+  watchBusy: false,
+  /** The server the Watch panel's resource URIs were typed for. */
+  watchServer: null,
 };
 
 // ---------------------------------------------------------------- status
@@ -50,6 +56,11 @@ function setStatus(kind, text) {
   const status = $('#status');
   status.dataset.state = kind;
   status.textContent = text;
+}
+
+/** The protocol era of a negotiated version: 2026-07-28 and later are stateless. */
+function eraOf(version) {
+  return typeof version === 'string' && version >= '2026-07-28' ? 'stateless' : 'handshake';
 }
 
 function serverName() {
@@ -104,6 +115,107 @@ function onNotification(generation, notification) {
     return;
   }
   logEvent({ method, details: params });
+}
+
+// ---------------------------------------------------------------- watch panel (client.listen)
+
+function watchFilter() {
+  const filter = {};
+  if ($('#watch-tools').checked) filter.toolsListChanged = true;
+  if ($('#watch-prompts').checked) filter.promptsListChanged = true;
+  if ($('#watch-resources').checked) filter.resourcesListChanged = true;
+  const uris = $('#watch-uri').value.split(/\s+/).filter(Boolean);
+  if (uris.length) filter.resourceSubscriptions = uris;
+  return filter;
+}
+
+/** "tools and resources list changes; updates of demo://a" */
+function describeFilter(filter) {
+  const lists = ['tools', 'prompts', 'resources'].filter((kind) => filter?.[`${kind}ListChanged`]);
+  const uris = Array.isArray(filter?.resourceSubscriptions) ? filter.resourceSubscriptions : [];
+  const listed = lists.length > 1 ? `${lists.slice(0, -1).join(', ')} and ${lists.at(-1)}` : lists[0];
+  return [listed ? `${listed} list changes` : null, uris.length ? `updates of ${uris.join(' ')}` : null]
+    .filter(Boolean).join('; ') || 'nothing';
+}
+
+/** Whether the server's capabilities announce any change notification. */
+function watchable() {
+  const caps = state.client?.getServerCapabilities() ?? {};
+  return Boolean(caps.tools?.listChanged || caps.prompts?.listChanged || caps.resources?.listChanged || caps.resources?.subscribe);
+}
+
+function setWatchStatus(text, level) {
+  const status = $('#watch-status');
+  status.textContent = text;
+  status.classList.toggle('form-error', level === 'error');
+}
+
+function renderWatch() {
+  const watching = Boolean(state.watch);
+  $('#watch').dataset.state = watching ? 'on' : 'off';
+  const toggle = $('#watch-toggle');
+  toggle.textContent = watching ? 'Stop' : 'Start';
+  toggle.classList.toggle('primary', !watching);
+  toggle.disabled = !state.client || state.watchBusy || (!watching && !watchable());
+  for (const input of $('#watch-form').querySelectorAll('input')) input.disabled = watching || state.watchBusy;
+}
+
+/** Adds a received notification to the Watch log (newest first). */
+function watchLog({ method, params } = {}) {
+  const list = $('#watch-log');
+  list.prepend(el('li', { class: 'event', dataset: { method: method ?? '' } },
+    el('div', { class: 'event-head' }, el('time', {}, clock()), el('span', { class: 'event-method mono' }, String(method ?? '?'))),
+    params !== undefined ? el('pre', { class: 'watch-params' }, JSON.stringify(params)) : null));
+  while (list.children.length > MAX_WATCH) list.lastElementChild.remove();
+}
+
+async function startWatch() {
+  const { client, generation } = state;
+  if (!client || state.watch || state.watchBusy) return;
+  const filter = watchFilter();
+  state.watchBusy = true;
+  renderWatch();
+  setWatchStatus('Starting…');
+  try {
+    const subscription = await client.listen(filter, (n) => generation === state.generation && watchLog(n));
+    if (generation !== state.generation) {
+      subscription.close();
+      return;
+    }
+    state.watch = subscription;
+    setWatchStatus(`Watching ${describeFilter(subscription.granted)} (subscription ${subscription.id})`);
+    clientNote(`watch started: ${describeFilter(subscription.granted)}`);
+    subscription.closed.then(() => watchEnded(subscription), (error) => watchEnded(subscription, error));
+  } catch (error) {
+    if (generation === state.generation) setWatchStatus(`Could not start: ${describeError(error)}`, 'error');
+  } finally {
+    if (generation === state.generation) state.watchBusy = false;
+    renderWatch();
+  }
+}
+
+/** The server ended the watch, or the connection broke. */
+function watchEnded(subscription, error) {
+  if (state.watch !== subscription) return; // stopped here
+  state.watch = null;
+  renderWatch();
+  setWatchStatus(error ? `The watch broke: ${describeError(error)}` : 'The server ended the watch', error ? 'error' : undefined);
+}
+
+async function stopWatch() {
+  const subscription = state.watch;
+  if (!subscription) return;
+  const generation = state.generation;
+  state.watch = null;
+  state.watchBusy = true;
+  renderWatch();
+  setWatchStatus('Stopping…');
+  await subscription.close(); // never rejects
+  if (generation !== state.generation) return;
+  state.watchBusy = false;
+  renderWatch();
+  setWatchStatus('Stopped');
+  clientNote('watch stopped');
 }
 
 // ---------------------------------------------------------------- activity (one card per request)
@@ -472,7 +584,17 @@ function resourceView(resource) {
     facts([['URI', resource.uri], ['MIME type', resource.mimeType], ['Size', resource.size !== undefined ? `${resource.size} bytes` : undefined]]),
     el('div', { class: 'actions' },
       el('button', { type: 'button', class: 'primary', id: 'read-resource', onclick: () => readResource(resource.uri) }, 'Read resource'),
-      subscribe));
+      subscribe,
+      el('button', {
+        type: 'button', id: 'watch-resource',
+        title: 'Add this URI to the Watch panel',
+        onclick: () => {
+          const field = $('#watch-uri');
+          const uris = field.value.split(/\s+/).filter(Boolean);
+          if (!uris.includes(resource.uri)) field.value = [...uris, resource.uri].join(' ');
+          field.focus();
+        },
+      }, 'Watch')));
 }
 
 /** Simple `{name}` expansion of an RFC 6570 template (other operators: edit the URI by hand). */
@@ -540,7 +662,9 @@ function showServerInfo(client) {
   $('#server-title').textContent = String(info.title ?? info.name ?? 'Unnamed server');
   $('#server-name').textContent = info.title ? String(info.name ?? '') : '';
   $('#server-version').textContent = String(info.version ?? '?');
-  $('#protocol-version').textContent = String(client.getNegotiatedProtocolVersion() ?? '?');
+  const version = client.getNegotiatedProtocolVersion();
+  $('#protocol-version').textContent = `${version ?? '?'} · ${eraOf(version)}`;
+  $('#protocol-version').dataset.era = eraOf(version);
   $('#transport').textContent = String(client.transport ?? '?');
   const caps = client.getServerCapabilities() ?? {};
   const capChips = Object.entries(caps).map(([name, value]) => {
@@ -569,11 +693,13 @@ function resetUi() {
   Object.assign(state, {
     tools: [], toolsCursor: undefined, resources: [], resourcesCursor: undefined,
     templates: [], templatesCursor: undefined, prompts: [], promptsCursor: undefined,
-    selected: null, subscriptions: new Set(),
+    selected: null, subscriptions: new Set(), watch: null, watchBusy: false,
   });
   $('#server-info').hidden = true;
   $('#log-level').value = '';
   $('#log-level').disabled = true;
+  setWatchStatus('Not watching');
+  renderWatch();
   renderCounts();
   renderList();
   clear($('#detail')).append(placeholder('Welcome', 'Enter the URL of an MCP server and connect; the transport is chosen automatically.'));
@@ -587,9 +713,11 @@ async function disconnect() {
   $('#disconnect').hidden = true;
   $('#connect').hidden = false;
   $('#url').disabled = false;
+  $('#era').disabled = false;
   resetUi();
   if (client) {
     setStatus('idle', 'Disconnecting…');
+    // Closing the client ends the watch too (its `closed` settles).
     try {
       await client.close();
     } catch {
@@ -606,11 +734,13 @@ async function connect(url) {
   setStatus('connecting', `Connecting to ${url}…`);
   $('#connect').disabled = true;
   $('#url').disabled = true;
+  $('#era').disabled = true;
   const context = { serverName, log: (text) => clientNote(text) };
   const seconds = Number($('#timeout').value);
   const options = {
     clientInfo: CLIENT_INFO,
     transport: 'auto',
+    era: $('#era').value,
     timeout: Number.isFinite(seconds) && seconds > 0 ? seconds * 1000 : 60_000,
     sampling: (params, extra) => {
       logEvent({ method: 'sampling/createMessage', summary: 'the server asks for a model reply', details: params });
@@ -648,6 +778,7 @@ async function connect(url) {
     clientNote(`could not connect to ${url}: ${describeError(error)}`, 'error');
     $('#connect').disabled = false;
     $('#url').disabled = false;
+    $('#era').disabled = false;
     return;
   }
   if (generation !== state.generation) {
@@ -664,8 +795,14 @@ async function connect(url) {
     // storage may be unavailable
   }
   showServerInfo(client);
+  // Resource URIs belong to a server: keep them only for the same one.
+  if (state.watchServer !== url) $('#watch-uri').value = '';
+  state.watchServer = url;
+  if (!watchable()) setWatchStatus('This server announces no change notifications');
+  renderWatch();
   setStatus('connected', `Connected to ${url}`);
-  clientNote(`connected to ${serverName()} (${client.getNegotiatedProtocolVersion()}, ${client.transport})`);
+  const version = client.getNegotiatedProtocolVersion();
+  clientNote(`connected to ${serverName()} (${version} · ${eraOf(version)}, ${client.transport})`);
   await Promise.all(['tools', 'resources', 'prompts'].map((tab) => reload(tab)));
   resolveReady();
 }
@@ -695,6 +832,12 @@ function init() {
   $('#filter').addEventListener('input', renderList);
   $('#clear-events').addEventListener('click', () => clear($('#events')));
   $('#clear-activity').addEventListener('click', () => clear($('#activity')));
+  $('#clear-watch').addEventListener('click', () => clear($('#watch-log')));
+  $('#watch-form').addEventListener('submit', (event) => {
+    event.preventDefault();
+    if (state.watch) stopWatch();
+    else startWatch();
+  });
   $('#log-level').addEventListener('change', async (event) => {
     const level = event.target.value;
     if (!level || !state.client) return;

@@ -7,7 +7,8 @@
 // authorization server does metadata (RFC 8414), dynamic registration
 // (RFC 7591), a consent page with an "Allow" button, and the code exchange
 // with PKCE S256. Everything answers CORS, as a real deployment for
-// browser clients must.
+// browser clients must, allowing whatever request headers the preflight
+// asks for (2026-07-28's `Mcp-Method`, `Mcp-Name`, ... on the era probe).
 import { createHash, randomBytes } from 'node:crypto';
 import { createServer } from 'node:http';
 
@@ -78,7 +79,8 @@ export async function startOAuthPeer() {
     const url = new URL(request.url, origin);
     try {
       if (request.method === 'OPTIONS') {
-        response.writeHead(204, CORS).end();
+        const asked = request.headers['access-control-request-headers'];
+        response.writeHead(204, asked ? { ...CORS, 'access-control-allow-headers': asked } : CORS).end();
         return;
       }
       switch (`${request.method} ${url.pathname}`) {

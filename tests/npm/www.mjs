@@ -1,22 +1,30 @@
-// `node www.mjs <page url> <mcp server url> <screenshot dir>`: drives the
-// www/ inspector page (served by `cargo xtask www-test`) in headless
-// Chromium against server-everything: connect, a tool call with progress
-// through the generated form, an elicitation answered in its dialog (and
-// one declined), a sampling request answered, a resource read, a prompt,
-// live log notifications, and an OAuth sign-in in a popup (against
-// www-oauth-peer.mjs, started here). Prints `OK <check>: ...` or `FAILED <check>: ...`
-// per check, saves screenshots as <dir>/www-*.png, exits 1 on a failure.
+// `node www.mjs <page url> <mcp server url> <screenshot dir> [<rmcp peer url>]`:
+// drives the www/ inspector page (served by `cargo xtask www-test`) in
+// headless Chromium against server-everything (handshake era): connect, a
+// tool call with progress through the generated form, an elicitation
+// answered in its dialog (and one declined), a sampling request answered, a
+// resource read, a prompt, live log notifications, a watch (`client.listen`)
+// that hears resource updates; then against the rmcp test peer (2026-07-28):
+// the stateless era shown, a watch that hears `bump` (resources/updated) and
+// `grow` (tools/list_changed) called from the tool panel, then stopped, and
+// the handshake era forced with the era selector; last an OAuth sign-in in
+// a popup (against www-oauth-peer.mjs, started here). Prints `OK <check>: ...`
+// or `FAILED <check>: ...` per check, saves screenshots as <dir>/www-*.png,
+// exits 1 on a failure.
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
 import { startOAuthPeer } from './www-oauth-peer.mjs';
 
-const [site, server, shots] = process.argv.slice(2);
+const [site, server, shots, rmcp] = process.argv.slice(2);
 const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
 const STEP_MS = 30_000;
 
 let failed = false;
 let connected = false;
+/** `{text, where}` of console errors and uncaught errors. */
 const pageErrors = [];
+/** `<status> <url>` of era probes (`server/discover`) a handshake-only server refused, as it should. */
+const probeRefusals = [];
 
 async function check(name, fn) {
   if (name !== 'connect' && !connected) {
@@ -70,16 +78,30 @@ try {
       // The OAuth server's 401 is how it asks for a sign-in, its 405 to GET
       // says it has no stream for unprompted messages: both expected.
       const challenge = where === oauth.url && /status of (401|405)/.test(message.text());
-      if (message.type() === 'error' && !challenge) pageErrors.push(message.text());
+      if (message.type() === 'error' && !challenge) pageErrors.push({ text: message.text(), where });
     }
   });
   page.on('response', (response) => {
-    if (response.status() >= 400) console.log(`  [http ${response.status()}] ${response.url()}`);
+    if (response.status() >= 400) {
+      const probe = response.request().postData()?.includes('"server/discover"');
+      console.log(`  [http ${response.status()}] ${response.url()}${probe ? ' (era probe)' : ''}`);
+      // A 401 is a sign-in challenge (allowed below for the OAuth server), not a refusal.
+      if (probe && response.status() !== 401) probeRefusals.push(`${response.status()} ${response.url()}`);
+    }
   });
   page.on('pageerror', (error) => {
     console.log(`  [pageerror] ${error}`);
-    pageErrors.push(String(error));
+    pageErrors.push({ text: String(error), where: '' });
   });
+  /** Page errors, less the console's report of each refused era probe. */
+  const unexpectedErrors = () => {
+    const refusals = [...probeRefusals];
+    return pageErrors.filter(({ text, where }) => {
+      const i = refusals.indexOf(`${/status of (\d+)/.exec(text)?.[1]} ${where}`);
+      if (i >= 0) refusals.splice(i, 1);
+      return i < 0;
+    }).map(({ text }) => text);
+  };
   const shot = async (name, locator) => {
     const path = join(shots, `www-${name}.png`);
     await (locator ?? page).screenshot({ path });
@@ -95,6 +117,37 @@ try {
     await card.locator('#call-tool').click();
     return lastCall(name);
   };
+  const watchEntry = (method, hasText) => page.locator(`#watch-log .event[data-method="${method}"]`, hasText ? { hasText } : {}).first();
+  /** Connects the page to `url` with the era selector at `era`. */
+  const reconnect = async (url, era) => {
+    await page.click('#disconnect');
+    await page.locator('#status[data-state="idle"]', { hasText: 'Not connected' }).waitFor();
+    await page.selectOption('#era', era);
+    await page.fill('#url', url);
+    await page.click('#connect');
+    await page.locator('#status[data-state="connected"]').waitFor();
+    await page.click('#tab-tools');
+  };
+  /** Puts `uri` in the Watch panel with its "Watch" button and starts watching tool and resource list changes. */
+  const startWatch = async (uri) => {
+    await page.click('#tab-resources');
+    await page.locator(`#list .item[data-kind="resources"][data-key="${uri}"]`).click();
+    await page.fill('#watch-uri', '');
+    await page.click('#watch-resource');
+    const field = await page.inputValue('#watch-uri');
+    expect(field === uri, `the URI field holds ${JSON.stringify(field)}`);
+    await page.check('#watch-tools');
+    await page.check('#watch-resources');
+    await page.click('#watch-toggle');
+    await page.locator('#watch[data-state="on"]').waitFor();
+    await page.click('#tab-tools');
+    return (await page.textContent('#watch-status')).trim();
+  };
+  const stopWatch = async () => {
+    await page.click('#watch-toggle');
+    await page.locator('#watch[data-state="off"]').waitFor();
+    await page.locator('#watch-status', { hasText: 'Stopped' }).waitFor();
+  };
 
   console.log(`page ${site}, server ${server} (another origin)`);
   await page.goto(site);
@@ -108,7 +161,7 @@ try {
     const protocol = await page.textContent('#protocol-version');
     const transport = await page.textContent('#transport');
     expect(name === 'mcp-servers/everything', `server name is ${JSON.stringify(name)}`);
-    expect(protocol === '2025-11-25', `negotiated version is ${JSON.stringify(protocol)}`);
+    expect(protocol === '2025-11-25 · handshake', `negotiated version is ${JSON.stringify(protocol)}`);
     expect(transport.length > 0, 'no transport shown');
     // The elicitation and sampling tools come with tools/list_changed
     // (server-everything registers them once it knows our capabilities).
@@ -255,9 +308,75 @@ try {
     return 'args-prompt with city=Paris';
   });
 
+  await check('watch (handshake era)', async () => {
+    await page.click('#clear-watch');
+    await page.click('#tab-resources');
+    const uri = await page.locator('#list .item[data-kind="resources"]').first().getAttribute('data-key');
+    const status = await startWatch(uri);
+    expect(status.includes(uri) && status.includes('tools'), `watch status ${JSON.stringify(status)}`);
+    // Sends notifications/resources/updated for each subscribed URI now and every 5 s.
+    await done(await callTool('toggle-subscriber-updates'));
+    const entry = watchEntry('notifications/resources/updated', uri);
+    await entry.waitFor({ timeout: 15_000 });
+    await shot('watch');
+    await stopWatch();
+    await done(await callTool('toggle-subscriber-updates'));
+    return `${status}; the log got ${JSON.stringify((await entry.textContent()).slice(0, 90))}; stopped`;
+  });
+
+  await check('stateless era (rmcp)', async () => {
+    expect(rmcp, 'no rmcp peer URL given');
+    await reconnect(rmcp, 'auto');
+    const name = await page.textContent('#server-name');
+    const title = await page.textContent('#server-title');
+    const protocol = await page.textContent('#protocol-version');
+    expect(title === 'rmcp-peer' || name === 'rmcp-peer', `server is ${JSON.stringify(title)} ${JSON.stringify(name)}`);
+    expect(protocol === '2026-07-28 · stateless', `protocol shows ${JSON.stringify(protocol)}`);
+    await tool('bump').waitFor();
+    return `${rmcp}: protocol shows ${protocol}`;
+  });
+
+  await check('watch (stateless era)', async () => {
+    await page.click('#clear-watch');
+    const status = await startWatch('demo://counter');
+    // rmcp offers tools/list_changed and resource subscriptions, not resources/list_changed.
+    expect(status.includes('demo://counter') && status.includes('tools'), `watch status ${JSON.stringify(status)}`);
+    await done(await callTool('bump'));
+    const updated = watchEntry('notifications/resources/updated', 'demo://counter');
+    await updated.waitFor({ timeout: 15_000 });
+    await done(await callTool('grow'));
+    await watchEntry('notifications/tools/list_changed').waitFor({ timeout: 15_000 });
+    // The page reloads the tool list on the change.
+    await page.locator('#list .item[data-kind="tools"][data-name^="grown_"]').first().waitFor({ timeout: 15_000 });
+    const methods = await page.locator('#watch-log .event').evaluateAll((items) => items.map((i) => i.dataset.method));
+    expect(methods[0] === 'notifications/tools/list_changed', `newest first? ${methods}`);
+    await shot('watch-stateless');
+    await stopWatch();
+    // Stopped: a bump is no longer heard.
+    const before = await page.locator('#watch-log .event').count();
+    await done(await callTool('bump'));
+    await page.waitForTimeout(1_000);
+    const after = await page.locator('#watch-log .event').count();
+    expect(after === before, `${after - before} notifications after the watch stopped`);
+    return `${status}; the log got ${methods.join(', ')}; grown tool listed; nothing after Stop`;
+  });
+
+  await check('handshake era forced (rmcp)', async () => {
+    await reconnect(rmcp, 'handshake');
+    const protocol = await page.textContent('#protocol-version');
+    expect(/^2025-\d\d-\d\d · handshake$/.test(protocol), `protocol shows ${JSON.stringify(protocol)}`);
+    await page.click('#clear-watch');
+    await startWatch('demo://counter');
+    await done(await callTool('bump'));
+    await watchEntry('notifications/resources/updated', 'demo://counter').waitFor({ timeout: 15_000 });
+    await stopWatch();
+    return `protocol shows ${protocol}; the watch heard bump through resources/subscribe`;
+  });
+
   await check('oauth popup sign-in', async () => {
     await page.click('#disconnect');
     await page.locator('#status[data-state="idle"]', { hasText: 'Not connected' }).waitFor();
+    await page.selectOption('#era', 'auto');
     await page.fill('#url', oauth.url);
     expect(await page.locator('#use-oauth').isChecked(), 'OAuth is off by default');
     const opened = page.waitForEvent('popup');
@@ -269,6 +388,8 @@ try {
     await page.locator('#status[data-state="connected"]').waitFor();
     const title = await page.textContent('#server-title');
     expect(title === 'OAuth Test Server', `server title ${JSON.stringify(title)}`);
+    // It announces no list changes nor subscriptions: nothing to watch.
+    expect(await page.locator('#watch-toggle').isDisabled(), 'Watch can start on a server with nothing to watch');
     await page.click('#tab-tools');
     const call = await callTool('whoami');
     await done(call);
@@ -283,9 +404,10 @@ try {
     const shown = await page.locator('.error-box').count();
     const unexpected = await page.locator('#events .event', { hasText: 'unexpected error' }).count();
     expect(unexpected === 0, `${unexpected} unexpected errors in the notifications panel`);
-    expect(!pageErrors.length, `${pageErrors.length} page errors, first: ${pageErrors[0]}`);
+    const errors = unexpectedErrors();
+    expect(!errors.length, `${errors.length} page errors, first: ${errors[0]}`);
     expect(shown === 0, `${shown} error boxes shown`);
-    return 'no uncaught errors, no console errors, no failed requests shown';
+    return `no uncaught errors, no console errors (but the ${probeRefusals.length} refused era probe(s)), no failed requests shown`;
   });
 
   await page.click('#disconnect');

