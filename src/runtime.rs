@@ -63,7 +63,9 @@ mod imp {
     /// Sleeps through the global `setTimeout`, which pages, workers, Deno and
     /// Node all have (no `window` needed). Dropping the future clears the timer.
     pub async fn sleep(duration: Duration) {
-        let millis = u32::try_from(duration.as_millis()).unwrap_or(u32::MAX);
+        // gloo hands the delay to `setTimeout` as an i32: anything longer
+        // would wrap and fire at once, so cap it (about 24.8 days).
+        let millis = u32::try_from(duration.as_millis().min(i32::MAX as u128)).unwrap_or(i32::MAX as u32);
         gloo_timers::future::TimeoutFuture::new(millis).await
     }
 

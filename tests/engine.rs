@@ -537,6 +537,44 @@ tests! {
         assert_eq!(*events.lock().unwrap_or_else(|e| e.into_inner()), vec![SessionEvent::SessionRestarted]);
     }
 
+    async fn subscriptions_sharing_a_resource_subscribe_once_and_unsubscribe_with_the_last() {
+        let (client, mut server) = connected(ClientOptions::default()).await;
+        let server_side = async {
+            let subscribe = next_request(&mut server).await;
+            assert_eq!(subscribe.method, "resources/subscribe");
+            server.send(Message::result(subscribe.id, json!({})));
+        };
+        let (first, ()) = futures::join!(within("listen", client.listen(ListenFilter::resource("demo://r"))), server_side);
+        let first = ok(first);
+        // The second needs nothing from the server.
+        let second = ok(within("listen", client.listen(ListenFilter::resource("demo://r"))).await);
+        within("close", first.close()).await;
+        server.send(Message::notification("notifications/resources/updated", Some(json!({"uri": "demo://r"}))));
+        let mut second = second;
+        let update = ok(within("an update", second.next()).await.expect("the second still hears"));
+        assert_eq!(update.method, "notifications/resources/updated");
+        let closing = async {
+            let unsubscribe = next_request(&mut server).await;
+            assert_eq!(unsubscribe.method, "resources/unsubscribe", "the last one out unsubscribes");
+            server.send(Message::result(unsubscribe.id, json!({})));
+        };
+        futures::join!(within("close", second.close()), closing);
+    }
+
+    async fn closing_the_client_ends_a_stateless_listen_without_an_error() {
+        let (client, mut server) = connected_stateless().await;
+        let server_side = async {
+            let listen = next_request(&mut server).await;
+            server.send(tagged("notifications/subscriptions/acknowledged", &listen.id,
+                json!({"notifications": {"toolsListChanged": true}})));
+        };
+        let filter = ListenFilter { tools_list_changed: true, ..ListenFilter::default() };
+        let (subscription, ()) = futures::join!(within("listen", client.listen(filter)), server_side);
+        let mut subscription = ok(subscription);
+        within("close", client.close()).await;
+        assert!(within("the end", subscription.next()).await.is_none(), "a graceful end, not an error");
+    }
+
     async fn a_new_session_subscribes_to_the_same_resources_again() {
         let (client, mut server) = connected(ClientOptions::default()).await;
         for uri in ["demo://a", "demo://b"] {

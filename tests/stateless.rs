@@ -523,3 +523,75 @@ async fn sampling_and_roots_are_answered_in_one_round() {
     answer(&server, second.id, json!({"resultType": "complete", "content": []}));
     within("call", call).await.expect("join").expect("tools/call");
 }
+
+/// What an input round led to is never cached, nor an answer overtaken by a
+/// change notification; a header mismatch lists tools from the server.
+#[tokio::test]
+async fn the_cache_keeps_only_what_is_safe_to_keep() {
+    // The scripted server declares no `resources`: read anyway.
+    let mut options = elicitation_options();
+    options.strict_capabilities = false;
+    let (client, mut server) = stateless_client(options).await;
+    let read = |client: &Client| {
+        let client = client.clone();
+        tokio::spawn(async move { client.read_resource("demo://r").await })
+    };
+    // A read that needed input: answered, not kept.
+    let reading = read(&client);
+    let first = next_request(&mut server).await;
+    answer(&server, first.id, json!({"resultType": "input_required", "requestState": "s"}));
+    let second = next_request(&mut server).await;
+    answer(&server, second.id, json!({"resultType": "complete", "contents": [], "ttlMs": 60000}));
+    within("read", reading).await.expect("join").expect("read");
+    let reading = read(&client);
+    let again = next_request(&mut server).await;
+    assert_eq!(again.method, "resources/read", "asked again: the first answer depended on input");
+    // A change notification while the request is out: its answer is stale.
+    server.send(Message::Notification(mcp_edge::protocol::Notification {
+        method: "notifications/resources/updated".into(),
+        params: Some(json!({"uri": "demo://r"})),
+    }));
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    answer(&server, again.id, json!({"resultType": "complete", "contents": [], "ttlMs": 60000}));
+    within("read", reading).await.expect("join").expect("read");
+    let reading = read(&client);
+    let third = next_request(&mut server).await;
+    assert_eq!(third.method, "resources/read", "asked again: overtaken by a change");
+    answer(&server, third.id, json!({"resultType": "complete", "contents": [], "ttlMs": 60000}));
+    within("read", reading).await.expect("join").expect("read");
+    within("cached", read(&client)).await.expect("join").expect("now from the cache");
+
+    // tools/list cached; a -32020 on a call re-lists from the server.
+    let listing = tokio::spawn({
+        let client = client.clone();
+        async move { client.list_tools(None).await }
+    });
+    let list = next_request(&mut server).await;
+    answer(
+        &server,
+        list.id,
+        json!({"resultType": "complete", "tools": [{"name": "t", "inputSchema": {"type": "object"}}],
+        "ttlMs": 60000}),
+    );
+    within("list", listing).await.expect("join").expect("list");
+    let calling = tokio::spawn({
+        let client = client.clone();
+        async move { client.call_tool("t", None).await }
+    });
+    let call = next_request(&mut server).await;
+    server.send(Message::Response(Response {
+        id: Some(call.id),
+        outcome: Err(mcp_edge::protocol::ErrorObject { code: -32020, message: "header mismatch".into(), data: None }),
+    }));
+    let relist = next_request(&mut server).await;
+    assert_eq!(relist.method, "tools/list", "re-listed from the server, not the cache");
+    answer(
+        &server,
+        relist.id,
+        json!({"resultType": "complete", "tools": [{"name": "t", "inputSchema": {"type": "object"}}]}),
+    );
+    let retried = next_request(&mut server).await;
+    assert_eq!(retried.method, "tools/call");
+    answer(&server, retried.id, json!({"resultType": "complete", "content": []}));
+    within("call", calling).await.expect("join").expect("call");
+}

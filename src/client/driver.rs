@@ -206,6 +206,15 @@ impl<T: Transport> SessionLoop<T> {
             Command::Close { done } => {
                 self.close_waiters.push(done);
                 if self.closing.is_none() {
+                    // Closing the client on purpose ends its subscriptions
+                    // gracefully, as if the server had: no error for them.
+                    let listens: Vec<RequestId> =
+                        self.watches.iter().filter(|(_, w)| w.filter.is_none()).map(|(key, _)| key.clone()).collect();
+                    for key in listens {
+                        if let Some(pending) = self.pending.remove(&key) {
+                            let _ = pending.reply.send(Ok(Value::Null));
+                        }
+                    }
                     self.shut_down(TransportError::Closed("the client closed the session".into()));
                     self.closing = Some(self.transport.close());
                     self.transport_released = true;
@@ -315,14 +324,15 @@ impl<T: Transport> SessionLoop<T> {
                 }
             }
             _ => {
+                // An acknowledgement concerns its subscription alone. Anything
+                // else reaches the listeners first: the first of them drops
+                // cached results it makes stale, before a subscriber can react.
+                if notification.method != ACKNOWLEDGED {
+                    for listener in &self.listeners {
+                        listener(&notification);
+                    }
+                }
                 self.route_to_subscriptions(&notification);
-                // An acknowledgement concerns its subscription alone.
-                if notification.method == ACKNOWLEDGED {
-                    return;
-                }
-                for listener in &self.listeners {
-                    listener(&notification);
-                }
             }
         }
     }

@@ -106,6 +106,23 @@ impl ListenFilter {
     }
 }
 
+/// What an acknowledgement grants (`None`, with a warning, when unreadable:
+/// the request is then taken as granted).
+fn granted_by(acknowledgement: &Notification) -> Option<ListenFilter> {
+    let granted = acknowledgement.params.as_ref().and_then(|p| p.get("notifications")).cloned();
+    match granted.map(serde_json::from_value::<ListenFilter>) {
+        Some(Ok(granted)) => Some(granted),
+        Some(Err(e)) => {
+            log::warn!("unreadable subscription acknowledgement ({e}): assuming all");
+            None
+        }
+        None => {
+            log::warn!("a subscription acknowledgement without `notifications`: assuming all");
+            None
+        }
+    }
+}
+
 /// Whether an update of `uri` belongs to a subscription to `subscribed`:
 /// the same resource or one under it.
 pub(crate) fn covers(subscribed: &str, uri: &str) -> bool {
@@ -166,8 +183,10 @@ impl Subscription {
         &self.granted
     }
 
-    /// Ends the subscription and waits until the server was told (at most
-    /// the client's request timeout for each resource to unsubscribe).
+    /// Ends the subscription. In the handshake era it waits until each
+    /// resource is unsubscribed (at most the request timeout each); in
+    /// 2026-07-28 the listen is ended at once (its HTTP stream closed, or on
+    /// stdio `notifications/cancelled` queued).
     pub async fn close(mut self) {
         self.ended = true;
         let _ = self.commands.unbounded_send(Command::Unwatch { key: self.key.clone() });
@@ -197,11 +216,8 @@ impl Subscription {
         poll_fn(|cx| {
             match self.events.poll_next_unpin(cx) {
                 Poll::Ready(Some(notification)) if notification.method == ACKNOWLEDGED => {
-                    let granted = notification.params.as_ref().and_then(|p| p.get("notifications")).cloned();
-                    match granted.map(serde_json::from_value::<ListenFilter>) {
-                        Some(Ok(granted)) => self.granted = granted,
-                        Some(Err(e)) => log::warn!("unreadable subscription acknowledgement ({e}): assuming all"),
-                        None => log::warn!("a subscription acknowledgement without `notifications`: assuming all"),
+                    if let Some(granted) = granted_by(&notification) {
+                        self.granted = granted;
                     }
                     return Poll::Ready(Ok(()));
                 }
@@ -251,6 +267,12 @@ impl Stream for Subscription {
         }
         loop {
             let drained = match this.events.poll_next_unpin(cx) {
+                // A late acknowledgement (after a notification): what it
+                // grants, not a notification of its own.
+                Poll::Ready(Some(notification)) if notification.method == ACKNOWLEDGED => {
+                    this.granted = granted_by(&notification).unwrap_or_else(|| this.granted.clone());
+                    continue;
+                }
                 Poll::Ready(Some(notification)) => return Poll::Ready(Some(Ok(notification))),
                 Poll::Ready(None) => true,
                 Poll::Pending => false,

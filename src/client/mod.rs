@@ -14,7 +14,7 @@ mod options;
 mod request;
 pub mod stateless;
 
-use std::collections::BTreeSet;
+use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
@@ -64,8 +64,9 @@ struct Inner {
     restart_lock: futures::lock::Mutex<()>,
     restarts: AtomicU64,
     stateless: Arc<Mutex<stateless::StatelessState>>,
-    /// Resources subscribed in this session (handshake era).
-    subscribed: Mutex<BTreeSet<String>>,
+    /// Resources subscribed in this session (handshake era), with how many
+    /// subscriptions share each.
+    subscribed: Mutex<BTreeMap<String, usize>>,
 }
 
 /// A connection to one MCP server. Clone it freely: clones share the session.
@@ -113,7 +114,7 @@ impl Client {
             restart_lock: futures::lock::Mutex::new(()),
             restarts: AtomicU64::new(0),
             stateless,
-            subscribed: Mutex::new(BTreeSet::new()),
+            subscribed: Mutex::new(BTreeMap::new()),
         };
         (Client { inner: Arc::new(inner) }, driver)
     }
@@ -267,6 +268,25 @@ impl Client {
         };
         let mut options = options;
         let uri = params.as_ref().and_then(|p| p.get("uri")).and_then(Value::as_str).map(str::to_owned);
+        // Several subscriptions (`listen`, `subscribe_resource`) may share a
+        // resource: the server hears of the first and of the last only.
+        if let Some(uri) = &uri {
+            let mut subscribed = self.subscribed();
+            match (method, subscribed.get_mut(uri)) {
+                (methods::RESOURCES_SUBSCRIBE, Some(count)) => {
+                    *count += 1;
+                    return Ok(json!({}));
+                }
+                (methods::RESOURCES_UNSUBSCRIBE, Some(count)) if *count > 1 => {
+                    *count -= 1;
+                    return Ok(json!({}));
+                }
+                (methods::RESOURCES_UNSUBSCRIBE, _) => {
+                    subscribed.remove(uri);
+                }
+                _ => {}
+            }
+        }
         let outcome = match self.send_request(method, params.clone(), &mut options).await {
             Err(Error::Transport(TransportError::SessionExpired)) => {
                 self.restart_session(generation).await?;
@@ -275,19 +295,13 @@ impl Client {
             other => other,
         };
         // What a new session must subscribe to again.
-        match (method, uri) {
-            (methods::RESOURCES_SUBSCRIBE, Some(uri)) if outcome.is_ok() => {
-                self.subscribed().insert(uri);
-            }
-            (methods::RESOURCES_UNSUBSCRIBE, Some(uri)) => {
-                self.subscribed().remove(&uri);
-            }
-            _ => {}
+        if let (methods::RESOURCES_SUBSCRIBE, Some(uri), Ok(_)) = (method, uri, &outcome) {
+            *self.subscribed().entry(uri).or_insert(0) += 1;
         }
         outcome
     }
 
-    fn subscribed(&self) -> std::sync::MutexGuard<'_, BTreeSet<String>> {
+    fn subscribed(&self) -> std::sync::MutexGuard<'_, BTreeMap<String, usize>> {
         // A plain set: a poisoned lock is still usable.
         self.inner.subscribed.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
     }
@@ -302,7 +316,7 @@ impl Client {
         self.state().negotiated = None;
         self.initialize().await?;
         // The server forgot the session's resource subscriptions with it.
-        let uris: Vec<String> = self.subscribed().iter().cloned().collect();
+        let uris: Vec<String> = self.subscribed().keys().cloned().collect();
         for uri in uris {
             let params = Some(json!({ "uri": uri }));
             let mut options = RequestOptions::default();

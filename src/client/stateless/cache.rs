@@ -39,6 +39,9 @@ struct Entry {
 #[derive(Default)]
 pub(crate) struct ResultCache {
     entries: HashMap<String, Entry>,
+    /// Counts invalidations, so an answer to a request sent before one is
+    /// known to be stale.
+    epoch: u64,
 }
 
 /// What identifies a request's answer: revision, method, and params
@@ -83,8 +86,22 @@ impl ResultCache {
         self.entries.clear();
     }
 
+    /// How many invalidations there have been.
+    pub(crate) fn epoch(&self) -> u64 {
+        self.epoch
+    }
+
     /// Drops what a change notification makes stale.
     pub(crate) fn invalidate(&mut self, notification: &Notification) {
+        if matches!(
+            notification.method.as_str(),
+            methods::TOOLS_LIST_CHANGED
+                | methods::PROMPTS_LIST_CHANGED
+                | methods::RESOURCES_LIST_CHANGED
+                | methods::RESOURCES_UPDATED
+        ) {
+            self.epoch += 1;
+        }
         match notification.method.as_str() {
             methods::TOOLS_LIST_CHANGED => self.forget_method(methods::TOOLS_LIST),
             methods::PROMPTS_LIST_CHANGED => self.forget_method(methods::PROMPTS_LIST),

@@ -419,10 +419,14 @@ impl Client {
             return Ok(fresh);
         }
         let uri = base.get("uri").and_then(Value::as_str).map(str::to_owned);
+        // A change notification that comes while the request is out makes
+        // its answer stale before it arrives: such an answer is not kept.
+        let epoch = self.stateless_state().cache.epoch();
         let outcome = self.stateless_rounds(method, base, options, version).await;
         let mut state = self.stateless_state();
         match (&outcome, cache_key) {
-            (Ok(result), Some(key)) => {
+            // An answer given after input rounds depends on that input: never kept.
+            (Ok((result, false)), Some(key)) if state.cache.epoch() == epoch => {
                 state.cache.put(key, method, uri, result, crate::runtime::now_millis());
             }
             // A failed page (an invalid cursor?) casts doubt on every page.
@@ -430,19 +434,19 @@ impl Client {
             _ => {}
         }
         drop(state);
-        outcome
+        outcome.map(|(result, _)| result)
     }
 
     /// The rounds of one request: the multi round-trip loop where the
     /// method allows it, a corrective retry, a re-listing after a header
-    /// mismatch.
+    /// mismatch. Also says whether input rounds led to the result.
     async fn stateless_rounds(
         &self,
         method: &str,
         base: Map<String, Value>,
         options: RequestOptions,
         version: ProtocolVersion,
-    ) -> Result<Value, Error> {
+    ) -> Result<(Value, bool), Error> {
         let mut options = options;
         let max_rounds = self.inner.options.max_input_rounds.max(1);
         let mut extra = Map::new();
@@ -470,6 +474,8 @@ impl Client {
                 Err(Error::HeaderMismatch { .. }) if method == methods::TOOLS_CALL && !refreshed => {
                     refreshed = true;
                     rounds -= 1;
+                    // From the server, not from the cache.
+                    self.stateless_state().cache.forget_method(methods::TOOLS_LIST);
                     if let Err(error) = self.list_all_tools().await {
                         log::warn!("re-listing tools after a header mismatch failed: {error}");
                     }
@@ -479,13 +485,19 @@ impl Client {
             };
             match result.get("resultType") {
                 // Older servers send none: complete.
-                None => return Ok(self.completed(method, result)),
-                Some(Value::String(kind)) if kind == "complete" => return Ok(self.completed(method, result)),
+                None => return Ok((self.completed(method, result), !extra.is_empty())),
+                Some(Value::String(kind)) if kind == "complete" => {
+                    return Ok((self.completed(method, result), !extra.is_empty()));
+                }
                 // Only a tools/call of a client that declared the extension.
                 Some(Value::String(kind))
                     if kind == "task" && method == methods::TOOLS_CALL && self.inner.options.tasks =>
                 {
-                    return self.drive_task(method, result, version).await;
+                    // The caller's hard limit, if shorter, bounds the task too.
+                    let limit = options
+                        .max_total_timeout
+                        .map_or(self.inner.options.task_timeout, |hard| hard.min(self.inner.options.task_timeout));
+                    return Ok((self.drive_task(method, result, version, limit).await?, true));
                 }
                 Some(Value::String(kind)) if kind == "input_required" && multi_round(method) => {
                     extra = self.answer_input(method, &result).await?;

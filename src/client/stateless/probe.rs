@@ -154,7 +154,7 @@ fn classify(outcome: Result<Value, Error>, version: ProtocolVersion, corrected: 
         }
         Err(Error::Transport(error)) => match error {
             // Authorization, server errors and the network say nothing about the era.
-            TransportError::Http { status: 401 | 403, .. } => Step::Fail(Error::Transport(error)),
+            TransportError::Http { status: 401 | 403 | 408 | 429, .. } => Step::Fail(Error::Transport(error)),
             TransportError::Http { status: 400..=499, .. } | TransportError::InvalidMessage(_) => {
                 Step::Done(Probed::Handshake { alive: true })
             }
@@ -241,8 +241,11 @@ impl Client {
                         Ok(negotiated) => return Ok(negotiated),
                         // The server answered, but not as the verdict says (it
                         // was upgraded or downgraded, R2.10): probe it now.
-                        Err(Error::Rpc { .. } | Error::UnsupportedProtocolVersion { .. })
-                        | Err(Error::UnsupportedVersion { .. } | Error::InvalidResult { .. }) => {
+                        // (`initialize` closes the connection on a version it does
+                        // not speak, so that answer cannot be probed again here.)
+                        Err(
+                            Error::Rpc { .. } | Error::UnsupportedProtocolVersion { .. } | Error::InvalidResult { .. },
+                        ) => {
                             log::debug!("the remembered era of {key} no longer holds: probing again");
                             forget_era(key);
                         }
@@ -342,6 +345,10 @@ mod tests {
         assert!(matches!(classify(Err(not_found), v, false), Step::Done(Probed::Handshake { alive: true })));
         let down = Error::Transport(TransportError::Http { status: 503, message: String::new() });
         assert!(matches!(classify(Err(down), v, false), Step::Fail(_)));
+        for status in [408, 429] {
+            let busy = Error::Transport(TransportError::Http { status, message: String::new() });
+            assert!(matches!(classify(Err(busy), v, false), Step::Fail(_)), "{status} is transient, not an era");
+        }
     }
 
     #[test]

@@ -104,13 +104,13 @@ impl Client {
         method: &str,
         created: Value,
         version: ProtocolVersion,
+        limit: Duration,
     ) -> Result<Value, Error> {
         let invalid = |reason: &str| Error::InvalidResult { method: method.to_owned(), reason: reason.to_owned() };
         let task_id =
             created.get("taskId").and_then(Value::as_str).ok_or_else(|| invalid("a task without a taskId"))?;
         let task_id = task_id.to_owned();
         let mut guard = CancelTaskOnDrop { client: self.clone(), task_id: Some(task_id.clone()), version };
-        let limit = self.inner.options.task_timeout;
         let deadline = now_millis() + limit.as_secs_f64() * 1000.0;
         let mut answered: HashSet<String> = HashSet::new();
         let mut task = created;
