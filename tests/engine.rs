@@ -753,6 +753,52 @@ tests! {
         assert_eq!(cancelled.params.unwrap()["requestId"], id.to_value());
     }
 
+    async fn a_broken_stateless_resource_subscription_is_opened_again() {
+        let events = Arc::new(Mutex::new(Vec::new()));
+        let log = events.clone();
+        let options = ClientOptions::default()
+            .with_era(EraChoice::Stateless)
+            .on_event(move |e| log.lock().unwrap_or_else(|e| e.into_inner()).push(e.clone()));
+        let (client, mut server) = start(options);
+        let server_side = async {
+            let discover = next_request(&mut server).await;
+            server.send(Message::result(discover.id, json!({"resultType": "complete",
+                "supportedVersions": ["2026-07-28"], "capabilities": {"resources": {"subscribe": true}}})));
+        };
+        let (outcome, ()) = futures::join!(within("start", client.start()), server_side);
+        ok(outcome);
+        let acknowledge = |server: &MemoryServer, id: &RequestId| {
+            server.send(tagged("notifications/subscriptions/acknowledged", id,
+                json!({"notifications": {"resourceSubscriptions": ["demo://r"]}})));
+        };
+        let server_side = async {
+            let listen = next_request(&mut server).await;
+            acknowledge(&server, &listen.id);
+            listen.id
+        };
+        let (outcome, first) = futures::join!(within("subscribe", client.subscribe_resource("demo://r")), server_side);
+        ok(outcome);
+        // The listen breaks (an error answer): it is opened again, with a new id.
+        server.send(Message::error(Some(first.clone()), ErrorObject::new(-32603, "stream lost")));
+        let again = next_request(&mut server).await;
+        assert_eq!(again.method, "subscriptions/listen");
+        assert_ne!(again.id, first);
+        assert_eq!(again.params.clone().unwrap_or_default()["notifications"], json!({"resourceSubscriptions": ["demo://r"]}));
+        acknowledge(&server, &again.id);
+        within("the event", async {
+            while events.lock().unwrap_or_else(|e| e.into_inner()).is_empty() {
+                sleep(Duration::from_millis(5)).await;
+            }
+        })
+        .await;
+        assert_eq!(*events.lock().unwrap_or_else(|e| e.into_inner()),
+            vec![SessionEvent::Resubscribed { uri: "demo://r".into() }]);
+        ok(within("unsubscribe", client.unsubscribe_resource("demo://r")).await);
+        let cancelled = next_notification(&mut server).await;
+        assert_eq!(cancelled.method, "notifications/cancelled");
+        assert_eq!(cancelled.params.unwrap_or_default()["requestId"], again.id.to_value());
+    }
+
     async fn a_handshake_era_listen_subscribes_filters_and_unsubscribes_on_close() {
         let (client, mut server) = start(ClientOptions::default());
         let handshake = async {

@@ -196,14 +196,6 @@ impl Subscription {
         }
     }
 
-    /// Keeps the subscription open on the server with nobody reading its
-    /// stream (its notifications still reach the client's listeners).
-    /// Returns what [`Client::end_subscription`] needs to end it.
-    pub(crate) fn detach(mut self) -> RequestId {
-        self.ended = true;
-        self.key.clone()
-    }
-
     fn cancel_listen(&self) {
         let reason = "the client closed the subscription".to_owned();
         let _ = self.commands.unbounded_send(Command::Cancel { id: self.key.clone(), reason });
@@ -429,12 +421,6 @@ impl Client {
             }
         }
         Ok(subscription)
-    }
-
-    /// Ends a subscription kept by [`Subscription::detach`].
-    pub(crate) fn end_subscription(&self, id: RequestId) {
-        let reason = "the client closed the subscription".to_owned();
-        let _ = self.command(Command::Cancel { id, reason });
     }
 }
 

@@ -67,6 +67,9 @@ struct Inner {
     /// Resources subscribed in this session (handshake era), with how many
     /// subscriptions share each.
     subscribed: Mutex<BTreeMap<String, usize>>,
+    /// Stateless era: the stop signals of the listens that stand for
+    /// `resources/subscribe` (dropped with the client, which ends them).
+    kept_listens: Mutex<std::collections::HashMap<String, oneshot::Sender<()>>>,
 }
 
 /// A connection to one MCP server. Clone it freely: clones share the session.
@@ -115,6 +118,7 @@ impl Client {
             restarts: AtomicU64::new(0),
             stateless,
             subscribed: Mutex::new(BTreeMap::new()),
+            kept_listens: Mutex::new(std::collections::HashMap::new()),
         };
         (Client { inner: Arc::new(inner) }, driver)
     }

@@ -24,6 +24,12 @@ pub enum SessionEvent {
     /// The server forgot our session (HTTP 404); a new one was started and
     /// the request that found out was retried.
     SessionRestarted,
+    /// A stateless server's subscription to this resource broke and was
+    /// opened again: updates in between are lost, so read it again.
+    Resubscribed {
+        /// The resource.
+        uri: String,
+    },
 }
 
 /// A function that hears session events (`Send + Sync` natively).

@@ -164,6 +164,17 @@ fn handlers(options: &JsValue, mut client: ClientOptions) -> Result<ClientOption
     if let Some(listener) = function_property(options, "onsessionrestarted", OWNER)? {
         client = client.on_event(move |event| match event {
             SessionEvent::SessionRestarted => call_listener(&listener, "onsessionrestarted"),
+            // Resubscriptions reach `onresubscribed`.
+            SessionEvent::Resubscribed { .. } => {}
+        });
+    }
+    if let Some(listener) = function_property(options, "onresubscribed", OWNER)? {
+        client = client.on_event(move |event| {
+            if let SessionEvent::Resubscribed { uri } = event
+                && let Err(thrown) = listener.call1(&JsValue::UNDEFINED, &JsValue::from_str(uri))
+            {
+                log::warn!("the onresubscribed listener threw: {thrown:?}");
+            }
         });
     }
     Ok(client)

@@ -503,6 +503,9 @@ export interface ConnectOptions {
   onnotification?: (notification: ServerNotification) => void;
   /** The server forgot the session; a new one was started. */
   onsessionrestarted?: () => void;
+  /** A stateless server's subscription to this resource (`subscribeResource`)
+   * broke and was opened again: updates in between are lost, read it again. */
+  onresubscribed?: (uri: string) => void;
 }
 
 /** What `auth.authorize` is given: have the user open `url`, and resolve

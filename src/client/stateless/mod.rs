@@ -15,6 +15,7 @@
 
 mod cache;
 pub mod headers;
+mod kept;
 pub(crate) mod probe;
 #[cfg(not(target_arch = "wasm32"))]
 mod stdio;
@@ -33,7 +34,6 @@ pub use probe::{EraChoice, EraVerdict, forget_era, remembered_era};
 pub use stdio::connect_stdio;
 
 use super::handlers::RequestContext;
-use super::listen::ListenFilter;
 use super::{Client, Error, Negotiated, RequestOptions};
 use crate::protocol::types::{InitializeResult, LoggingLevel};
 use crate::protocol::{Era, ErrorObject, ProtocolVersion, RequestId, methods};
@@ -124,8 +124,6 @@ pub(crate) struct StatelessState {
     /// Set by `logging/setLevel`: stamped on every later request.
     log_level: Option<LoggingLevel>,
     discovery: Option<Discovery>,
-    /// `resources/subscribe` done as a `subscriptions/listen` per URI.
-    resource_listens: HashMap<String, RequestId>,
     /// Results the server said stay fresh for a while (`ttlMs`).
     pub(crate) cache: cache::ResultCache,
 }
@@ -383,19 +381,11 @@ impl Client {
             // No `resources/subscribe` in this revision: a `subscriptions/listen`
             // for the one resource, kept open until unsubscribed, does the same.
             methods::RESOURCES_SUBSCRIBE => {
-                let uri = uri_param(method, params.as_ref())?;
-                let id = self.listen(ListenFilter::resource(uri.clone())).await?.detach();
-                if let Some(previous) = self.stateless_state().resource_listens.insert(uri, id) {
-                    self.end_subscription(previous);
-                }
+                self.keep_resource_listen(uri_param(method, params.as_ref())?).await?;
                 return Ok(json!({}));
             }
             methods::RESOURCES_UNSUBSCRIBE => {
-                let uri = uri_param(method, params.as_ref())?;
-                let open = self.stateless_state().resource_listens.remove(&uri);
-                if let Some(id) = open {
-                    self.end_subscription(id);
-                }
+                self.end_resource_listen(&uri_param(method, params.as_ref())?);
                 return Ok(json!({}));
             }
             methods::INITIALIZE => return Err(not_here("stateless servers have no handshake")),

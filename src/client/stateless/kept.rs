@@ -1,0 +1,109 @@
+//! `resources/subscribe` for a stateless server: revision 2026-07-28 has no
+//! such method, so the subscription is a `subscriptions/listen` for the one
+//! resource, kept open in the background until `resources/unsubscribe`.
+//!
+//! A listen stream can break (an HTTP stream cut by a proxy, a server
+//! restart); a subscription the application made once must not silently
+//! stop, so a broken one is opened again with a capped, jittered backoff.
+//! What changed meanwhile cannot be replayed: the cached reads of the
+//! resource are dropped and listeners hear `SessionEvent::Resubscribed`.
+//! The background work holds only a weak reference to the client and a
+//! stop signal kept by the client, so dropping every client handle ends it.
+
+use std::sync::{Arc, Weak};
+use std::time::Duration;
+
+use futures::StreamExt;
+use futures::channel::oneshot;
+use futures::future::{Either, select};
+
+use super::super::listen::{ListenFilter, Subscription};
+use super::super::{Client, Error, Inner, SessionEvent};
+use crate::protocol::{Notification, methods};
+use crate::runtime::sleep;
+
+/// How many times in a row reopening may fail before giving up.
+const MAX_REOPEN_FAILURES: u32 = 8;
+
+fn backoff(failures: u32) -> Duration {
+    let base = 250.0 * 2f64.powi(failures.min(7) as i32);
+    Duration::from_millis((base.min(30_000.0) * (0.5 + crate::runtime::random_unit() / 2.0)) as u64)
+}
+
+impl Client {
+    /// Subscribes to `uri` with a listen kept open until unsubscribed.
+    pub(crate) async fn keep_resource_listen(&self, uri: String) -> Result<(), Error> {
+        let subscription = self.listen(ListenFilter::resource(uri.clone())).await?;
+        let (stop, stopped) = oneshot::channel();
+        let weak = Arc::downgrade(&self.inner);
+        crate::runtime::spawn(keep_listening(weak, uri.clone(), subscription, stopped))?;
+        // A second subscribe replaces the first (whose stop signal drops here).
+        self.kept_listens().insert(uri, stop);
+        Ok(())
+    }
+
+    /// Ends the kept listen of `uri`, if any.
+    pub(crate) fn end_resource_listen(&self, uri: &str) {
+        if let Some(stop) = self.kept_listens().remove(uri) {
+            let _ = stop.send(());
+        }
+    }
+
+    fn kept_listens(&self) -> std::sync::MutexGuard<'_, std::collections::HashMap<String, oneshot::Sender<()>>> {
+        // A plain map: a poisoned lock is still usable.
+        self.inner.kept_listens.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+}
+
+/// Reads the subscription until it is stopped (a send, or the client gone:
+/// the sender dropped), the server ends it, or it breaks: then opens it again.
+async fn keep_listening(client: Weak<Inner>, uri: String, first: Subscription, stopped: oneshot::Receiver<()>) {
+    let mut subscription = first;
+    let mut stopped = stopped;
+    loop {
+        // Its notifications reach the client's listeners on their own way in.
+        let broken = loop {
+            match select(subscription.next(), &mut stopped).await {
+                Either::Left((Some(Ok(_)), _)) => {}
+                Either::Left((Some(Err(error)), _)) => break error,
+                // Ended by the server, or the session closed.
+                Either::Left((None, _)) => return,
+                Either::Right(_) => {
+                    subscription.close().await;
+                    return;
+                }
+            }
+        };
+        log::warn!("the subscription to {uri} broke ({broken}): opening it again");
+        let mut failures = 0;
+        subscription = loop {
+            if let Either::Right(_) = select(Box::pin(sleep(backoff(failures))), &mut stopped).await {
+                return;
+            }
+            let Some(inner) = client.upgrade() else { return };
+            let client = Client { inner };
+            match client.listen(ListenFilter::resource(uri.clone())).await {
+                Ok(reopened) => {
+                    // Updates in the gap are lost: what was cached of it is stale.
+                    let updated = Notification {
+                        method: methods::RESOURCES_UPDATED.into(),
+                        params: Some(serde_json::json!({ "uri": uri })),
+                    };
+                    client.stateless_state().cache.invalidate(&updated);
+                    for listener in &client.inner.options.event_listeners {
+                        listener(&SessionEvent::Resubscribed { uri: uri.clone() });
+                    }
+                    break reopened;
+                }
+                Err(error) if failures + 1 >= MAX_REOPEN_FAILURES => {
+                    log::warn!("giving up on the subscription to {uri}: {error}");
+                    return;
+                }
+                Err(error) => {
+                    failures += 1;
+                    log::debug!("reopening the subscription to {uri} failed ({error}); trying again");
+                }
+            }
+        };
+    }
+}
