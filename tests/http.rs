@@ -249,9 +249,9 @@ impl Transport for Tap {
         self.inner.set_protocol_version(version);
     }
 
-    fn on_initialized(&mut self) {
+    fn on_initialized(&mut self) -> BoxFuture<'static, ()> {
         *self.observed.session_id.lock().unwrap() = self.inner.session_id();
-        self.inner.on_initialized();
+        self.inner.on_initialized()
     }
 
     fn close(&mut self) -> BoxFuture<'static, Result<(), TransportError>> {

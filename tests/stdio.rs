@@ -155,7 +155,7 @@ impl<T: Transport> Transport for CountingTransport<T> {
         self.inner.set_protocol_version(version)
     }
 
-    fn on_initialized(&mut self) {
+    fn on_initialized(&mut self) -> BoxFuture<'static, ()> {
         self.inner.on_initialized()
     }
 

@@ -46,8 +46,9 @@ pub(crate) enum Command {
     Cancel { id: RequestId, reason: String },
     /// The handshake negotiated this version (before `initialized` is sent).
     Negotiated(ProtocolVersion),
-    /// `notifications/initialized` was delivered.
-    Initialized,
+    /// `notifications/initialized` was delivered; `ready` gets what
+    /// resolves once the transport can receive unprompted server messages.
+    Initialized { ready: oneshot::Sender<BoxFuture<'static, ()>> },
     /// Add a notification listener.
     Listen(NotificationListener),
     /// Route a subscription's notifications to `watch.sink`, from now on.
@@ -194,7 +195,9 @@ impl<T: Transport> SessionLoop<T> {
                 }
             }
             Command::Negotiated(version) => self.transport.set_protocol_version(version),
-            Command::Initialized => self.transport.on_initialized(),
+            Command::Initialized { ready } => {
+                let _ = ready.send(self.transport.on_initialized());
+            }
             Command::Listen(listener) => self.listeners.push(listener),
             Command::Watch { key, watch } => {
                 self.watches.insert(key, watch);
@@ -252,7 +255,7 @@ impl<T: Transport> SessionLoop<T> {
             Command::Cancel { .. }
             | Command::Unwatch { .. }
             | Command::Negotiated(_)
-            | Command::Initialized
+            | Command::Initialized { .. }
             | Command::Stateless => {}
         }
     }

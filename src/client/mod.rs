@@ -39,6 +39,9 @@ use crate::runtime::{MaybeSend, MaybeSync};
 use crate::transport::{Transport, TransportError};
 use driver::{Command, SessionLoop};
 
+/// The longest `initialize` waits for the server's stream to open.
+const SERVER_STREAM_WAIT: std::time::Duration = std::time::Duration::from_secs(10);
+
 /// What the handshake settled.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Negotiated {
@@ -213,7 +216,14 @@ impl Client {
         };
         self.command(Command::Negotiated(version))?;
         self.notify(methods::INITIALIZED, None).await?;
-        self.command(Command::Initialized)?;
+        let (ready, opened) = oneshot::channel();
+        self.command(Command::Initialized { ready })?;
+        // A server may send a request (roots, sampling) on its stream right
+        // after the handshake: wait, boundedly, until that stream is open.
+        if let Ok(opened) = opened.await {
+            let limit = self.inner.options.request_timeout.min(SERVER_STREAM_WAIT);
+            let _ = futures::future::select(opened, Box::pin(crate::runtime::sleep(limit))).await;
+        }
         let negotiated = Arc::new(Negotiated { version, result });
         let mut state = self.state();
         state.negotiated = Some(negotiated.clone());

@@ -101,8 +101,9 @@ impl Transport for MemoryTransport {
         lock(&self.shared).negotiated = Some(version);
     }
 
-    fn on_initialized(&mut self) {
+    fn on_initialized(&mut self) -> BoxFuture<'static, ()> {
         lock(&self.shared).initialized = true;
+        boxed(async {})
     }
 
     fn close(&mut self) -> BoxFuture<'static, Result<(), TransportError>> {

@@ -58,8 +58,13 @@ pub trait Transport: MaybeSend + 'static {
     }
 
     /// `notifications/initialized` was delivered: the session is open. HTTP
-    /// transports open the server's GET stream here.
-    fn on_initialized(&mut self) {}
+    /// transports open the server's GET stream here. The future resolves
+    /// once what the server sends unprompted can arrive (the stream is open,
+    /// or refused), so a server request sent right after the handshake is
+    /// not lost; the caller bounds the wait.
+    fn on_initialized(&mut self) -> BoxFuture<'static, ()> {
+        crate::runtime::boxed(async {})
+    }
 
     /// Ends the connection gracefully. For stdio: close the server's stdin,
     /// then SIGTERM, then SIGKILL. For HTTP: DELETE the session.

@@ -14,6 +14,7 @@ use std::task::{Context, Poll};
 use std::time::Duration;
 
 use futures::StreamExt;
+use futures::channel::oneshot;
 
 use super::authorize::{self, Recoveries};
 use super::http::{DefaultHttp, HttpClient, HttpError, HttpRequest, HttpResponse, Method};
@@ -556,7 +557,9 @@ impl<H: HttpClient> Shared<H> {
     /// The standalone GET stream: open after the handshake, resumed when it
     /// ends, given up after too many consecutive failures. It belongs to the
     /// session it was opened in and ends when that session is gone.
-    async fn server_stream(self: Arc<Self>) {
+    async fn server_stream(self: Arc<Self>, opened: Option<oneshot::Sender<()>>) {
+        // Told once the first GET is answered, whatever the answer.
+        let mut opened = opened;
         let mut parser = SseParser::with_limit(self.options.max_message_bytes);
         let mut seen = SeenEvents::default();
         let mut failures = 0u32;
@@ -569,7 +572,11 @@ impl<H: HttpClient> Shared<H> {
                 }
             }
             let request = self.request(Method::Get, None, Some(parser.last_event_id()));
-            match self.exchange(request).await {
+            let answered = self.exchange(request).await;
+            if let Some(opened) = opened.take() {
+                let _ = opened.send(());
+            }
+            match answered {
                 Ok((response, credential)) if response.status == 401 && self.options.auth.is_some() => {
                     let challenge = self.auth_challenge(&response, credential);
                     drop(response);
@@ -724,13 +731,19 @@ impl<H: HttpClient> Transport for StreamableHttpTransport<H> {
         self.shared.state().protocol_version = Some(version);
     }
 
-    fn on_initialized(&mut self) {
-        if self.shared.options.open_server_stream {
-            // After a session restart, the old session's stream is dropped
-            // (which aborts its request): one GET stream per session.
-            self.inbox.clear();
-            self.inbox.run(boxed(self.shared.clone().server_stream()));
+    fn on_initialized(&mut self) -> BoxFuture<'static, ()> {
+        if !self.shared.options.open_server_stream {
+            return boxed(async {});
         }
+        // After a session restart, the old session's stream is dropped
+        // (which aborts its request): one GET stream per session.
+        self.inbox.clear();
+        let (opened, ready) = oneshot::channel();
+        self.inbox.run(boxed(self.shared.clone().server_stream(Some(opened))));
+        // Dropped unsent (the stream gave up): ready all the same.
+        boxed(async move {
+            let _ = ready.await;
+        })
     }
 
     fn close(&mut self) -> BoxFuture<'static, Result<(), TransportError>> {
