@@ -11,6 +11,7 @@
 
 pub mod auth;
 pub mod client;
+pub mod http;
 pub mod protocol;
 pub mod runtime;
 pub mod transport;

@@ -13,13 +13,13 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use mcp_edge::auth::url::Url;
 use mcp_edge::auth::{
     AuthConfig, AuthError, AuthorizationRequest, Authorizer, Grant, MemoryTokenStore, OAuthProvider, TokenStore, Tokens,
 };
+use mcp_edge::http::url::Url;
+use mcp_edge::http::{HttpClient, HttpError, HttpRequest, HttpResponse, Method};
 use mcp_edge::protocol::Message;
 use mcp_edge::runtime::{BoxFuture, boxed};
-use mcp_edge::transport::http::{HttpClient, HttpError, HttpRequest, HttpResponse, Method};
 use mcp_edge::transport::streamable::{StreamableHttpOptions, StreamableHttpTransport};
 use mcp_edge::transport::{Transport, TransportError, TransportEvent};
 use serde_json::{Value, json};
@@ -120,7 +120,7 @@ fn json_reply(status: u16, value: Value) -> HttpResponse {
 }
 
 fn form(body: &Option<String>) -> Vec<(String, String)> {
-    mcp_edge::auth::url::parse_form(body.as_deref().unwrap_or(""))
+    mcp_edge::http::url::parse_form(body.as_deref().unwrap_or(""))
 }
 
 fn get<'a>(pairs: &'a [(String, String)], name: &str) -> Option<&'a str> {

@@ -21,8 +21,8 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use futures::future::{Either, join_all, select};
+use mcp_edge::http::{DefaultHttp, HttpClient, HttpRequest, Method};
 use mcp_edge::runtime::sleep;
-use mcp_edge::transport::http::{DefaultHttp, HttpClient, HttpRequest, Method};
 use mcp_edge::transport::streamable::{ReconnectPolicy, StreamableHttpOptions, StreamableHttpTransport};
 use mcp_edge::{Client, ClientOptions};
 use serde_json::{Value, json};

@@ -18,8 +18,8 @@
 #[path = "support/web.rs"]
 mod web;
 
+use mcp_edge::http::DefaultHttp;
 use mcp_edge::protocol::types::{CallToolResult, JsonObject};
-use mcp_edge::transport::http::DefaultHttp;
 use mcp_edge::transport::legacy::{LegacyError, LegacySseOptions, LegacySseTransport};
 use mcp_edge::web::McpClient;
 use mcp_edge::{Client, ClientOptions, ConnectOptions, TransportChoice, connect_url};

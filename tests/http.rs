@@ -258,7 +258,7 @@ impl Transport for Tap {
         self.inner.close()
     }
 
-    fn kind(&self) -> &'static str {
+    fn kind(&self) -> mcp_edge::transport::TransportKind {
         self.inner.kind()
     }
 }

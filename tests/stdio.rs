@@ -163,7 +163,7 @@ impl<T: Transport> Transport for CountingTransport<T> {
         self.inner.close()
     }
 
-    fn kind(&self) -> &'static str {
+    fn kind(&self) -> mcp_edge::transport::TransportKind {
         self.inner.kind()
     }
 }

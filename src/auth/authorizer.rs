@@ -19,9 +19,9 @@ use serde::{Deserialize, Serialize};
 use super::error::AuthError;
 use super::metadata::AuthorizationServerMetadata;
 use super::store::ClientRegistration;
-use super::url::Url;
+use crate::http::url::Url;
+use crate::http::{HttpClient, HttpRequest, Method};
 use crate::runtime::{BoxFuture, MaybeSend, MaybeSync, boxed};
-use crate::transport::http::{HttpClient, HttpRequest, Method};
 
 /// One authorization request to hand to the user.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -99,7 +99,7 @@ pub trait Authorizer: std::fmt::Debug + MaybeSend + MaybeSync + 'static {
 /// the `Location` it redirects to. Works only where the authorization
 /// server redirects at once (no login page): test servers, or an AS that
 /// already knows the user. The HTTP client must not follow redirects
-/// itself (natively: [`crate::transport::http::DefaultHttp::without_redirects`]).
+/// itself (natively: [`crate::http::DefaultHttp::without_redirects`]).
 #[derive(Clone)]
 pub struct HeadlessAuthorizer<H: HttpClient> {
     http: H,
@@ -119,10 +119,10 @@ impl<H: HttpClient> HeadlessAuthorizer<H> {
 }
 
 #[cfg(not(target_arch = "wasm32"))]
-impl HeadlessAuthorizer<crate::transport::http::DefaultHttp> {
+impl HeadlessAuthorizer<crate::http::DefaultHttp> {
     /// Uses reqwest with redirects turned off.
     pub fn new() -> Result<Self, AuthError> {
-        let http = crate::transport::http::DefaultHttp::without_redirects()
+        let http = crate::http::DefaultHttp::without_redirects()
             .map_err(|e| AuthError::Config(format!("could not build an HTTP client: {e}")))?;
         Ok(HeadlessAuthorizer { http })
     }

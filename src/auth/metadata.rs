@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 
 use super::error::AuthError;
 use super::resource;
-use super::url::Url;
+use crate::http::url::Url;
 
 /// The largest discovery document accepted.
 pub const MAX_METADATA_BYTES: usize = 256 * 1024;

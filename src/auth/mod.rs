@@ -6,7 +6,7 @@
 //! orders and checks), [`pkce`], [`scope`], [`resource`] (RFC 8707), [`jwt`]
 //! (ES256 client assertions and DPoP proofs).
 //!
-//! The flow, [`OAuthProvider`], runs over the [`crate::transport::http::HttpClient`]
+//! The flow, [`OAuthProvider`], runs over the [`crate::http::HttpClient`]
 //! seam. Only two things differ by platform, and both are seams:
 //! - [`Authorizer`]: sending the user to the authorization page and getting
 //!   the redirect back ([`HeadlessAuthorizer`] for servers that redirect at
@@ -39,7 +39,6 @@ pub mod provider;
 pub mod resource;
 pub mod scope;
 pub mod store;
-pub mod url;
 
 pub use authorizer::{AuthorizationRequest, Authorizer, HeadlessAuthorizer, PendingAuthorization};
 pub use config::{AuthConfig, Grant};

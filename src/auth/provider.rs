@@ -23,10 +23,10 @@ use super::jwt::{self, CLIENT_ASSERTION_TYPE, Es256Key};
 use super::metadata::{self, AuthorizationServerMetadata, MAX_METADATA_BYTES, ProtectedResourceMetadata};
 use super::pkce::{self, Pkce};
 use super::store::{AuthRecord, ClientRegistration, MemoryTokenStore, TokenStore, Tokens, redacted};
-use super::url::{self as urls, Url};
 use super::{resource, scope};
+use crate::http::url::{self as urls, Url};
+use crate::http::{DefaultHttp, HttpClient, HttpRequest, HttpResponse, Method};
 use crate::runtime::{BoxFuture, MaybeSend, MaybeSync, boxed};
-use crate::transport::http::{DefaultHttp, HttpClient, HttpRequest, HttpResponse, Method};
 
 const JWT_BEARER: &str = "urn:ietf:params:oauth:grant-type:jwt-bearer";
 const TOKEN_EXCHANGE: &str = "urn:ietf:params:oauth:grant-type:token-exchange";

@@ -1,6 +1,6 @@
 //! The resource indicator of RFC 8707: which MCP server a token is for.
 
-use super::url::Url;
+use crate::http::url::Url;
 
 /// The canonical URI of an MCP server (RFC 8707, MCP 2025-11-25): absolute,
 /// no fragment, lowercase scheme and host, no default port; the path and

@@ -9,8 +9,8 @@ use std::time::Duration;
 
 use super::{Client, ClientOptions, Error};
 use crate::auth::AuthProvider;
+use crate::http::{DefaultHttp, HttpClient};
 use crate::transport::detect::{self, Plan, TransportChoice, Verdict};
-use crate::transport::http::{DefaultHttp, HttpClient};
 use crate::transport::legacy::{LegacyError, LegacySseOptions, LegacySseTransport};
 use crate::transport::streamable::{ReconnectPolicy, StreamableHttpOptions, StreamableHttpTransport};
 use crate::transport::{Transport, TransportError};

@@ -27,7 +27,7 @@ use crate::protocol::{
     ErrorObject, Message, Notification, ProtocolVersion, Request, RequestId, Response, codes, methods,
 };
 use crate::runtime::{BoxFuture, boxed};
-use crate::transport::{Transport, TransportError, TransportEvent};
+use crate::transport::{Transport, TransportError, TransportEvent, TransportKind};
 
 /// What a handle asks the loop to do.
 pub(crate) enum Command {
@@ -188,7 +188,7 @@ impl<T: Transport> SessionLoop<T> {
                 // no client notification is defined.
                 if let Some(pending) = self.pending.remove(&id)
                     && pending.method != methods::INITIALIZE
-                    && !(pending.stateless && self.transport.kind() == "streamable-http")
+                    && !(pending.stateless && self.transport.kind() == TransportKind::StreamableHttp)
                 {
                     let params = json!({ "requestId": id.to_value(), "reason": reason });
                     self.send(Message::notification(methods::CANCELLED, Some(params)), SendPurpose::Notification(None));

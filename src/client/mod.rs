@@ -36,7 +36,7 @@ pub use stateless::{CacheHint, CacheScope, Discovery, EraChoice, EraVerdict};
 use crate::protocol::types::InitializeResult;
 use crate::protocol::{Notification, ProtocolVersion, codes, methods};
 use crate::runtime::{MaybeSend, MaybeSync};
-use crate::transport::{Transport, TransportError};
+use crate::transport::{Transport, TransportError, TransportKind};
 use driver::{Command, SessionLoop};
 
 /// The longest `initialize` waits for the server's stream to open.
@@ -62,7 +62,7 @@ struct Inner {
     commands: mpsc::UnboundedSender<Command>,
     next_id: AtomicI64,
     options: ClientOptions,
-    transport_kind: &'static str,
+    transport_kind: TransportKind,
     state: Mutex<SessionState>,
     restart_lock: futures::lock::Mutex<()>,
     restarts: AtomicU64,
@@ -136,8 +136,9 @@ impl Client {
         Ok(client)
     }
 
-    /// The transport's short name (`stdio`, `streamable-http`, ...).
-    pub fn transport_kind(&self) -> &'static str {
+    /// Which transport carries this session (its `Display` is the short
+    /// name: `stdio`, `streamable-http`, ...).
+    pub fn transport_kind(&self) -> TransportKind {
         self.inner.transport_kind
     }
 

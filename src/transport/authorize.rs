@@ -6,9 +6,9 @@
 use std::sync::Arc;
 
 use super::TransportError;
-use super::http::{HttpRequest, HttpResponse};
 use crate::auth::challenge::{self, BearerChallenge};
 use crate::auth::{AuthChallenge, AuthProvider, Recovery, fingerprint};
+use crate::http::{HttpRequest, HttpResponse};
 
 /// Adds the provider's headers to `request`; returns the [`fingerprint`] of
 /// the `Authorization` value it carries, if any.

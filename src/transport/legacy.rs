@@ -35,18 +35,15 @@ use futures::future::{Either, select};
 use futures::{FutureExt, StreamExt};
 
 use super::authorize::{self, Recoveries};
-use super::http::{DefaultHttp, HttpClient, HttpError, HttpRequest, HttpResponse, Method};
 use super::inbox::{Inbox, Outbox};
 use super::sse::{SseEvent, SseParser};
 use super::streamable::{LAST_EVENT_ID_HEADER, ReconnectPolicy};
 use super::{Transport, TransportError, TransportEvent};
 use crate::auth::{AuthChallenge, AuthError, AuthProvider};
+use crate::http::{DefaultHttp, HttpClient, HttpError, HttpRequest, HttpResponse, Method};
 use crate::protocol::jsonrpc::decode;
 use crate::protocol::{Message, ProtocolVersion};
 use crate::runtime::{BoxFuture, boxed, sleep};
-
-/// What [`Transport::kind`] answers for this transport.
-pub const KIND: &str = "sse (legacy)";
 
 /// Configuration of a legacy HTTP+SSE connection.
 #[derive(Debug, Clone)]
@@ -877,8 +874,8 @@ impl<H: HttpClient> Transport for LegacySseTransport<H> {
         boxed(futures::future::ready(Ok(())))
     }
 
-    fn kind(&self) -> &'static str {
-        KIND
+    fn kind(&self) -> super::TransportKind {
+        super::TransportKind::LegacySse
     }
 }
 

@@ -112,8 +112,8 @@ impl Transport for MemoryTransport {
         boxed(async { Ok(()) })
     }
 
-    fn kind(&self) -> &'static str {
-        "memory"
+    fn kind(&self) -> super::TransportKind {
+        super::TransportKind::Memory
     }
 }
 

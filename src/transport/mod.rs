@@ -12,7 +12,6 @@ use crate::runtime::{BoxFuture, MaybeSend};
 
 mod authorize;
 pub mod detect;
-pub mod http;
 mod inbox;
 pub mod legacy;
 pub mod memory;
@@ -70,8 +69,53 @@ pub trait Transport: MaybeSend + 'static {
     /// then SIGTERM, then SIGKILL. For HTTP: DELETE the session.
     fn close(&mut self) -> BoxFuture<'static, Result<(), TransportError>>;
 
-    /// A short name for humans: `stdio`, `streamable-http`, `sse (legacy)`.
-    fn kind(&self) -> &'static str;
+    /// Which kind of transport this is. The engine branches on it (an HTTP
+    /// exchange can be aborted, a stdio server can be started again); its
+    /// [`Display`](std::fmt::Display) is the short name shown to people.
+    fn kind(&self) -> TransportKind;
+}
+
+/// The kinds of transport the engine knows how to treat.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum TransportKind {
+    /// A child process over stdin/stdout.
+    Stdio,
+    /// Streamable HTTP (2025-03-26 and later).
+    StreamableHttp,
+    /// The legacy HTTP+SSE transport (2024-11-05).
+    LegacySse,
+    /// An in-process pair, for tests and embedding.
+    Memory,
+}
+
+impl TransportKind {
+    /// The short name for people: `stdio`, `streamable-http`, `sse (legacy)`, `memory`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TransportKind::Stdio => "stdio",
+            TransportKind::StreamableHttp => "streamable-http",
+            TransportKind::LegacySse => "sse (legacy)",
+            TransportKind::Memory => "memory",
+        }
+    }
+
+    /// Whether messages travel as HTTP exchanges (Streamable HTTP or legacy SSE).
+    pub fn is_http(self) -> bool {
+        matches!(self, TransportKind::StreamableHttp | TransportKind::LegacySse)
+    }
+}
+
+impl std::fmt::Display for TransportKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl PartialEq<&str> for TransportKind {
+    fn eq(&self, other: &&str) -> bool {
+        self.as_str() == *other
+    }
 }
 
 /// What a transport reports from the server's side.

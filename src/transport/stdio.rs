@@ -323,8 +323,8 @@ impl Transport for StdioTransport {
         })
     }
 
-    fn kind(&self) -> &'static str {
-        "stdio"
+    fn kind(&self) -> super::TransportKind {
+        super::TransportKind::Stdio
     }
 }
 

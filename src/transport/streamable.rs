@@ -17,11 +17,11 @@ use futures::StreamExt;
 use futures::channel::oneshot;
 
 use super::authorize::{self, Recoveries};
-use super::http::{DefaultHttp, HttpClient, HttpError, HttpRequest, HttpResponse, Method};
 use super::inbox::{Inbox, Outbox};
 use super::sse::{SseEvent, SseParser};
 use super::{Transport, TransportError, TransportEvent};
 use crate::auth::{AuthChallenge, AuthProvider};
+use crate::http::{DefaultHttp, HttpClient, HttpError, HttpRequest, HttpResponse, Method};
 use crate::protocol::jsonrpc::decode;
 use crate::protocol::{Message, ProtocolVersion, RequestId, methods};
 use crate::runtime::{BoxFuture, boxed, sleep};
@@ -753,8 +753,8 @@ impl<H: HttpClient> Transport for StreamableHttpTransport<H> {
         boxed(self.shared.clone().delete_session())
     }
 
-    fn kind(&self) -> &'static str {
-        "streamable-http"
+    fn kind(&self) -> super::TransportKind {
+        super::TransportKind::StreamableHttp
     }
 }
 

@@ -28,13 +28,13 @@ use web_sys::{RequestInit, RequestMode};
 use super::convert::{WebError, bool_property, message_of, millis_property, object_with, property, string_property};
 use super::popup::{DEFAULT_FEATURES, PopupAuthorizer};
 use super::store::{CallbackStore, WebStorage, WebStorageStore};
-use crate::auth::url::Url;
 use crate::auth::{
     AuthConfig, AuthError, AuthProvider, AuthorizationRequest, Authorizer, Grant, MemoryTokenStore, OAuthProvider,
     PendingAuthorization, TokenStore,
 };
+use crate::http::url::Url;
+use crate::http::{DefaultHttp, HttpClient, HttpError, HttpRequest, HttpResponse};
 use crate::runtime::{BoxFuture, boxed};
-use crate::transport::http::{DefaultHttp, HttpClient, HttpError, HttpRequest, HttpResponse};
 
 const OWNER: &str = "options.auth";
 /// Where pending redirect-mode flows are kept (+ the state).

@@ -27,8 +27,8 @@ use self::convert::{WebError, object_from_js, serialize_to_js, to_js};
 use self::handlers::notify_listener;
 use self::options::{CallOptions, Connect, abortable, connect_options};
 use crate::client::{Client, Error, connect_url_with_http};
+use crate::http::DefaultHttp;
 use crate::protocol::{ProtocolVersion, methods};
-use crate::transport::http::DefaultHttp;
 
 /// A connection to one MCP server, made with `McpClient.connect`.
 #[wasm_bindgen]
@@ -171,7 +171,7 @@ impl McpClient {
     /// The transport in use: `"streamable-http"` or `"sse (legacy)"`.
     #[wasm_bindgen(getter, unchecked_return_type = "TransportKind")]
     pub fn transport(&self) -> String {
-        self.client.transport_kind().to_owned()
+        self.client.transport_kind().to_string()
     }
 
     /// The server's name and version, from the handshake.

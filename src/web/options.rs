@@ -17,10 +17,10 @@ use super::convert::{
 };
 use super::handlers::{HandlerKind, JsHandler, call_listener, call_roots, notify_listener};
 use crate::client::{ClientOptions, ConnectOptions, EraChoice, RequestOptions, SessionEvent};
+use crate::http::Credentials;
 use crate::protocol::types::{Implementation, Progress};
 use crate::protocol::{ProtocolVersion, methods};
 use crate::transport::detect::TransportChoice;
-use crate::transport::http::Credentials;
 
 /// Everything `McpClient.connect` needs.
 #[derive(Debug)]

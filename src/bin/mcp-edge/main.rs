@@ -421,7 +421,7 @@ protocol or transport error.";
         match plan {
             Plan::Info => {
                 let negotiated = client.negotiated().ok_or(Error::NotInitialized)?;
-                let kind = client.transport_kind();
+                let kind = client.transport_kind().as_str();
                 if json {
                     let result = &negotiated.result;
                     emit(|out| {

@@ -37,6 +37,7 @@ use super::handlers::RequestContext;
 use super::{Client, Error, Negotiated, RequestOptions};
 use crate::protocol::types::{InitializeResult, LoggingLevel};
 use crate::protocol::{Era, ErrorObject, ProtocolVersion, RequestId, methods};
+use crate::transport::TransportKind;
 
 /// `server/discover`.
 pub const SERVER_DISCOVER: &str = "server/discover";
@@ -514,7 +515,7 @@ impl Client {
             return result;
         }
         let mut result = result;
-        let http = self.transport_kind() == "streamable-http";
+        let http = self.transport_kind() == TransportKind::StreamableHttp;
         if let Some(tools) = result.get_mut("tools").and_then(Value::as_array_mut) {
             let mut state = self.stateless_state();
             tools.retain(|tool| {

@@ -9,7 +9,7 @@ use serde_json::Value;
 
 use super::super::{Client, Error, Negotiated};
 use crate::protocol::{Era, ProtocolVersion};
-use crate::transport::TransportError;
+use crate::transport::{TransportError, TransportKind};
 
 /// Which era to speak, set in [`crate::ClientOptions::era`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -200,7 +200,7 @@ impl Client {
             match classify(outcome, version, corrected) {
                 // Only a process can die of a probe; an HTTP reply stream that
                 // ended without an answer leaves the server reachable.
-                Step::Done(Probed::Handshake { alive: false }) if self.transport_kind() != "stdio" => {
+                Step::Done(Probed::Handshake { alive: false }) if self.transport_kind() != TransportKind::Stdio => {
                     return Ok(Probed::Handshake { alive: true });
                 }
                 Step::Done(probed) => return Ok(probed),
@@ -228,7 +228,7 @@ impl Client {
             EraChoice::Stateless => self.begin_stateless(ProtocolVersion::LATEST_STATELESS).await,
             EraChoice::Handshake => self.initialize().await,
             // The legacy HTTP+SSE transport is of the handshake era only.
-            EraChoice::Auto if self.transport_kind() == "sse (legacy)" => self.initialize().await,
+            EraChoice::Auto if self.transport_kind() == TransportKind::LegacySse => self.initialize().await,
             EraChoice::Auto => {
                 if let Some(key) = &key
                     && let Some(verdict) = remembered_era(key)

@@ -16,8 +16,8 @@ use std::sync::Arc;
 
 use super::super::TransportError;
 use super::super::authorize::{self, Recoveries};
-use super::super::http::{HttpClient, HttpResponse, Method};
 use super::{LAST_EVENT_ID_HEADER, SESSION_HEADER, Shared, VERSION_HEADER};
+use crate::http::{HttpClient, HttpResponse, Method};
 use crate::protocol::jsonrpc::decode;
 use crate::protocol::{Message, RequestId, Response};
 
