@@ -28,7 +28,7 @@ use self::handlers::notify_listener;
 use self::options::{CallOptions, Connect, abortable, connect_options};
 use crate::client::{Client, Error, connect_url_with_http};
 use crate::http::DefaultHttp;
-use crate::protocol::{ProtocolVersion, methods};
+use crate::protocol::{Era, ProtocolVersion, methods};
 
 /// A connection to one MCP server, made with `McpClient.connect`.
 #[wasm_bindgen]
@@ -172,6 +172,20 @@ impl McpClient {
     #[wasm_bindgen(getter, unchecked_return_type = "TransportKind")]
     pub fn transport(&self) -> String {
         self.client.transport_kind().to_string()
+    }
+
+    /// The protocol era of the session: `"handshake"` (2024-11-05 to
+    /// 2025-11-25: `initialize`, sessions) or `"stateless"` (2026-07-28 on).
+    #[wasm_bindgen(getter, unchecked_return_type = "Era")]
+    pub fn era(&self) -> String {
+        // Between a handshake session's expiry and its restart nothing is
+        // negotiated; only handshake sessions restart (stateless ones have
+        // no session to lose), so that is still the handshake era.
+        let era = match self.client.era().unwrap_or(Era::Handshake) {
+            Era::Handshake => "handshake",
+            Era::Stateless => "stateless",
+        };
+        era.to_owned()
     }
 
     /// The server's name and version, from the handshake.

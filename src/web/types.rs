@@ -14,6 +14,9 @@ export type JsonObject = { [key: string]: JsonValue };
 
 /** A protocol revision this client speaks. */
 export type ProtocolVersion = "2024-11-05" | "2025-03-26" | "2025-06-18" | "2025-11-25" | "2026-07-28";
+/** How a session is set up (`McpClient.era`): with the `initialize`
+ * handshake (2024-11-05 to 2025-11-25), or statelessly (2026-07-28). */
+export type Era = "handshake" | "stateless";
 /** The transport a client uses. */
 export type TransportKind = "streamable-http" | "sse (legacy)";
 /** A JSON-RPC request id. */
@@ -474,7 +477,7 @@ export interface ConnectOptions {
    * `server/discover` and falls back to the handshake (cached per server);
    * `"handshake"` (2024-11-05 to 2025-11-25) and `"stateless"` (2026-07-28)
    * force one. */
-  era?: "auto" | "handshake" | "stateless";
+  era?: "auto" | Era;
   /** Declare the tasks extension (2026-07-28): a server may run a tool call
    * as a task, which `callTool` drives to its end (default false). */
   tasks?: boolean;
