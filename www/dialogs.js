@@ -1,14 +1,33 @@
+// @ts-check
 // The human in the loop: server requests (elicitation/create,
 // sampling/createMessage) answered by the user in modal dialogs, one at a
 // time.
 
-import { $, clear, el, json } from './dom.js';
+import { clear, el, json } from './dom.js';
+import { elicitationDialog, samplingDialog } from './elements.js';
 import { renderMessage } from './render.js';
 import { schemaForm } from './schema-form.js';
 
+/** @typedef {import('./pkg/index.js').ElicitRequestParams} ElicitRequestParams */
+/** @typedef {import('./pkg/index.js').ElicitResult} ElicitResult */
+/** @typedef {import('./pkg/index.js').CreateMessageRequestParams} CreateMessageRequestParams */
+/** @typedef {import('./pkg/index.js').CreateMessageResult} CreateMessageResult */
+/** @typedef {import('./pkg/index.js').RequestHandlerExtra} RequestHandlerExtra */
+/**
+ * What a dialog needs from the page: the server's name to show, and where
+ * to note the outcome.
+ * @typedef {{ serverName: () => string, log: (text: string) => void }} Context
+ */
+
+/** @type {Promise<unknown>} */
 let queue = Promise.resolve();
 
-/** Runs `ask` once every dialog before it has been answered. */
+/**
+ * Runs `ask` once every dialog before it has been answered.
+ * @template T
+ * @param {() => Promise<T>} ask
+ * @returns {Promise<T>}
+ */
 function enqueue(ask) {
   const turn = queue.then(ask);
   queue = turn.catch(() => {});
@@ -18,6 +37,12 @@ function enqueue(ask) {
 /**
  * Shows `dialog` until `setup(done)` calls `done(value)` (or the server's
  * `signal` aborts: then `onAbort()` is the value). Escape calls `onEscape`.
+ * @template T
+ * @param {HTMLDialogElement} dialog
+ * @param {AbortSignal | undefined} signal
+ * @param {{ onEscape: (done: Done<T>) => void, onAbort: () => T }} answers
+ * @param {(done: Done<T>, listen: (target: EventTarget, type: string, fn: (event: Event) => void) => void) => void} setup
+ * @returns {Promise<T>}
  */
 function modal(dialog, signal, { onEscape, onAbort }, setup) {
   return new Promise((resolve, reject) => {
@@ -54,9 +79,16 @@ function modal(dialog, signal, { onEscape, onAbort }, setup) {
   });
 }
 
+/**
+ * Answers a dialog; `failed` rejects with `value`.
+ * @template T
+ * @typedef {(value: T, failed?: boolean) => void} Done
+ */
+
+/** @param {unknown} text */
 function safeHttpUrl(text) {
   try {
-    const url = new URL(text);
+    const url = new URL(String(text));
     return url.protocol === 'https:' || url.protocol === 'http:' ? url : null;
   } catch {
     return null;
@@ -67,15 +99,19 @@ function safeHttpUrl(text) {
  * Answers `elicitation/create`: a form generated from `requestedSchema`
  * with Accept / Decline / Cancel, or (URL mode) the URL to open, with the
  * same three answers. `log(text)` notes the outcome.
+ * @param {ElicitRequestParams} params
+ * @param {RequestHandlerExtra} extra
+ * @param {Context} context
+ * @returns {Promise<ElicitResult>}
  */
 export function answerElicitation(params, extra, { serverName, log }) {
   return enqueue(() => {
-    const dialog = $('#elicitation-dialog');
-    const form = $('#elicitation-form');
-    const body = clear($('#elicitation-body'));
-    $('#elicitation-server').textContent = serverName();
-    $('#elicitation-message').textContent = String(params?.message ?? '');
-    const accept = $('#elicitation-accept');
+    const dialog = elicitationDialog.dialog;
+    const form = elicitationDialog.form;
+    const body = clear(elicitationDialog.body);
+    elicitationDialog.server.textContent = serverName();
+    elicitationDialog.message.textContent = String(params?.message ?? '');
+    const accept = elicitationDialog.accept;
     accept.disabled = false;
 
     const urlMode = params?.mode === 'url';
@@ -83,7 +119,7 @@ export function answerElicitation(params, extra, { serverName, log }) {
     let target = null;
     if (urlMode) {
       target = safeHttpUrl(params.url);
-      $('#elicitation-title').textContent = 'The server asks you to open a page';
+      elicitationDialog.title.textContent = 'The server asks you to open a page';
       accept.textContent = 'Open page';
       body.append(target
         ? el('div', { class: 'url-box' },
@@ -93,11 +129,12 @@ export function answerElicitation(params, extra, { serverName, log }) {
         : el('p', { class: 'tool-error' }, `The server sent a URL that is not http(s): ${String(params?.url ?? '')}`));
       accept.disabled = !target;
     } else {
-      $('#elicitation-title').textContent = 'The server asks for input';
+      elicitationDialog.title.textContent = 'The server asks for input';
       accept.textContent = 'Accept';
       generated = schemaForm(params?.requestedSchema ?? {}, { idPrefix: 'elicit' });
       body.append(generated.empty ? el('p', { class: 'muted' }, '(no fields: accepting just confirms)') : generated.element);
     }
+    /** @type {ElicitResult} */
     const cancelled = { action: 'cancel' };
 
     return modal(dialog, extra?.signal, {
@@ -115,12 +152,12 @@ export function answerElicitation(params, extra, { serverName, log }) {
           done({ action: 'accept' });
           return;
         }
-        const read = generated.read();
-        if (!read.ok) return; // the field shows what is wrong
+        const read = generated?.read();
+        if (!read?.ok) return; // the field shows what is wrong
         done({ action: 'accept', content: read.value });
       });
-      listen($('#elicitation-decline'), 'click', () => done({ action: 'decline' }));
-      listen($('#elicitation-cancel'), 'click', () => done(cancelled));
+      listen(elicitationDialog.decline, 'click', () => done({ action: 'decline' }));
+      listen(elicitationDialog.cancel, 'click', () => done(cancelled));
       // Focus the first field rather than a button.
       queueMicrotask(() => generated?.fields[0]?.focus());
     });
@@ -130,6 +167,12 @@ export function answerElicitation(params, extra, { serverName, log }) {
   });
 }
 
+/**
+ * The sampling dialog's answer: the reply, or the error it rejects with.
+ * @typedef {CreateMessageResult | Error} SamplingAnswer
+ */
+
+/** @returns {SamplingAnswer} */
 function userRejected() {
   // -1: "User rejected sampling request", as in the spec's examples.
   return Object.assign(new Error('The user rejected the sampling request'), { code: -1 });
@@ -138,16 +181,20 @@ function userRejected() {
 /**
  * Answers `sampling/createMessage`: shows the conversation and asks the
  * user for the assistant's reply (or a rejection).
+ * @param {CreateMessageRequestParams} params
+ * @param {RequestHandlerExtra} extra
+ * @param {Context} context
+ * @returns {Promise<CreateMessageResult>}
  */
 export function answerSampling(params, extra, { serverName, log }) {
   return enqueue(() => {
-    const dialog = $('#sampling-dialog');
-    const form = $('#sampling-form');
-    const body = clear($('#sampling-body'));
-    const reply = $('#sampling-reply');
-    const model = $('#sampling-model');
+    const dialog = samplingDialog.dialog;
+    const form = samplingDialog.form;
+    const body = clear(samplingDialog.body);
+    const reply = samplingDialog.reply;
+    const model = samplingDialog.model;
     reply.value = '';
-    $('#sampling-server').textContent = serverName();
+    samplingDialog.server.textContent = serverName();
 
     const facts = [];
     if (params?.maxTokens !== undefined) facts.push(`max tokens ${params.maxTokens}`);
@@ -182,7 +229,7 @@ export function answerSampling(params, extra, { serverName, log }) {
           stopReason: 'endTurn',
         });
       });
-      listen($('#sampling-reject'), 'click', () => done(userRejected(), true));
+      listen(samplingDialog.reject, 'click', () => done(userRejected(), true));
       queueMicrotask(() => reply.focus());
     });
   }).then((answer) => {

@@ -1,3 +1,4 @@
+// @ts-check
 // The script of oauth-callback.html, the page the authorization server
 // redirects to. It hands this page's URL (which carries the code and state,
 // or an error) back to the mcp-edge flow that started the sign-in:

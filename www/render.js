@@ -1,7 +1,13 @@
+// @ts-check
 // Renders what servers send (content blocks, resource contents, sampling
 // messages) as DOM, text only.
 
 import { el, json } from './dom.js';
+
+/**
+ * What the rendered content may offer to do.
+ * @typedef {{ readResource?: (uri: string) => void }} Actions
+ */
 
 // Media a data: URL may carry into <img>/<audio>. No SVG: an image a server
 // made up is shown, not run.
@@ -36,6 +42,7 @@ function text(value) {
 }
 
 /** One resource's contents (text or blob). */
+/** @param {any} contents */
 export function renderResourceContents(contents) {
   const head = el('div', { class: 'block-meta' },
     el('span', { class: 'mono' }, String(contents?.uri ?? '')),
@@ -52,8 +59,22 @@ export function renderResourceContents(contents) {
 }
 
 /**
+ * A "Read" button for a resource link, when reading is offered.
+ * @param {unknown} uri
+ * @param {Actions} actions
+ */
+function readButton(uri, { readResource }) {
+  return readResource && typeof uri === 'string'
+    ? el('button', { type: 'button', class: 'small', onclick: () => readResource(uri) }, 'Read')
+    : null;
+}
+
+/**
  * A content block of a tool result, prompt message or sampling message.
  * `actions.readResource(uri)` adds a "Read" button to resource links.
+ * @param {any} block
+ * @param {Actions} [actions]
+ * @returns {HTMLElement}
  */
 export function renderBlock(block, actions = {}) {
   switch (block?.type) {
@@ -69,9 +90,7 @@ export function renderBlock(block, actions = {}) {
         el('div', {}, el('b', {}, String(block.title ?? block.name ?? '')), ' ',
           el('span', { class: 'mono' }, String(block.uri ?? ''))),
         block.description ? el('div', { class: 'muted' }, String(block.description)) : null,
-        actions.readResource && typeof block.uri === 'string'
-          ? el('button', { type: 'button', class: 'small', onclick: () => actions.readResource(block.uri) }, 'Read')
-          : null);
+        readButton(block.uri, actions));
     case 'resource':
       return el('div', { class: 'block' },
         el('div', { class: 'block-meta' }, 'embedded resource'),
@@ -91,20 +110,32 @@ export function renderBlock(block, actions = {}) {
   }
 }
 
-/** Content that may be one block or an array of them (sampling). */
+/**
+ * Content that may be one block or an array of them (sampling).
+ * @param {any} content
+ * @param {Actions} [actions]
+ */
 export function renderBlocks(content, actions) {
   const blocks = Array.isArray(content) ? content : [content];
   return blocks.map((block) => renderBlock(block, actions));
 }
 
-/** A `role: content` message (prompt or sampling). */
+/**
+ * A `role: content` message (prompt or sampling).
+ * @param {any} message
+ * @param {Actions} [actions]
+ */
 export function renderMessage(message, actions) {
   return el('div', { class: `message-row role-${message?.role === 'assistant' ? 'assistant' : 'user'}` },
     el('div', { class: 'role' }, String(message?.role ?? '?')),
     el('div', { class: 'message-content' }, renderBlocks(message?.content, actions)));
 }
 
-/** A tool result: content blocks, structured content, error flag. */
+/**
+ * A tool result: content blocks, structured content, error flag.
+ * @param {any} result
+ * @param {Actions} [actions]
+ */
 export function renderToolResult(result, actions) {
   const parts = [];
   if (result?.isError) parts.push(el('div', { class: 'tool-error' }, 'The tool reported an error'));

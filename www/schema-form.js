@@ -1,3 +1,4 @@
+// @ts-check
 // A form generated from a JSON Schema object (a tool's inputSchema, an
 // elicitation's requestedSchema, a prompt's arguments): strings (with
 // formats), numbers and integers, booleans, enums as selects, arrays of
@@ -202,8 +203,10 @@ function field(name, schema, required, idBase) {
     return () => {
       error.hidden = true;
       error.textContent = '';
-      if (focusable instanceof HTMLElement && 'checkValidity' in focusable && !focusable.checkValidity()) {
-        throw new FieldError(focusable.validationMessage || 'Invalid value');
+      // An input, select or textarea (the multi kind's checkbox too).
+      const control = /** @type {HTMLInputElement} */ (focusable);
+      if (control instanceof HTMLElement && 'checkValidity' in control && !control.checkValidity()) {
+        throw new FieldError(control.validationMessage || 'Invalid value');
       }
       return inner();
     };
@@ -221,9 +224,16 @@ function field(name, schema, required, idBase) {
 }
 
 /**
+ * What reading a form gives.
+ * @typedef {{ ok: true, value: { [key: string]: any } } | { ok: false, message: string }} ReadResult
+ */
+
+/**
  * A form for an object schema. Returns `{element, fields, read()}`;
  * `read()` gives `{ok: true, value}` or `{ok: false, message}` (and marks
  * and focuses the first bad field).
+ * @param {any} schema
+ * @param {{ idPrefix?: string }} [options]
  */
 export function schemaForm(schema, { idPrefix = 'f' } = {}) {
   const base = `${idPrefix}${++counter}`;
@@ -235,10 +245,13 @@ export function schemaForm(schema, { idPrefix = 'f' } = {}) {
   const fields = ordered.map(([name, prop]) => field(name, prop ?? {}, required.has(name), base));
   const element = el('div', { class: 'schema-form' }, fields.map((f) => f.element));
 
+  /** @returns {ReadResult} */
   function read() {
+    /** @type {{ [key: string]: any }} */
     const value = {};
     let firstBad = null;
     for (const f of fields) {
+      /** @type {HTMLElement | null} */
       const errorNode = f.element.querySelector(':scope > .field-error');
       try {
         const got = f.read();
@@ -266,6 +279,7 @@ export function schemaForm(schema, { idPrefix = 'f' } = {}) {
  * Can `schemaForm` show this schema faithfully? (No: the tool form falls
  * back to raw JSON for the whole arguments object.)
  */
+/** @param {any} schema */
 export function formFits(schema) {
   if (!schema || typeof schema !== 'object') return false;
   if (typeOf(schema) !== undefined && typeOf(schema) !== 'object') return false;
