@@ -11,11 +11,13 @@
 //! stateless era, a watch that hears `bump` and `grow`, the handshake era
 //! forced; and an OAuth sign-in in a popup (against
 //! tests/npm/www-oauth-peer.mjs); screenshots in target/screenshots/www-*.png.
+//! Before that, `tsc` (pinned in tests/npm) checks the page's scripts
+//! (`// @ts-check`, www/tsconfig.json) against the package's `.d.ts`.
 
 use crate::package;
 use crate::peers::Peer;
 use crate::setup::{self, CHROMIUM, Step};
-use crate::util::{Res, cmd, display_args, root};
+use crate::util::{Res, cmd, display_args, root, run_echo};
 use std::fs;
 use std::io::{BufRead, BufReader, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream};
@@ -30,6 +32,8 @@ use std::time::Duration;
 const DEFAULT_PORT: u16 = 8700;
 /// How long the browser test may take in all.
 const TEST_TIMEOUT: Duration = Duration::from_secs(240);
+/// The TypeScript compiler of tests/npm (relative to the root).
+const TSC: &str = "tests/npm/node_modules/typescript/bin/tsc";
 
 pub fn www() -> Res {
     package::build()?;
@@ -66,6 +70,7 @@ pub fn www_test() -> Res {
     if !node22.is_file() {
         return Err(format!("{} is missing: npm ci in tests/npm failed?", node22.display()));
     }
+    typecheck(&node22)?;
     let shots = root().join("target").join("screenshots");
     fs::create_dir_all(&shots).map_err(|e| format!("cannot create {}: {e}", shots.display()))?;
     let site = Site::start(0)?.spawn()?;
@@ -85,6 +90,19 @@ pub fn www_test() -> Res {
     drop(server);
     drop(site);
     result
+}
+
+/// `tsc -p www`: the page's scripts against the declarations of the package
+/// just built (www/tsconfig.json maps `./pkg/` to target/npm/pkg/).
+fn typecheck(node: &Path) -> Res {
+    let tsc = root().join(TSC);
+    if !tsc.is_file() {
+        return Err(format!("{} is missing: npm ci in tests/npm failed?", tsc.display()));
+    }
+    run_echo(cmd(node).arg(&tsc).args(["-p", "www", "--noEmit", "--allowJs", "--checkJs"]))
+        .map_err(|e| format!("the www scripts do not type-check: {e}"))?;
+    println!("OK types: www/*.js check against the package's index.d.ts");
+    Ok(())
 }
 
 /// A static file server on 127.0.0.1: `/pkg/...` from target/npm/pkg,
