@@ -41,8 +41,10 @@ function text(value) {
   return el('pre', { class: 'text' }, String(value ?? ''));
 }
 
-/** One resource's contents (text or blob). */
-/** @param {any} contents */
+/**
+ * One resource's contents (text or blob).
+ * @param {any} contents
+ */
 export function renderResourceContents(contents) {
   const head = el('div', { class: 'block-meta' },
     el('span', { class: 'mono' }, String(contents?.uri ?? '')),

@@ -9,10 +9,14 @@
 /** @typedef {import('./pkg/index.js').ResourceTemplate} ResourceTemplate */
 /** @typedef {import('./pkg/index.js').Prompt} Prompt */
 
-/** The lists of the sidebar (templates share the Resources tab). */
-/** @typedef {'tools' | 'resources' | 'templates' | 'prompts'} Kind */
-/** The sidebar's tabs. */
-/** @typedef {'tools' | 'resources' | 'prompts'} Tab */
+/**
+ * The lists of the sidebar (templates share the Resources tab).
+ * @typedef {'tools' | 'resources' | 'templates' | 'prompts'} Kind
+ */
+/**
+ * The sidebar's tabs.
+ * @typedef {'tools' | 'resources' | 'prompts'} Tab
+ */
 /** @typedef {Tool | Resource | ResourceTemplate | Prompt} Item */
 
 export const state = {
