@@ -34,12 +34,12 @@ use futures::channel::oneshot;
 use futures::future::{Either, select};
 use futures::{FutureExt, StreamExt};
 
-use super::authorize::{self, Recoveries};
+use super::authorize::{self, AuthContext, StillInsufficient};
 use super::inbox::{Inbox, Outbox};
 use super::sse::{SseEvent, SseParser};
 use super::streamable::{LAST_EVENT_ID_HEADER, ReconnectPolicy};
 use super::{Transport, TransportError, TransportEvent};
-use crate::auth::{AuthChallenge, AuthError, AuthProvider};
+use crate::auth::{AuthError, AuthProvider};
 use crate::http::url::{self, Reference};
 use crate::http::{DefaultHttp, HttpClient, HttpError, HttpRequest, HttpResponse, Method};
 use crate::protocol::jsonrpc::decode;
@@ -375,31 +375,6 @@ impl<H: HttpClient> Shared<H> {
         })
     }
 
-    /// Lets the auth provider recover from a challenge, counted as an
-    /// authorization in progress.
-    async fn recover(
-        &self,
-        recoveries: &mut Recoveries,
-        auth: &dyn AuthProvider,
-        challenge: &AuthChallenge,
-    ) -> Result<(), TransportError> {
-        struct Authorizing<'a>(&'a Mutex<State>);
-        impl Drop for Authorizing<'_> {
-            fn drop(&mut self) {
-                let mut state = self.0.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-                state.authorizing = state.authorizing.saturating_sub(1);
-                state.auth_epoch += 1;
-            }
-        }
-        {
-            let mut state = self.state();
-            state.authorizing += 1;
-            state.auth_epoch += 1;
-        }
-        let _authorizing = Authorizing(&self.state);
-        recoveries.recover(auth, challenge, &self.options.url).await
-    }
-
     fn set_endpoint(&self, endpoint: String) {
         let mut state = self.state();
         state.previous_endpoint = None;
@@ -574,31 +549,25 @@ impl<H: HttpClient> Shared<H> {
     async fn open(&self, parser: &SseParser) -> Result<HttpResponse, LegacyError> {
         let url = self.options.url.clone();
         let after = self.options.connect_timeout;
-        let mut recoveries = Recoveries::default();
-        let response = loop {
-            let mut request = self.sse_request(parser.last_event_id());
-            let credential = authorize::add_credentials(self.options.auth.as_ref(), &mut request)
-                .await
-                .map_err(|error| self.auth_failure(error))?;
-            let response = match select(self.http.fetch(request), Box::pin(sleep(after))).await {
-                Either::Left((Ok(response), _)) => response,
-                Either::Left((Err(error), _)) => {
-                    return Err(LegacyError::Unreachable { url, reason: http_reason(error) });
+        let build = || futures::future::ready(Ok((self.sse_request(parser.last_event_id()), ())));
+        // The GET's own failures travel through the auth loop as
+        // `TransportError::Legacy` and come out unchanged (`open_failure`).
+        let fetch = move |request: HttpRequest| async move {
+            match select(self.http.fetch(request), Box::pin(sleep(after))).await {
+                Either::Left((Ok(response), _)) => Ok(response),
+                Either::Left((Err(error), _)) => Err(TransportError::Legacy(LegacyError::Unreachable {
+                    url: self.options.url.clone(),
+                    reason: http_reason(error),
+                })),
+                Either::Right(_) => {
+                    Err(TransportError::Legacy(LegacyError::Timeout { url: self.options.url.clone(), after }))
                 }
-                Either::Right(_) => return Err(LegacyError::Timeout { url, after }),
-            };
-            if let Some(auth) = &self.options.auth
-                && let Some(challenge) = authorize::challenge_in(&response, credential, None)
-                && recoveries.allow(&challenge)
-            {
-                drop(response);
-                self.recover(&mut recoveries, auth.as_ref(), &challenge)
-                    .await
-                    .map_err(|error| self.auth_failure(error))?;
-                continue;
             }
-            break response;
         };
+        // A 403 a step-up did not cure is reported like any other refusal.
+        let (response, ()) = authorize::send(self, StillInsufficient::Answer, build, fetch)
+            .await
+            .map_err(|error| self.open_failure(error))?;
         let media_type = response.media_type();
         if (200..300).contains(&response.status) && media_type.as_deref() == Some("text/event-stream") {
             return Ok(response);
@@ -743,9 +712,11 @@ impl<H: HttpClient> Shared<H> {
         }
     }
 
-    /// An auth failure while opening the stream, as a [`LegacyError`].
-    fn auth_failure(&self, error: TransportError) -> LegacyError {
+    /// A failure while opening the stream (the GET's own, or its
+    /// authorization's), as a [`LegacyError`].
+    fn open_failure(&self, error: TransportError) -> LegacyError {
         match error {
+            TransportError::Legacy(error) => error,
             TransportError::Auth(error) => LegacyError::Auth(error),
             TransportError::Http { status, message } => LegacyError::NotAnEventStream {
                 url: self.options.url.clone(),
@@ -761,41 +732,29 @@ impl<H: HttpClient> Shared<H> {
     async fn post(self: Arc<Self>, message: Message) -> Result<(), TransportError> {
         let body = message.to_json();
         let after = self.options.post_timeout;
-        let mut recoveries = Recoveries::default();
-        let (endpoint, response) = loop {
-            let endpoint = self.endpoint_ready().await?;
+        let (shared, body) = (&self, &body);
+        // The endpoint is asked for again on every attempt: a reconnect
+        // during an authorization may have named a new one.
+        let build = move || async move {
+            let endpoint = shared.endpoint_ready().await?;
             let mut headers = vec![("Content-Type".to_owned(), "application/json".to_owned())];
-            headers.extend(self.options.headers.iter().cloned());
-            let mut request =
+            headers.extend(shared.options.headers.iter().cloned());
+            let request =
                 HttpRequest { method: Method::Post, url: endpoint.clone(), headers, body: Some(body.clone()) };
-            let credential = authorize::add_credentials(self.options.auth.as_ref(), &mut request).await?;
-            let response = match select(self.http.fetch(request), Box::pin(sleep(after))).await {
-                Either::Left((Ok(response), _)) => response,
-                Either::Left((Err(HttpError::Network(reason)), _)) => return Err(TransportError::Io(reason)),
-                Either::Left((Err(error), _)) => {
-                    return Err(TransportError::Other(format!("POST {endpoint}: {error}")));
-                }
+            Ok::<_, TransportError>((request, endpoint))
+        };
+        let fetch = move |request: HttpRequest| async move {
+            let endpoint = request.url.clone();
+            match select(shared.http.fetch(request), Box::pin(sleep(after))).await {
+                Either::Left((Ok(response), _)) => Ok(response),
+                Either::Left((Err(HttpError::Network(reason)), _)) => Err(TransportError::Io(reason)),
+                Either::Left((Err(error), _)) => Err(TransportError::Other(format!("POST {endpoint}: {error}"))),
                 Either::Right(_) => {
-                    return Err(TransportError::Closed(format!(
-                        "POST {endpoint} was not accepted within {}",
-                        human(after)
-                    )));
-                }
-            };
-            if let Some(auth) = &self.options.auth
-                && let Some(challenge) = authorize::challenge_in(&response, credential, None)
-            {
-                if recoveries.allow(&challenge) {
-                    drop(response);
-                    self.recover(&mut recoveries, auth.as_ref(), &challenge).await?;
-                    continue;
-                }
-                if challenge.status == 403 {
-                    return Err(authorize::still_insufficient(&self.options.url, &challenge));
+                    Err(TransportError::Closed(format!("POST {endpoint} was not accepted within {}", human(after))))
                 }
             }
-            break (endpoint, response);
         };
+        let (response, endpoint) = authorize::send(&**shared, StillInsufficient::Fail, build, fetch).await?;
         let status = response.status;
         let accepted = (200..300).contains(&status);
         // The answer comes on the stream; the body ("Accepted") is read so
@@ -810,6 +769,30 @@ impl<H: HttpClient> Shared<H> {
             format!("POST {endpoint} was refused: {detail}")
         };
         Err(TransportError::Http { status, message })
+    }
+}
+
+impl<H: HttpClient> AuthContext for Shared<H> {
+    fn auth(&self) -> Option<&Arc<dyn AuthProvider>> {
+        self.options.auth.as_ref()
+    }
+
+    fn url(&self) -> &str {
+        &self.options.url
+    }
+
+    // Waiting for an endpoint does not time out while a person may be
+    // signing in (see `endpoint_ready`).
+    fn authorization_started(&self) {
+        let mut state = self.state();
+        state.authorizing += 1;
+        state.auth_epoch += 1;
+    }
+
+    fn authorization_ended(&self) {
+        let mut state = self.state();
+        state.authorizing = state.authorizing.saturating_sub(1);
+        state.auth_epoch += 1;
     }
 }
 
@@ -1026,6 +1009,8 @@ mod tests {
     use futures::channel::mpsc;
 
     use super::*;
+    #[cfg(not(target_arch = "wasm32"))]
+    use crate::auth::AuthChallenge;
 
     const SSE: &str = "http://127.0.0.1:3001/sse";
 
