@@ -1,5 +1,7 @@
-//! Just enough URL handling for OAuth: split an absolute http(s) URL into
-//! its parts, compare origins, resolve a `Location`, and build query strings.
+//! Just enough URL handling for OAuth and the transports: split an absolute
+//! http(s) URL into its parts, compare origins, resolve a `Location`, build
+//! query strings, and resolve RFC 3986 references strictly (the legacy
+//! transport's `endpoint` event).
 //!
 //! Hand-written on purpose: the OAuth checks compare strings byte for byte
 //! (a PRM `resource` of `http://host` must stay `http://host`, not become
@@ -182,6 +184,7 @@ impl Url {
                 };
                 format!("{directory}{path}")
             };
+            // `merged` starts with `/` here (a path after an authority does).
             base.path = remove_dot_segments(&merged);
             base.query = query;
         }
@@ -216,30 +219,194 @@ impl std::fmt::Display for Url {
     }
 }
 
-fn remove_dot_segments(path: &str) -> String {
-    let mut out: Vec<&str> = Vec::new();
-    let segments: Vec<&str> = path.split('/').collect();
-    let last = segments.len().saturating_sub(1);
-    for (index, segment) in segments.iter().enumerate() {
-        match *segment {
-            "." => {
-                if index == last {
-                    out.push("");
-                }
+/// The five components of a URI reference (RFC 3986, appendix B), borrowed
+/// from the text as written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Reference<'a> {
+    pub scheme: Option<&'a str>,
+    pub authority: Option<&'a str>,
+    pub path: &'a str,
+    pub query: Option<&'a str>,
+    pub fragment: Option<&'a str>,
+}
+
+impl Reference<'_> {
+    /// Splits a reference the way appendix B's regular expression does,
+    /// taking a scheme only if it is well formed (`ALPHA *( ALPHA / DIGIT /
+    /// "+" / "-" / "." )`). Unlike [`Url::parse`] it accepts anything: a
+    /// relative reference has no scheme or authority.
+    pub fn split(text: &str) -> Reference<'_> {
+        let (rest, fragment) = match text.split_once('#') {
+            Some((rest, fragment)) => (rest, Some(fragment)),
+            None => (text, None),
+        };
+        let (rest, query) = match rest.split_once('?') {
+            Some((rest, query)) => (rest, Some(query)),
+            None => (rest, None),
+        };
+        let (scheme, rest) = match rest.find([':', '/']) {
+            Some(colon) if rest.as_bytes()[colon] == b':' && is_scheme(&rest[..colon]) => {
+                (Some(&rest[..colon]), &rest[colon + 1..])
             }
-            ".." => {
-                if out.len() > 1 {
-                    out.pop();
-                }
-                if index == last {
-                    out.push("");
-                }
+            _ => (None, rest),
+        };
+        let (authority, path) = match rest.strip_prefix("//") {
+            Some(after) => {
+                let end = after.find('/').unwrap_or(after.len());
+                (Some(&after[..end]), &after[end..])
             }
-            other => out.push(other),
+            None => (None, rest),
+        };
+        Reference { scheme, authority, path, query, fragment }
+    }
+}
+
+fn is_scheme(text: &str) -> bool {
+    let mut chars = text.chars();
+    chars.next().is_some_and(|c| c.is_ascii_alphabetic())
+        && chars.all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'))
+}
+
+/// Resolves `reference` against the absolute `base` (RFC 3986 5.2.2,
+/// strict). The fragment is dropped: it never goes over HTTP.
+pub(crate) fn resolve(base: &str, reference: &str) -> Result<String, String> {
+    let b = Reference::split(base);
+    let Some(base_scheme) = b.scheme else {
+        return Err(format!("the base {base:?} is not absolute"));
+    };
+    if reference.contains(':') && Reference::split(reference).scheme.is_none() {
+        // `a:b` with a malformed scheme, or a first segment with a colon:
+        // RFC 3986 4.2 forbids it in a relative-path reference.
+        let first = reference.split(['/', '?', '#']).next().unwrap_or_default();
+        if first.contains(':') {
+            return Err("it has a malformed scheme".into());
         }
     }
-    let joined = out.join("/");
-    if joined.starts_with('/') { joined } else { format!("/{joined}") }
+    let r = Reference::split(reference);
+    let (scheme, authority, path, query);
+    if let Some(s) = r.scheme {
+        scheme = s.to_owned();
+        authority = r.authority.map(str::to_owned);
+        path = remove_dot_segments(r.path);
+        query = r.query;
+    } else {
+        scheme = base_scheme.to_owned();
+        if let Some(a) = r.authority {
+            authority = Some(a.to_owned());
+            path = remove_dot_segments(r.path);
+            query = r.query;
+        } else {
+            authority = b.authority.map(str::to_owned);
+            if r.path.is_empty() {
+                path = b.path.to_owned();
+                query = r.query.or(b.query);
+            } else {
+                path = if r.path.starts_with('/') {
+                    remove_dot_segments(r.path)
+                } else {
+                    remove_dot_segments(&merge(b.authority.is_some(), b.path, r.path))
+                };
+                query = r.query;
+            }
+        }
+    }
+    let mut out = String::new();
+    out.push_str(&scheme);
+    out.push(':');
+    if let Some(authority) = &authority {
+        out.push_str("//");
+        out.push_str(authority);
+    }
+    out.push_str(&path);
+    if let Some(query) = query {
+        out.push('?');
+        out.push_str(query);
+    }
+    Ok(out)
+}
+
+/// RFC 3986 5.2.3.
+fn merge(base_has_authority: bool, base_path: &str, reference_path: &str) -> String {
+    if base_has_authority && base_path.is_empty() {
+        return format!("/{reference_path}");
+    }
+    match base_path.rfind('/') {
+        Some(slash) => format!("{}{reference_path}", &base_path[..=slash]),
+        None => reference_path.to_owned(),
+    }
+}
+
+/// RFC 3986 5.2.4.
+fn remove_dot_segments(path: &str) -> String {
+    let mut input = path;
+    let mut output = String::with_capacity(path.len());
+    while !input.is_empty() {
+        if let Some(rest) = input.strip_prefix("../") {
+            input = rest;
+        } else if let Some(rest) = input.strip_prefix("./") {
+            input = rest;
+        } else if input.starts_with("/./") {
+            input = &input[2..];
+        } else if input == "/." {
+            input = "/";
+        } else if input.starts_with("/../") || input == "/.." {
+            input = if input == "/.." { "/" } else { &input[3..] };
+            match output.rfind('/') {
+                Some(slash) => output.truncate(slash),
+                None => output.clear(),
+            }
+        } else if input == "." || input == ".." {
+            input = "";
+        } else {
+            let start = usize::from(input.starts_with('/'));
+            let end = input[start..].find('/').map_or(input.len(), |i| i + start);
+            output.push_str(&input[..end]);
+            input = &input[end..];
+        }
+    }
+    output
+}
+
+/// The host (lowercase, brackets kept for IPv6) and port of an authority.
+pub(crate) fn host_port(authority: &str) -> (String, Option<&str>) {
+    let host_port = authority.rsplit_once('@').map_or(authority, |(_, after)| after);
+    let (host, port) = if host_port.starts_with('[') {
+        match host_port.find(']') {
+            Some(end) => {
+                let port = host_port[end + 1..].strip_prefix(':');
+                (&host_port[..=end], port)
+            }
+            None => (host_port, None),
+        }
+    } else {
+        match host_port.rsplit_once(':') {
+            Some((host, port)) => (host, Some(port)),
+            None => (host_port, None),
+        }
+    };
+    (host.to_ascii_lowercase(), port.filter(|p| !p.is_empty()))
+}
+
+/// The origin (scheme, host, port with the scheme's default filled in) of
+/// an absolute http(s) URL; `None` for anything else. Lenient where
+/// [`Url::parse`] is strict: it splits any text as a reference first.
+pub(crate) fn origin_parts(url: &str) -> Option<(String, String, u16)> {
+    let parts = Reference::split(url);
+    let scheme = parts.scheme?.to_ascii_lowercase();
+    let default_port = match scheme.as_str() {
+        "http" => 80,
+        "https" => 443,
+        _ => return None,
+    };
+    let (host, port) = host_port(parts.authority?);
+    if host.is_empty() {
+        return None;
+    }
+    let port = match port {
+        Some(port) => port.parse().ok()?,
+        None => default_port,
+    };
+    Some((scheme, host, port))
 }
 
 /// Decodes `application/x-www-form-urlencoded` text.
@@ -340,5 +507,68 @@ mod tests {
         let url = Url::parse("http://localhost/cb?code=a%20b&state=x").unwrap();
         assert_eq!(url.query_pairs(), vec![("code".into(), "a b".into()), ("state".into(), "x".into())]);
         assert_eq!(form_component("a b:c/é"), "a+b%3Ac%2F%C3%A9");
+    }
+
+    #[test]
+    fn rfc3986_normal_examples() {
+        // RFC 3986 5.4.1, base http://a/b/c/d;p?q
+        let base = "http://a/b/c/d;p?q";
+        let cases = [
+            ("g:h", "g:h"),
+            ("g", "http://a/b/c/g"),
+            ("./g", "http://a/b/c/g"),
+            ("g/", "http://a/b/c/g/"),
+            ("/g", "http://a/g"),
+            ("//g", "http://g"),
+            ("?y", "http://a/b/c/d;p?y"),
+            ("g?y", "http://a/b/c/g?y"),
+            ("#s", "http://a/b/c/d;p?q"),
+            ("g#s", "http://a/b/c/g"),
+            ("g?y#s", "http://a/b/c/g?y"),
+            (";x", "http://a/b/c/;x"),
+            ("g;x", "http://a/b/c/g;x"),
+            ("", "http://a/b/c/d;p?q"),
+            (".", "http://a/b/c/"),
+            ("./", "http://a/b/c/"),
+            ("..", "http://a/b/"),
+            ("../", "http://a/b/"),
+            ("../g", "http://a/b/g"),
+            ("../..", "http://a/"),
+            ("../../", "http://a/"),
+            ("../../g", "http://a/g"),
+        ];
+        for (reference, expected) in cases {
+            assert_eq!(resolve(base, reference).as_deref(), Ok(expected), "{reference:?}");
+        }
+    }
+
+    #[test]
+    fn rfc3986_abnormal_examples() {
+        // RFC 3986 5.4.2
+        let base = "http://a/b/c/d;p?q";
+        let cases = [
+            ("../../../g", "http://a/g"),
+            ("../../../../g", "http://a/g"),
+            ("/./g", "http://a/g"),
+            ("/../g", "http://a/g"),
+            ("g.", "http://a/b/c/g."),
+            (".g", "http://a/b/c/.g"),
+            ("g..", "http://a/b/c/g.."),
+            ("..g", "http://a/b/c/..g"),
+            ("./../g", "http://a/b/g"),
+            ("./g/.", "http://a/b/c/g/"),
+            ("g/./h", "http://a/b/c/g/h"),
+            ("g/../h", "http://a/b/c/h"),
+            ("g;x=1/./y", "http://a/b/c/g;x=1/y"),
+            ("g;x=1/../y", "http://a/b/c/y"),
+            ("g?y/./x", "http://a/b/c/g?y/./x"),
+            ("g?y/../x", "http://a/b/c/g?y/../x"),
+            ("g#s/./x", "http://a/b/c/g"),
+            ("g#s/../x", "http://a/b/c/g"),
+            ("http:g", "http:g"),
+        ];
+        for (reference, expected) in cases {
+            assert_eq!(resolve(base, reference).as_deref(), Ok(expected), "{reference:?}");
+        }
     }
 }

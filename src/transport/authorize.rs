@@ -1,14 +1,110 @@
 //! What both HTTP transports do with an [`AuthProvider`]: put its
 //! credentials on a request, recognise a challenge (401, or 403
 //! `insufficient_scope`) in the answer, and let the provider recover a
-//! bounded number of times per request.
+//! bounded number of times per request. [`send`] is that loop, written
+//! once for every request the transports authorize.
 
+use std::future::Future;
 use std::sync::Arc;
 
 use super::TransportError;
 use crate::auth::challenge::{self, BearerChallenge};
 use crate::auth::{AuthChallenge, AuthProvider, Recovery, fingerprint};
 use crate::http::{HttpRequest, HttpResponse};
+
+/// What [`send`] needs to know about the transport it sends for.
+pub(crate) trait AuthContext {
+    /// The provider, if the connection is authorized.
+    fn auth(&self) -> Option<&Arc<dyn AuthProvider>>;
+
+    /// The URL named in errors (the one the user gave).
+    fn url(&self) -> &str;
+
+    /// The negotiated version, handed to the provider with a challenge
+    /// (2025-03-26 discovery sends it). Read when a challenge arrives.
+    fn protocol_version(&self) -> Option<String> {
+        None
+    }
+
+    /// The provider starts recovering (a person may be signing in): the
+    /// legacy transport stops timing out its wait for an endpoint.
+    fn authorization_started(&self) {}
+
+    /// The recovery is over, whatever its outcome (also when its future is
+    /// dropped).
+    fn authorization_ended(&self) {}
+}
+
+/// What a 403 `insufficient_scope` that a step-up did not cure becomes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum StillInsufficient {
+    /// An error that says which scopes the server wants (POSTs).
+    Fail,
+    /// The response itself, for the caller to report (the legacy GET turns
+    /// it into "not an event stream" with the status and body).
+    Answer,
+}
+
+/// Sends one request with the provider's credentials, recovering from its
+/// challenges: a 401 runs the flow and the request goes again (once), a 403
+/// `insufficient_scope` steps up (once), a DPoP nonce is updated (twice).
+/// Returns the first answer that is not recovered from, with what `build`
+/// made alongside the request.
+///
+/// `build` makes the request afresh for every attempt (the session, the
+/// endpoint or the token may have changed); `fetch` sends it, with the
+/// caller's timeout and error mapping. Without a provider this is one plain
+/// exchange.
+pub(crate) async fn send<C, T, E, B, F>(
+    context: &C,
+    still_insufficient_is: StillInsufficient,
+    mut build: impl FnMut() -> B,
+    mut fetch: impl FnMut(HttpRequest) -> F,
+) -> Result<(HttpResponse, T), E>
+where
+    C: AuthContext + ?Sized,
+    B: Future<Output = Result<(HttpRequest, T), E>>,
+    F: Future<Output = Result<HttpResponse, E>>,
+    E: From<TransportError>,
+{
+    let auth = context.auth();
+    let mut recoveries = Recoveries::default();
+    loop {
+        let (mut request, made) = build().await?;
+        let credential = add_credentials(auth, &mut request).await?;
+        let response = fetch(request).await?;
+        if let Some(auth) = auth
+            && let Some(challenge) = challenge_in(&response, credential, context.protocol_version())
+        {
+            if recoveries.allow(&challenge) {
+                drop(response);
+                let _authorizing = Authorizing::start(context);
+                recoveries.recover(auth.as_ref(), &challenge, context.url()).await?;
+                continue;
+            }
+            if challenge.status == 403 && still_insufficient_is == StillInsufficient::Fail {
+                return Err(still_insufficient(context.url(), &challenge).into());
+            }
+        }
+        return Ok((response, made));
+    }
+}
+
+/// Tells the context a recovery runs, and that it ended when dropped.
+struct Authorizing<'a, C: AuthContext + ?Sized>(&'a C);
+
+impl<'a, C: AuthContext + ?Sized> Authorizing<'a, C> {
+    fn start(context: &'a C) -> Self {
+        context.authorization_started();
+        Authorizing(context)
+    }
+}
+
+impl<C: AuthContext + ?Sized> Drop for Authorizing<'_, C> {
+    fn drop(&mut self) {
+        self.0.authorization_ended();
+    }
+}
 
 /// Adds the provider's headers to `request`; returns the [`fingerprint`] of
 /// the `Authorization` value it carries, if any.
@@ -64,7 +160,7 @@ pub(crate) fn challenge_in(
 /// The recoveries one request has had: one new authorization for 401, one
 /// step-up for 403, two DPoP nonce updates.
 #[derive(Debug, Default)]
-pub(crate) struct Recoveries {
+struct Recoveries {
     authorized: bool,
     stepped_up: bool,
     nonces: u32,
@@ -72,7 +168,7 @@ pub(crate) struct Recoveries {
 
 impl Recoveries {
     /// Whether `challenge` may still be recovered from for this request.
-    pub(crate) fn allow(&self, challenge: &AuthChallenge) -> bool {
+    fn allow(&self, challenge: &AuthChallenge) -> bool {
         let nonce_only = challenge.dpop_nonce.is_some()
             && bearer_of(challenge).is_some_and(|b| b.error.as_deref() == Some("use_dpop_nonce"));
         match challenge.status {
@@ -84,7 +180,7 @@ impl Recoveries {
 
     /// Lets the provider recover from `challenge` (call only when
     /// [`Recoveries::allow`] said so); the request should then be sent again.
-    pub(crate) async fn recover(
+    async fn recover(
         &mut self,
         auth: &dyn AuthProvider,
         challenge: &AuthChallenge,
@@ -107,7 +203,7 @@ impl Recoveries {
 }
 
 /// The error for a 403 `insufficient_scope` that a step-up did not cure.
-pub(crate) fn still_insufficient(url: &str, challenge: &AuthChallenge) -> TransportError {
+fn still_insufficient(url: &str, challenge: &AuthChallenge) -> TransportError {
     let needed = bearer_of(challenge)
         .and_then(|b| b.scope)
         .map(|s| format!(" (it asks for scopes {:?})", s.join(" ")))

@@ -16,7 +16,7 @@ use std::time::Duration;
 use futures::StreamExt;
 use futures::channel::oneshot;
 
-use super::authorize::{self, Recoveries};
+use super::authorize::{self, AuthContext, StillInsufficient};
 use super::inbox::{Inbox, Outbox};
 use super::sse::{SseEvent, SseParser};
 use super::{Transport, TransportError, TransportEvent};
@@ -227,20 +227,23 @@ impl<H: HttpClient> Shared<H> {
     /// the response and the [`fingerprint`](crate::auth::fingerprint) of the credential it carried.
     async fn exchange(&self, mut request: HttpRequest) -> Result<(HttpResponse, Option<String>), TransportError> {
         let credential = authorize::add_credentials(self.options.auth.as_ref(), &mut request).await?;
+        Ok((self.send_http(request).await?, credential))
+    }
+
+    /// Sends a request as it is, up to the response's headers.
+    async fn send_http(&self, request: HttpRequest) -> Result<HttpResponse, TransportError> {
         let method = request.method;
-        let response = self.http.fetch(request).await.map_err(|error| match error {
+        self.http.fetch(request).await.map_err(|error| match error {
             HttpError::Network(message) => TransportError::Io(message),
             other => TransportError::Other(format!("{} {}: {other}", method.as_str(), self.options.url)),
-        })?;
-        Ok((response, credential))
+        })
     }
 
     /// A 401, or a 403 with `insufficient_scope`, that the auth provider may
     /// recover from; `None` when there is no provider or nothing to do.
     fn auth_challenge(&self, response: &HttpResponse, credential: Option<String>) -> Option<AuthChallenge> {
         self.options.auth.as_ref()?;
-        let version = self.state().protocol_version.map(|v| v.as_str().to_owned());
-        authorize::challenge_in(response, credential, version)
+        authorize::challenge_in(response, credential, self.protocol_version())
     }
 
     fn deliver(&self, message: Message) {
@@ -285,25 +288,18 @@ impl<H: HttpClient> Shared<H> {
             return Err(TransportError::SessionExpired);
         }
         let body = message.to_json();
-        // Each kind of auth recovery is tried a bounded number of times per
-        // message (see [`Recoveries`]).
-        let mut recoveries = Recoveries::default();
-        let (response, carried_session) = loop {
-            let request = self.request(Method::Post, Some(body.clone()), None);
-            let carried_session = session_of(&request);
-            let (response, credential) = self.exchange(request).await?;
-            if let (Some(auth), Some(challenge)) = (&self.options.auth, self.auth_challenge(&response, credential)) {
-                if recoveries.allow(&challenge) {
-                    drop(response);
-                    recoveries.recover(auth.as_ref(), &challenge, &self.options.url).await?;
-                    continue;
-                }
-                if challenge.status == 403 {
-                    return Err(authorize::still_insufficient(&self.options.url, &challenge));
-                }
-            }
-            break (response, carried_session);
-        };
+        let this = &*self;
+        let (response, carried_session) = authorize::send(
+            this,
+            StillInsufficient::Fail,
+            || {
+                let request = this.request(Method::Post, Some(body.clone()), None);
+                let carried_session = session_of(&request);
+                futures::future::ready(Ok::<_, TransportError>((request, carried_session)))
+            },
+            |request| this.send_http(request),
+        )
+        .await?;
         let status = response.status;
         if let (404, Some(carried)) = (status, &carried_session) {
             // The server forgot the session: drop it, so the engine's new
@@ -642,6 +638,20 @@ impl<H: HttpClient> Shared<H> {
             }),
             Err(error) => Err(error),
         }
+    }
+}
+
+impl<H: HttpClient> AuthContext for Shared<H> {
+    fn auth(&self) -> Option<&Arc<dyn AuthProvider>> {
+        self.options.auth.as_ref()
+    }
+
+    fn url(&self) -> &str {
+        &self.options.url
+    }
+
+    fn protocol_version(&self) -> Option<String> {
+        self.state().protocol_version.map(|v| v.as_str().to_owned())
     }
 }
 

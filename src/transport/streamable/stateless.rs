@@ -15,7 +15,7 @@
 use std::sync::Arc;
 
 use super::super::TransportError;
-use super::super::authorize::{self, Recoveries};
+use super::super::authorize::{self, StillInsufficient};
 use super::{LAST_EVENT_ID_HEADER, SESSION_HEADER, Shared, VERSION_HEADER};
 use crate::http::{HttpClient, HttpResponse, Method};
 use crate::protocol::jsonrpc::decode;
@@ -33,9 +33,9 @@ impl<H: HttpClient> Shared<H> {
             _ => None,
         };
         let body = message.to_json();
-        let mut recoveries = Recoveries::default();
-        let response = loop {
-            let mut request = self.request(Method::Post, Some(body.clone()), None);
+        let this = &*self;
+        let build = || {
+            let mut request = this.request(Method::Post, Some(body.clone()), None);
             // The era's policy: no session and no resumption headers, and the
             // version header the engine chose (it equals `_meta`'s).
             request.headers.retain(|(name, _)| {
@@ -45,23 +45,14 @@ impl<H: HttpClient> Shared<H> {
                         && headers.iter().any(|(n, _)| n.eq_ignore_ascii_case(VERSION_HEADER)))
             });
             // The protocol's headers go before the user's extra ones.
-            let position = request.headers.len() - self.options.headers.len().min(request.headers.len());
+            let position = request.headers.len() - this.options.headers.len().min(request.headers.len());
             for (offset, header) in headers.iter().enumerate() {
                 request.headers.insert(position + offset, header.clone());
             }
-            let (response, credential) = self.exchange(request).await?;
-            if let (Some(auth), Some(challenge)) = (&self.options.auth, self.auth_challenge(&response, credential)) {
-                if recoveries.allow(&challenge) {
-                    drop(response);
-                    recoveries.recover(auth.as_ref(), &challenge, &self.options.url).await?;
-                    continue;
-                }
-                if challenge.status == 403 {
-                    return Err(authorize::still_insufficient(&self.options.url, &challenge));
-                }
-            }
-            break response;
+            futures::future::ready(Ok::<_, TransportError>((request, ())))
         };
+        let (response, ()) =
+            authorize::send(this, StillInsufficient::Fail, build, |request| this.send_http(request)).await?;
         let status = response.status;
         if !(200..300).contains(&status) {
             return self.stateless_failure(response, awaited.as_ref()).await;
