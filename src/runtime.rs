@@ -99,17 +99,27 @@ pub fn random_unit() -> f64 {
     js_sys::Math::random()
 }
 
-/// Milliseconds since the Unix epoch, for ages of cached verdicts.
+/// Milliseconds since the Unix epoch: the crate's one wall clock (ages of
+/// cached verdicts, task deadlines; [`now_secs`] reads it too). A clock set
+/// before 1970 reads as 0.
 #[cfg(not(target_arch = "wasm32"))]
 pub fn now_millis() -> f64 {
     use std::time::{SystemTime, UNIX_EPOCH};
     SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_secs_f64() * 1000.0).unwrap_or(0.0)
 }
 
-/// Milliseconds since the Unix epoch, for ages of cached verdicts.
+/// Milliseconds since the Unix epoch: the crate's one wall clock (ages of
+/// cached verdicts, task deadlines; [`now_secs`] reads it too).
 #[cfg(target_arch = "wasm32")]
 pub fn now_millis() -> f64 {
     js_sys::Date::now()
+}
+
+/// Whole seconds since the Unix epoch, from [`now_millis`]: the unit OAuth
+/// speaks (token `expires_in`, JWT `iat`/`exp`, registration expiry).
+pub fn now_secs() -> u64 {
+    // `as` saturates: a negative or NaN reading becomes 0.
+    (now_millis() / 1000.0) as u64
 }
 
 /// There is no runtime to run background work on (natively: not inside tokio).

@@ -26,7 +26,7 @@ use super::store::{AuthRecord, ClientRegistration, MemoryTokenStore, TokenStore,
 use super::{resource, scope};
 use crate::http::url::{self as urls, Url};
 use crate::http::{DefaultHttp, HttpClient, HttpRequest, HttpResponse, Method};
-use crate::runtime::{BoxFuture, MaybeSend, MaybeSync, boxed};
+use crate::runtime::{BoxFuture, MaybeSend, MaybeSync, boxed, now_secs};
 
 const JWT_BEARER: &str = "urn:ietf:params:oauth:grant-type:jwt-bearer";
 const TOKEN_EXCHANGE: &str = "urn:ietf:params:oauth:grant-type:token-exchange";
@@ -516,7 +516,7 @@ impl<H: HttpClient> OAuthProvider<H> {
             return Ok(client);
         }
         let issuer = &discovery.metadata.issuer;
-        let now = now();
+        let now = now_secs();
         let stored = self.state().record.clients.iter().find(|c| &c.issuer == issuer).cloned();
         if let Some(client) = stored {
             let expired = matches!(client.client_secret_expires_at, Some(at) if at != 0 && at <= now);
@@ -682,8 +682,10 @@ impl<H: HttpClient> OAuthProvider<H> {
             }
             if let Some(key) = &dpop {
                 let nonce = self.state().as_nonce.clone();
-                headers
-                    .push(("DPoP".to_owned(), jwt::dpop_proof(key, "POST", &endpoint, now(), nonce.as_deref(), None)?));
+                headers.push((
+                    "DPoP".to_owned(),
+                    jwt::dpop_proof(key, "POST", &endpoint, now_secs(), nonce.as_deref(), None)?,
+                ));
             }
             let body = urls::encode_form(pairs.iter().map(|(k, v)| (k.as_str(), v.as_str())));
             let answer = self
@@ -740,7 +742,10 @@ impl<H: HttpClient> OAuthProvider<H> {
                     .ok_or_else(|| AuthError::Config("private_key_jwt needs a private key (private_key_pem)".into()))?;
                 pairs.push(("client_id".into(), client.client_id.clone()));
                 pairs.push(("client_assertion_type".into(), CLIENT_ASSERTION_TYPE.into()));
-                pairs.push(("client_assertion".into(), jwt::client_assertion(key, &client.client_id, issuer, now())?));
+                pairs.push((
+                    "client_assertion".into(),
+                    jwt::client_assertion(key, &client.client_id, issuer, now_secs())?,
+                ));
             }
             ("client_secret_basic" | "client_secret_post", None) => {
                 return Err(AuthError::Config(format!(
@@ -862,7 +867,7 @@ impl<H: HttpClient> OAuthProvider<H> {
             client: client.clone(),
             metadata: metadata.clone(),
             legacy: discovery.legacy,
-            created_at: now(),
+            created_at: now_secs(),
         };
         authorizer.remember(&pending).await?;
         drop(pending);
@@ -1003,7 +1008,8 @@ impl<H: HttpClient> OAuthProvider<H> {
     async fn headers_for(&self, method: Method, url: &str) -> Result<Vec<(String, String)>, AuthError> {
         self.ensure_loaded().await?;
         let margin = self.config.refresh_margin.as_secs();
-        let expiring = |t: &Tokens| t.refresh_token.is_some() && t.expires_at.is_some_and(|at| at <= now() + margin);
+        let expiring =
+            |t: &Tokens| t.refresh_token.is_some() && t.expires_at.is_some_and(|at| at <= now_secs() + margin);
         if self.state().record.tokens.as_ref().is_some_and(expiring) {
             let _flow = self.flow.lock().await;
             // Another request may have refreshed while this one waited.
@@ -1023,7 +1029,7 @@ impl<H: HttpClient> OAuthProvider<H> {
         if tokens.token_type.eq_ignore_ascii_case("dpop") {
             let key = dpop_key.ok_or_else(|| AuthError::Crypto("a DPoP-bound token without its key".into()))?;
             let proof =
-                jwt::dpop_proof(&key, method.as_str(), url, now(), nonce.as_deref(), Some(&tokens.access_token))?;
+                jwt::dpop_proof(&key, method.as_str(), url, now_secs(), nonce.as_deref(), Some(&tokens.access_token))?;
             headers.push(("DPoP".to_owned(), proof));
         }
         Ok(headers)
@@ -1206,7 +1212,7 @@ fn parse_tokens(body: &[u8], endpoint: &str, dpop: bool) -> Result<Tokens, AuthE
         access_token: response.access_token,
         token_type: token_type.into(),
         refresh_token: response.refresh_token.filter(|t| !t.is_empty()),
-        expires_at: expires_in.map(|secs| now().saturating_add(secs)),
+        expires_at: expires_in.map(|secs| now_secs().saturating_add(secs)),
         scope: response.scope,
     })
 }
@@ -1262,19 +1268,6 @@ async fn bounded<T>(
     match select(Box::pin(future), Box::pin(crate::runtime::sleep(limit))).await {
         Either::Left((outcome, _)) => outcome,
         Either::Right(_) => Err(AuthError::Timeout { what: what(), seconds: limit.as_secs() }),
-    }
-}
-
-/// Seconds since the Unix epoch.
-pub fn now() -> u64 {
-    #[cfg(not(target_arch = "wasm32"))]
-    {
-        use std::time::{SystemTime, UNIX_EPOCH};
-        SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0)
-    }
-    #[cfg(target_arch = "wasm32")]
-    {
-        (js_sys::Date::now() / 1000.0) as u64
     }
 }
 

@@ -434,7 +434,7 @@ impl Pending {
     fn find(server: Option<&str>, page_url: &str) -> Option<Found> {
         let storage = Self::storage().ok()?;
         let url_state = oauth_state(page_url);
-        let now = crate::auth::provider::now();
+        let now = crate::runtime::now_secs();
         let mut keys = Vec::new();
         for index in 0..storage.length().unwrap_or(0) {
             if let Ok(Some(key)) = storage.key(index)
