@@ -1,7 +1,7 @@
 //! The stdio transport: the server is a child process that reads JSON-RPC
 //! lines on its stdin and writes them on its stdout (R3.3-R3.7).
 //!
-//! Native only. The pipes are served by tokio tasks so that [`Transport::poll_event`]
+//! Native only (unix and Windows). The pipes are served by tokio tasks so that [`Transport::poll_event`]
 //! is a plain channel poll: a writer task owns stdin (so lines go out in
 //! `send` order), a reader task owns stdout, another stderr, and a supervisor
 //! task owns the [`Child`] and is the only one that reports the end of the
@@ -9,6 +9,7 @@
 
 use std::collections::VecDeque;
 use std::io;
+#[cfg(unix)]
 use std::os::unix::process::ExitStatusExt;
 use std::path::PathBuf;
 use std::process::{ExitStatus, Stdio};
@@ -34,7 +35,8 @@ pub type StderrCallback = Arc<dyn Fn(&str) + Send + Sync>;
 const DRAIN_TIMEOUT: Duration = Duration::from_millis(500);
 /// How long a server that closed its stdout may take to exit by itself.
 const STDOUT_EOF_EXIT_WAIT: Duration = Duration::from_secs(1);
-/// How long the OS may take to deliver SIGKILL and let us reap the child.
+/// How long the OS may take to kill the child (SIGKILL, TerminateProcess) and
+/// let us reap it.
 const REAP_TIMEOUT: Duration = Duration::from_secs(5);
 /// Longest stderr line kept whole; stderr is only for humans.
 const STDERR_LINE_MAX: usize = 64 * 1024;
@@ -54,9 +56,11 @@ pub struct StdioOptions {
     pub cwd: Option<PathBuf>,
     /// The longest stdout line accepted; longer lines are logged and skipped.
     pub max_line_bytes: usize,
-    /// How long to wait after closing its stdin before sending SIGTERM.
+    /// How long to wait after closing its stdin before sending SIGTERM (on
+    /// Windows, which has no SIGTERM: before killing it).
     pub exit_grace: Duration,
-    /// How long to wait after SIGTERM before sending SIGKILL.
+    /// How long to wait after SIGTERM before sending SIGKILL. Unused on
+    /// Windows, where the server is killed once `exit_grace` is over.
     pub term_grace: Duration,
     /// How many of its last stderr lines an exit error quotes.
     pub stderr_tail_lines: usize,
@@ -136,7 +140,7 @@ impl StdioOptions {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Control {
     Run,
-    /// Graceful: stdin is closing, then SIGTERM, then SIGKILL.
+    /// Graceful: stdin is closing, then SIGTERM (unix only), then a kill.
     Close,
     /// The transport was dropped: nobody can use the process any more.
     Kill,
@@ -225,6 +229,7 @@ impl StdioTransport {
             gone_tx.send_replace(true);
         });
 
+        // Windows skips term_grace; the bound only has to be long enough.
         let close_bound = options
             .exit_grace
             .saturating_add(options.term_grace)
@@ -522,6 +527,7 @@ fn describe_status(status: ExitStatus) -> String {
     if let Some(code) = status.code() {
         return format!("exit code {code}");
     }
+    #[cfg(unix)]
     if let Some(signal) = status.signal() {
         let core = if status.core_dumped() { ", core dumped" } else { "" };
         return match signal_name(signal) {
@@ -532,6 +538,7 @@ fn describe_status(status: ExitStatus) -> String {
     status.to_string()
 }
 
+#[cfg(unix)]
 fn signal_name(signal: i32) -> Option<&'static str> {
     Some(match signal {
         libc::SIGHUP => "SIGHUP",
@@ -565,6 +572,7 @@ struct Supervisor {
     stderr_task: Option<JoinHandle<()>>,
     tail: Tail,
     exit_grace: Duration,
+    #[cfg_attr(not(unix), allow(dead_code))]
     term_grace: Duration,
 }
 
@@ -674,11 +682,29 @@ impl Supervisor {
     }
 
     /// R2.22: stdin is closed (by the caller), then SIGTERM, then SIGKILL,
-    /// each after its grace. Returns once the child is reaped or cannot be.
+    /// each after its grace. Windows has no SIGTERM (a console process cannot
+    /// be asked to stop without a console of its own), so there the server is
+    /// killed once the stdin grace is over. Returns once the child is reaped
+    /// or cannot be.
     async fn terminate(&mut self) {
         if let Ok(waited) = tokio::time::timeout(self.exit_grace, self.child.wait()).await {
             return self.reaped(waited);
         }
+        #[cfg(unix)]
+        {
+            self.sigterm();
+            if let Ok(waited) = tokio::time::timeout(self.term_grace, self.child.wait()).await {
+                return self.reaped(waited);
+            }
+            log::warn!("the server ignored stdin closing and SIGTERM; sending SIGKILL");
+        }
+        #[cfg(not(unix))]
+        log::warn!("the server did not exit after its stdin closed; killing it");
+        self.kill_and_reap().await;
+    }
+
+    #[cfg(unix)]
+    fn sigterm(&self) {
         if let Some(pid) = self.child.id().and_then(|pid| libc::pid_t::try_from(pid).ok()) {
             // SAFETY: kill has no memory effects. The pid is our child's and it
             // has not been reaped (`id()` is `None` after that), so it cannot
@@ -688,20 +714,17 @@ impl Supervisor {
                 log::debug!("SIGTERM to the server: {}", io::Error::last_os_error());
             }
         }
-        if let Ok(waited) = tokio::time::timeout(self.term_grace, self.child.wait()).await {
-            return self.reaped(waited);
-        }
-        log::warn!("the server ignored stdin closing and SIGTERM; sending SIGKILL");
-        self.kill_and_reap().await;
     }
 
     async fn kill_and_reap(&mut self) {
         if let Err(e) = self.child.start_kill() {
-            log::debug!("SIGKILL to the server: {e}");
+            log::debug!("killing the server: {e}");
         }
         match tokio::time::timeout(REAP_TIMEOUT, self.child.wait()).await {
             Ok(waited) => self.reaped(waited),
-            Err(_) => log::warn!("the server process did not die within {} ms of SIGKILL", REAP_TIMEOUT.as_millis()),
+            Err(_) => {
+                log::warn!("the server process did not die within {} ms of being killed", REAP_TIMEOUT.as_millis())
+            }
         }
     }
 
@@ -779,6 +802,7 @@ mod tests {
         assert!(matches!(got.as_slice(), [Ok(Message::Notification(_)), Err(_), Ok(Message::Response(_))]));
     }
 
+    #[cfg(unix)]
     #[test]
     fn describes_exit_statuses() {
         assert_eq!(describe_status(ExitStatus::from_raw(3 << 8)), "exit code 3");

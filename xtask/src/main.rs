@@ -3,6 +3,7 @@
 
 mod conformance;
 mod demo;
+mod features;
 mod npm_test;
 mod oauth_browser;
 mod package;
@@ -19,10 +20,13 @@ use std::process::ExitCode;
 /// size, ...) get a module and a row here.
 type Task = fn() -> util::Res;
 const COMMANDS: &[(&str, &str, Task)] = &[
-    ("setup", "install the wasm32 target, wasm-bindgen-cli, Chromium + ChromeDriver, npm test peers, twiggy", || {
-        setup::setup(setup::ALL)
-    }),
+    (
+        "setup",
+        "install the wasm32 and Windows targets (+ MinGW), wasm-bindgen-cli, Chromium + ChromeDriver, npm test peers, twiggy",
+        || setup::setup(setup::ALL),
+    ),
     ("test", "setup, then native tests and wasm tests in headless Chromium", test::test),
+    ("features", "cargo check every Cargo feature set (native, wasm32) and the Windows build", features::features_task),
     (
         "conformance",
         "run every client scenario of the official MCP conformance suites (native and wasm adapters)",

@@ -7,6 +7,10 @@ use std::path::Path;
 use std::time::SystemTime;
 
 pub const WASM_TARGET: &str = "wasm32-unknown-unknown";
+/// The Windows target `cargo xtask test` checks the native library for
+/// (cross-compiling with MinGW: ring's build script needs its C compiler).
+pub const WINDOWS_TARGET: &str = "x86_64-pc-windows-gnu";
+pub const MINGW_GCC: &str = "x86_64-w64-mingw32-gcc";
 pub const CHROMIUM: &str = "/usr/bin/chromium";
 pub const CHROMEDRIVER: &str = "/usr/bin/chromedriver";
 /// Directories (relative to the root) with a package.json + package-lock.json
@@ -29,6 +33,8 @@ pub const RMCP_PEER_BIN: &str = "target/rmcp-peer/release/rmcp-peer";
 pub enum Step {
     /// `rustup target add wasm32-unknown-unknown`
     WasmTarget,
+    /// `rustup target add x86_64-pc-windows-gnu` + MinGW-w64 gcc from Debian
+    WindowsTarget,
     /// wasm-bindgen-cli at the Cargo.lock version of `wasm-bindgen`
     WasmBindgen,
     /// Chromium + ChromeDriver from Debian
@@ -43,8 +49,16 @@ pub enum Step {
     RmcpPeer,
 }
 
-pub const ALL: &[Step] =
-    &[Step::WasmTarget, Step::WasmBindgen, Step::Browser, Step::Npm, Step::Python, Step::Twiggy, Step::RmcpPeer];
+pub const ALL: &[Step] = &[
+    Step::WasmTarget,
+    Step::WindowsTarget,
+    Step::WasmBindgen,
+    Step::Browser,
+    Step::Npm,
+    Step::Python,
+    Step::Twiggy,
+    Step::RmcpPeer,
+];
 
 /// State shared by the steps of one run.
 #[derive(Default)]
@@ -59,7 +73,8 @@ pub fn setup(steps: &[Step]) -> Res {
     let mut failures = Vec::new();
     for &step in steps {
         let result = match step {
-            Step::WasmTarget => wasm_target(),
+            Step::WasmTarget => rust_target(WASM_TARGET),
+            Step::WindowsTarget => windows_target(&mut ctx),
             Step::WasmBindgen => wasm_bindgen(),
             Step::Browser => browser(&mut ctx),
             Step::Npm => npm(&mut ctx),
@@ -83,16 +98,30 @@ fn line(what: &str, status: &str) {
     println!("setup: {what}: {status}");
 }
 
-fn wasm_target() -> Res {
-    let what = format!("rust target {WASM_TARGET}");
+fn rust_target(target: &str) -> Res {
+    let what = format!("rust target {target}");
     let installed = capture(cmd("rustup").args(["target", "list", "--installed"]))
-        .map_err(|e| format!("{e} (rustup is needed to add the {WASM_TARGET} target; see https://rustup.rs)"))?;
-    if installed.lines().any(|l| l.trim() == WASM_TARGET) {
+        .map_err(|e| format!("{e} (rustup is needed to add the {target} target; see https://rustup.rs)"))?;
+    if installed.lines().any(|l| l.trim() == target) {
         line(&what, "ok");
         return Ok(());
     }
     line(&what, "installing ...");
-    run(cmd("rustup").args(["target", "add", WASM_TARGET]))
+    run(cmd("rustup").args(["target", "add", target]))
+}
+
+/// The Windows target and the MinGW C compiler its `cargo check` needs (ring
+/// builds C even for a check).
+fn windows_target(ctx: &mut Ctx) -> Res {
+    rust_target(WINDOWS_TARGET)?;
+    let what = format!("MinGW-w64 ({MINGW_GCC})");
+    if exists(MINGW_GCC) {
+        line(&what, "ok");
+        return Ok(());
+    }
+    line(&what, "installing ...");
+    apt_install(ctx, &["gcc-mingw-w64-x86-64"])?;
+    if exists(MINGW_GCC) { Ok(()) } else { Err(format!("{MINGW_GCC} still missing after apt-get install")) }
 }
 
 /// The version of the `wasm-bindgen` package in Cargo.lock.

@@ -18,6 +18,11 @@ pub fn test() -> Res {
         return summary.finish();
     }
 
+    // Fast checks first: every Cargo feature set compiles (and the library's
+    // unit tests pass with none), and the native library builds for Windows.
+    summary.step("feature matrix (cargo check per feature set, native and wasm32)", crate::features::matrix);
+    summary.step("Windows build (cargo check --target x86_64-pc-windows-gnu)", crate::features::windows);
+
     summary.step("native tests (cargo test --workspace)", || {
         run_echo(cmd(cargo()).args(["test", "--workspace", "--no-fail-fast"]))
     });
