@@ -8,8 +8,9 @@
 
 #![cfg(target_arch = "wasm32")]
 
-#[path = "support/web.rs"]
-mod web;
+mod support;
+
+use support::web;
 
 use std::cell::RefCell;
 use std::rc::Rc;

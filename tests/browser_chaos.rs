@@ -9,10 +9,9 @@
 
 #![cfg(target_arch = "wasm32")]
 
-// This file uses only the module's URL helper.
-#[allow(dead_code)]
-#[path = "support/web.rs"]
-mod web;
+mod support;
+
+use support::web;
 
 use std::collections::HashMap;
 use std::future::Future;

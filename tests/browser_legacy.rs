@@ -13,17 +13,16 @@
 
 #![cfg(target_arch = "wasm32")]
 
-// This file uses only the module's bounded wait and URL helper.
-#[allow(dead_code)]
-#[path = "support/web.rs"]
-mod web;
+mod support;
+
+use support::web;
 
 use mcp_edge::http::DefaultHttp;
-use mcp_edge::protocol::types::{CallToolResult, JsonObject};
 use mcp_edge::transport::legacy::{LegacyError, LegacySseOptions, LegacySseTransport};
 use mcp_edge::web::McpClient;
 use mcp_edge::{Client, ClientOptions, ConnectOptions, TransportChoice, connect_url};
 use serde_json::{Value, json};
+use support::{arguments, texts};
 use wasm_bindgen_test::{wasm_bindgen_test, wasm_bindgen_test_configure};
 use web::{required_url, within};
 
@@ -43,24 +42,6 @@ fn legacy_url() -> String {
 
 fn client_options() -> ClientOptions {
     ClientOptions::new("browser-legacy-tests", "0.0.0")
-}
-
-fn texts(result: &CallToolResult) -> String {
-    serde_json::to_value(&result.content)
-        .ok()
-        .and_then(|content| {
-            content.as_array().map(|items| {
-                items.iter().filter_map(|item| item.get("text").and_then(Value::as_str)).collect::<Vec<_>>().join("\n")
-            })
-        })
-        .unwrap_or_default()
-}
-
-fn arguments(value: Value) -> Option<JsonObject> {
-    match value {
-        Value::Object(object) => Some(object),
-        _ => None,
-    }
 }
 
 /// Lists the tools, calls `echo`, closes.

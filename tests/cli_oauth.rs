@@ -3,41 +3,23 @@
 //! authorization URL, pressing "Allow" and pasting the final redirect on stdin.
 #![cfg(not(target_arch = "wasm32"))]
 
+mod support;
+
 use std::io::{BufRead, BufReader, Read, Write};
 use std::process::{Child, Command, Stdio};
 use std::sync::mpsc;
 use std::thread;
 use std::time::{Duration, Instant};
 
-struct OAuthServer {
-    child: Child,
-    url: String,
-}
+use support::native::{Server, peers_dir};
 
-impl OAuthServer {
-    fn start() -> OAuthServer {
-        let port = std::net::TcpListener::bind("127.0.0.1:0").and_then(|l| l.local_addr()).unwrap().port();
-        let child = Command::new("node")
-            .arg("tests/peers/oauth-server.mjs")
-            .env("PORT", port.to_string())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("node starts");
-        let started = Instant::now();
-        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-            assert!(started.elapsed() < Duration::from_secs(20), "the OAuth server did not listen on {port}");
-            thread::sleep(Duration::from_millis(50));
-        }
-        OAuthServer { child, url: format!("http://127.0.0.1:{port}/mcp") }
-    }
-}
-
-impl Drop for OAuthServer {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
+/// tests/peers/oauth-server.mjs on a free port (killed when dropped), and
+/// its MCP endpoint.
+async fn oauth_server() -> (Server, String) {
+    let script = peers_dir().join("oauth-server.mjs").to_string_lossy().into_owned();
+    let server = Server::on_free_port("node", &[script], &[]).await;
+    let url = server.url("/mcp");
+    (server, url)
 }
 
 fn temp_dir() -> std::path::PathBuf {
@@ -100,9 +82,9 @@ async fn consent(authorize_url: &str) -> String {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn no_browser_flow_then_stored_tokens() {
-    let server = OAuthServer::start();
+    let (_server, url) = oauth_server().await;
     let config = temp_dir();
-    let mut child = spawn_cli(&config, &["--no-browser", &server.url, "tools"]);
+    let mut child = spawn_cli(&config, &["--no-browser", &url, "tools"]);
 
     // The authorization URL is printed on stderr.
     let stderr = child.stderr.take().unwrap();
@@ -143,7 +125,7 @@ async fn no_browser_flow_then_stored_tokens() {
         assert_eq!(std::fs::metadata(&dir).unwrap().permissions().mode() & 0o777, 0o700);
         assert_eq!(std::fs::metadata(&files[0]).unwrap().permissions().mode() & 0o777, 0o600);
     }
-    let mut again = spawn_cli(&config, &["--no-browser", &server.url, "tools"]);
+    let mut again = spawn_cli(&config, &["--no-browser", &url, "tools"]);
     drop(again.stdin.take()); // nothing to paste: a prompt would fail
     let (code, stdout) = tokio::task::spawn_blocking(move || wait(again, Duration::from_secs(30))).await.unwrap();
     assert_eq!(code, Some(0), "{stdout}");
@@ -151,11 +133,13 @@ async fn no_browser_flow_then_stored_tokens() {
     let _ = std::fs::remove_dir_all(&config);
 }
 
-#[test]
-fn no_auth_store_keeps_nothing_on_disk_and_a_closed_stdin_fails() {
-    let server = OAuthServer::start();
+/// The runtime reads the server's output while the test waits for the
+/// binary (which blocks the test's own thread).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn no_auth_store_keeps_nothing_on_disk_and_a_closed_stdin_fails() {
+    let (_server, url) = oauth_server().await;
     let config = temp_dir();
-    let mut child = spawn_cli(&config, &["--no-browser", "--no-auth-store", &server.url, "tools"]);
+    let mut child = spawn_cli(&config, &["--no-browser", "--no-auth-store", &url, "tools"]);
     drop(child.stdin.take());
     let (code, _) = wait(child, Duration::from_secs(30));
     assert_eq!(code, Some(2));

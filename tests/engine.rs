@@ -3,7 +3,8 @@
 //! Runs natively on tokio and, under wasm-bindgen-test, in headless Chromium
 //! on the JS event loop: the same engine code on both.
 
-use std::future::Future;
+mod support;
+
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -17,6 +18,7 @@ use mcp_edge::runtime::{sleep, spawn};
 use mcp_edge::transport::TransportError;
 use mcp_edge::transport::memory::{self, MemoryServer};
 use serde_json::{Value, json};
+use support::within;
 
 #[cfg(target_arch = "wasm32")]
 wasm_bindgen_test::wasm_bindgen_test_configure!(run_in_browser);
@@ -29,14 +31,6 @@ macro_rules! tests {
             async fn $name() $body
         )*
     };
-}
-
-/// Every wait in these tests is bounded.
-async fn within<T>(what: &str, future: impl Future<Output = T>) -> T {
-    match select(Box::pin(future), Box::pin(sleep(Duration::from_secs(5)))).await {
-        Either::Left((value, _)) => value,
-        Either::Right(_) => panic!("timed out waiting for {what}"),
-    }
 }
 
 fn start(options: ClientOptions) -> (Client, MemoryServer) {

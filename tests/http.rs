@@ -10,168 +10,52 @@
 //!
 //! Every wait is bounded; every server process is killed when its test ends.
 
+mod support;
+
 use std::collections::HashMap;
-use std::future::Future;
-use std::net::{SocketAddr, TcpListener, TcpStream};
-use std::path::{Path, PathBuf};
-use std::process::Stdio;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
 use mcp_edge::client::SessionEvent;
-use mcp_edge::protocol::types::{
-    CallToolResult, ContentBlock, CreateMessageResult, ElicitAction, ElicitResult, JsonObject,
-};
+use mcp_edge::protocol::types::{CreateMessageResult, ElicitAction, ElicitResult};
 use mcp_edge::runtime::BoxFuture;
 use mcp_edge::transport::streamable::{ReconnectPolicy, StreamableHttpOptions, StreamableHttpTransport};
 use mcp_edge::transport::{Transport, TransportError, TransportEvent};
 use mcp_edge::{Client, ClientOptions, Error, Message, ProtocolVersion, RequestOptions};
 use serde_json::{Value, json};
-use tokio::io::{AsyncBufReadExt, BufReader};
-use tokio::process::{Child, Command};
+use support::native::{Server, bounded, everything_index, free_port, peers_dir};
+use support::{arguments, texts, within};
 
-/// No test may hang: every one runs under this bound.
-const TEST_LIMIT: Duration = Duration::from_secs(90);
+/// A node server on a free port (killed when dropped).
+struct Peer(Server);
 
-async fn bounded<F: Future>(test: F) -> F::Output {
-    // `RUST_LOG=mcp_edge=debug cargo test --test http -- --nocapture` shows the transport at work.
-    let _ = env_logger::builder().is_test(true).try_init();
-    tokio::time::timeout(TEST_LIMIT, test).await.expect("the test did not finish in time")
-}
+impl std::ops::Deref for Peer {
+    type Target = Server;
 
-/// One awaited step, bounded on its own so a hang names the step.
-async fn within<F: Future>(limit: Duration, what: &str, step: F) -> F::Output {
-    tokio::time::timeout(limit, step).await.unwrap_or_else(|_| panic!("{what} did not finish within {limit:?}"))
-}
-
-const STEP: Duration = Duration::from_secs(20);
-
-fn peers_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests").join("peers")
-}
-
-/// server-everything's entry point, or a failure that says how to install
-/// it: a missing peer must never make these tests pass vacuously.
-fn everything_index() -> PathBuf {
-    let index = peers_dir().join("node_modules/@modelcontextprotocol/server-everything/dist/index.js");
-    assert!(
-        index.is_file(),
-        "the test peers are not installed ({} is missing): run `cargo xtask test`, \
-         which runs `npm ci` in tests/peers",
-        index.display()
-    );
-    index
-}
-
-/// A port nobody listens on right now.
-fn free_port() -> u16 {
-    let listener = TcpListener::bind("127.0.0.1:0").expect("binding 127.0.0.1:0");
-    listener.local_addr().expect("a bound listener has an address").port()
-}
-
-/// Lines a server process printed (stdout and stderr together).
-#[derive(Clone, Default)]
-struct Lines(Arc<Mutex<Vec<String>>>);
-
-impl Lines {
-    fn push(&self, line: String) {
-        self.0.lock().unwrap().push(line);
-    }
-
-    fn get(&self) -> Vec<String> {
-        self.0.lock().unwrap().clone()
-    }
-
-    /// Waits (bounded) until some line contains `needle`.
-    async fn wait_for(&self, needle: &str) -> bool {
-        let deadline = Instant::now() + Duration::from_secs(5);
-        while Instant::now() < deadline {
-            if self.get().iter().any(|line| line.contains(needle)) {
-                return true;
-            }
-            tokio::time::sleep(Duration::from_millis(20)).await;
-        }
-        false
+    fn deref(&self) -> &Server {
+        &self.0
     }
 }
 
-/// A node server on a free port. Dropping it kills the process.
-struct Peer {
-    child: Child,
-    port: u16,
-    output: Lines,
-}
-
-impl Drop for Peer {
-    fn drop(&mut self) {
-        // kill_on_drop does it too; this makes the intent explicit.
-        let _ = self.child.start_kill();
-    }
-}
+/// How long a server may take to log what a test waits for.
+const LOG_WAIT: Duration = Duration::from_secs(5);
 
 impl Peer {
     async fn start(args: Vec<String>, env: &[(&str, &str)]) -> Peer {
-        let port = free_port();
-        let mut command = Command::new("node");
-        command
-            .args(&args)
-            .env("PORT", port.to_string())
-            .envs(env.iter().copied())
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .kill_on_drop(true);
-        let mut child =
-            command.spawn().unwrap_or_else(|e| panic!("could not start node {args:?} (is node installed?): {e}"));
-        let output = Lines::default();
-        if let Some(stdout) = child.stdout.take() {
-            let output = output.clone();
-            tokio::spawn(async move {
-                let mut lines = BufReader::new(stdout).lines();
-                while let Ok(Some(line)) = lines.next_line().await {
-                    output.push(line);
-                }
-            });
-        }
-        if let Some(stderr) = child.stderr.take() {
-            let output = output.clone();
-            tokio::spawn(async move {
-                let mut lines = BufReader::new(stderr).lines();
-                while let Ok(Some(line)) = lines.next_line().await {
-                    output.push(line);
-                }
-            });
-        }
-        let mut peer = Peer { child, port, output };
-        peer.wait_listening(&args).await;
-        peer
+        Peer(Server::on_free_port("node", &args, env).await)
     }
 
-    /// Polls a TCP connect until the server listens (bounded).
-    async fn wait_listening(&mut self, args: &[String]) {
-        let address = SocketAddr::from(([127, 0, 0, 1], self.port));
-        let deadline = Instant::now() + Duration::from_secs(20);
-        loop {
-            if TcpStream::connect_timeout(&address, Duration::from_millis(200)).is_ok() {
-                return;
-            }
-            if let Ok(Some(status)) = self.child.try_wait() {
-                panic!("node {args:?} exited ({status}) before listening: {:#?}", self.output.get());
-            }
-            assert!(
-                Instant::now() < deadline,
-                "node {args:?} is not listening on {address} after 20 s: {:#?}",
-                self.output.get()
-            );
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        }
+    /// Whether the server logs a line that contains `needle` (waiting a
+    /// little: its output is a separate pipe).
+    async fn logs(&self, needle: &str) -> bool {
+        self.output.find_since(0, LOG_WAIT, |line| line.contains(needle).then_some(())).await.is_some()
     }
 
-    async fn everything() -> Peer {
-        let index = everything_index();
-        Peer::start(vec![index.to_string_lossy().into_owned(), "streamableHttp".to_owned()], &[]).await
+    async fn everything() -> Option<Peer> {
+        let index = everything_index()?;
+        Some(Peer::start(vec![index.to_string_lossy().into_owned(), "streamableHttp".to_owned()], &[]).await)
     }
 
     async fn chaos(env: &[(&str, &str)]) -> Peer {
@@ -179,21 +63,17 @@ impl Peer {
         Peer::start(vec![script.to_string_lossy().into_owned()], env).await
     }
 
-    fn url(&self, path: &str) -> String {
-        format!("http://127.0.0.1:{}{path}", self.port)
-    }
-
     /// The chaos server's counters.
     async fn stats(&self) -> Value {
-        let response = within(STEP, "GET /stats", reqwest::get(self.url("/stats"))).await.expect("GET /stats");
-        let body = within(STEP, "reading /stats", response.text()).await.expect("reading /stats");
+        let response = within("GET /stats", reqwest::get(self.url("/stats"))).await.expect("GET /stats");
+        let body = within("reading /stats", response.text()).await.expect("reading /stats");
         serde_json::from_str(&body).unwrap_or_else(|e| panic!("/stats is not JSON ({e}): {body}"))
     }
 
     /// Tells the chaos server to forget every session.
     async fn expire_sessions(&self) {
         let request = reqwest::Client::new().post(self.url("/control")).body(r#"{"expire":true}"#).send();
-        let response = within(STEP, "POST /control", request).await.expect("POST /control");
+        let response = within("POST /control", request).await.expect("POST /control");
         assert!(response.status().is_success(), "POST /control: {}", response.status());
     }
 }
@@ -265,29 +145,10 @@ impl Transport for Tap {
 
 async fn connect(url: String, options: ClientOptions, reconnect: ReconnectPolicy) -> (Client, Observed) {
     let (transport, observed) = Tap::new(url.clone(), reconnect);
-    let client = within(STEP, "connect", Client::connect(transport, options))
+    let client = within("connect", Client::connect(transport, options))
         .await
         .unwrap_or_else(|e| panic!("connecting to {url}: {e}"));
     (client, observed)
-}
-
-fn arguments(value: Value) -> Option<JsonObject> {
-    match value {
-        Value::Object(object) => Some(object),
-        other => panic!("tool arguments must be an object, not {other}"),
-    }
-}
-
-fn texts(result: &CallToolResult) -> String {
-    result
-        .content
-        .iter()
-        .filter_map(|block| match block {
-            ContentBlock::Text { text } => Some(text.as_str()),
-            _ => None,
-        })
-        .collect::<Vec<_>>()
-        .join("\n")
 }
 
 // ---------------------------------------------------------------------------
@@ -297,18 +158,18 @@ fn texts(result: &CallToolResult) -> String {
 #[tokio::test]
 async fn everything_connects_with_the_latest_version_and_a_session() {
     bounded(async {
-        let peer = Peer::everything().await;
+        let Some(peer) = Peer::everything().await else { return };
         let (client, observed) = connect(peer.url("/mcp"), ClientOptions::default(), ReconnectPolicy::default()).await;
         let negotiated = client.negotiated().expect("negotiated after connect");
         assert_eq!(negotiated.version, ProtocolVersion::V2025_11_25);
         let session = observed.session_id().expect("server-everything assigns a session id");
         assert!(
-            peer.output.wait_for(&format!("Session initialized with ID: {session}")).await,
+            peer.logs(&format!("Session initialized with ID: {session}")).await,
             "the server did not log our session {session}: {:#?}",
             peer.output.get()
         );
-        within(STEP, "ping", client.ping()).await.expect("ping");
-        within(STEP, "close", client.close()).await;
+        within("ping", client.ping()).await.expect("ping");
+        within("close", client.close()).await;
     })
     .await
 }
@@ -316,9 +177,9 @@ async fn everything_connects_with_the_latest_version_and_a_session() {
 #[tokio::test]
 async fn everything_lists_tools_and_echoes() {
     bounded(async {
-        let peer = Peer::everything().await;
+        let Some(peer) = Peer::everything().await else { return };
         let (client, _) = connect(peer.url("/mcp"), ClientOptions::default(), ReconnectPolicy::default()).await;
-        let tools = within(STEP, "tools/list", client.list_all_tools()).await.expect("tools/list");
+        let tools = within("tools/list", client.list_all_tools()).await.expect("tools/list");
         let names: Vec<&str> = tools.iter().map(|tool| tool.name.as_str()).collect();
         for expected in ["echo", "get-sum", "trigger-long-running-operation"] {
             assert!(names.contains(&expected), "{expected} missing from {names:?}");
@@ -328,12 +189,11 @@ async fn everything_lists_tools_and_echoes() {
         assert!(!names.contains(&"trigger-elicitation-request"), "{names:?}");
 
         let message = "héllo over HTTP ✓";
-        let result = within(STEP, "echo", client.call_tool("echo", arguments(json!({ "message": message }))))
-            .await
-            .expect("echo");
+        let result =
+            within("echo", client.call_tool("echo", arguments(json!({ "message": message })))).await.expect("echo");
         assert!(!result.is_error());
         assert_eq!(texts(&result), format!("Echo: {message}"));
-        within(STEP, "close", client.close()).await;
+        within("close", client.close()).await;
     })
     .await
 }
@@ -341,7 +201,7 @@ async fn everything_lists_tools_and_echoes() {
 #[tokio::test]
 async fn everything_long_running_operation_reports_progress() {
     bounded(async {
-        let peer = Peer::everything().await;
+        let Some(peer) = Peer::everything().await else { return };
         let (client, _) = connect(peer.url("/mcp"), ClientOptions::default(), ReconnectPolicy::default()).await;
         let updates = Arc::new(Mutex::new(Vec::new()));
         let sink = updates.clone();
@@ -352,12 +212,12 @@ async fn everything_long_running_operation_reports_progress() {
             arguments(json!({ "duration": 2, "steps": 4 })),
             options,
         );
-        let result = within(STEP, "trigger-long-running-operation", call).await.expect("the operation");
+        let result = within("trigger-long-running-operation", call).await.expect("the operation");
         assert!(texts(&result).contains("Long running operation completed"), "{result:?}");
         let updates = updates.lock().unwrap().clone();
         let expected: Vec<(f64, Option<f64>)> = (1..=4).map(|i| (f64::from(i), Some(4.0))).collect();
         assert_eq!(updates, expected);
-        within(STEP, "close", client.close()).await;
+        within("close", client.close()).await;
     })
     .await
 }
@@ -365,7 +225,7 @@ async fn everything_long_running_operation_reports_progress() {
 #[tokio::test]
 async fn everything_sampling_round_trip() {
     bounded(async {
-        let peer = Peer::everything().await;
+        let Some(peer) = Peer::everything().await else { return };
         let asked = Arc::new(Mutex::new(Vec::new()));
         let seen = asked.clone();
         let options = ClientOptions::default().on_sampling(move |params, _context| {
@@ -384,14 +244,14 @@ async fn everything_sampling_round_trip() {
             "trigger-sampling-request",
             arguments(json!({ "prompt": "what is six times seven?", "maxTokens": 20 })),
         );
-        let result = within(STEP, "trigger-sampling-request", call).await.expect("the sampling tool");
+        let result = within("trigger-sampling-request", call).await.expect("the sampling tool");
         let text = texts(&result);
         assert!(text.contains("a fixed answer from the Rust handler: 42"), "{text}");
         assert!(text.contains("mcp-edge-test-model"), "{text}");
         let asked = asked.lock().unwrap().clone();
         assert_eq!(asked.len(), 1, "{asked:?}");
         assert!(asked[0][0].contains("what is six times seven?"), "{asked:?}");
-        within(STEP, "close", client.close()).await;
+        within("close", client.close()).await;
     })
     .await
 }
@@ -399,7 +259,7 @@ async fn everything_sampling_round_trip() {
 #[tokio::test]
 async fn everything_elicitation_round_trip() {
     bounded(async {
-        let peer = Peer::everything().await;
+        let Some(peer) = Peer::everything().await else { return };
         let options = ClientOptions::default().on_elicitation(
             |params, _context| async move {
                 assert!(params.message.contains("Please provide inputs"), "{params:?}");
@@ -410,7 +270,7 @@ async fn everything_elicitation_round_trip() {
         );
         let (client, _) = connect(peer.url("/mcp"), options, ReconnectPolicy::default()).await;
         let call = client.call_tool("trigger-elicitation-request", arguments(json!({})));
-        let result = within(STEP, "trigger-elicitation-request", call).await.expect("the elicitation tool");
+        let result = within("trigger-elicitation-request", call).await.expect("the elicitation tool");
         let text = texts(&result);
         assert!(text.contains("User provided the requested information"), "{text}");
         assert!(text.contains("- Name: Ada Lovelace"), "{text}");
@@ -418,7 +278,7 @@ async fn everything_elicitation_round_trip() {
         assert!(text.contains("- Email: ada@example.org"), "{text}");
         // fill_defaults: the schema's default for a field the handler left out.
         assert!(text.contains("- Favorite Integer: 42"), "{text}");
-        within(STEP, "close", client.close()).await;
+        within("close", client.close()).await;
     })
     .await
 }
@@ -426,13 +286,13 @@ async fn everything_elicitation_round_trip() {
 #[tokio::test]
 async fn everything_close_deletes_the_session() {
     bounded(async {
-        let peer = Peer::everything().await;
+        let Some(peer) = Peer::everything().await else { return };
         let (client, observed) = connect(peer.url("/mcp"), ClientOptions::default(), ReconnectPolicy::default()).await;
         let session = observed.session_id().expect("a session id");
-        within(STEP, "tools/list", client.list_tools(None)).await.expect("tools/list");
-        within(STEP, "close", client.close()).await;
+        within("tools/list", client.list_tools(None)).await.expect("tools/list");
+        within("close", client.close()).await;
         assert!(
-            peer.output.wait_for(&format!("Received session termination request for session {session}")).await,
+            peer.logs(&format!("Received session termination request for session {session}")).await,
             "no DELETE for {session} reached the server: {:#?}",
             peer.output.get()
         );
@@ -446,13 +306,13 @@ async fn everything_close_deletes_the_session() {
             .header("MCP-Protocol-Version", "2025-11-25")
             .body(r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#)
             .send();
-        let response = within(STEP, "POST with the old session", request).await.expect("the server answers");
+        let response = within("POST with the old session", request).await.expect("the server answers");
         let status = response.status().as_u16();
-        let body = within(STEP, "reading the body", response.text()).await.unwrap_or_default();
+        let body = within("reading the body", response.text()).await.unwrap_or_default();
         assert!(status == 400 || status == 404, "the deleted session still works: HTTP {status} {body}");
         assert!(body.contains("No valid session ID"), "{body}");
         // A closed client refuses further calls instead of hanging.
-        let after = within(STEP, "a call after close", client.list_tools(None)).await;
+        let after = within("a call after close", client.list_tools(None)).await;
         assert!(matches!(after, Err(Error::Transport(_))), "{after:?}");
     })
     .await
@@ -496,7 +356,7 @@ fn collecting_burst_notifications(options: ClientOptions) -> (ClientOptions, Del
 
 async fn burst(client: &Client, tag: &str, count: u64) {
     let call = client.call_tool("burst", arguments(json!({ "count": count, "tag": tag })));
-    let result = within(STEP, &format!("burst {tag}"), call).await.unwrap_or_else(|e| panic!("burst {tag}: {e}"));
+    let result = within(&format!("burst {tag}"), call).await.unwrap_or_else(|e| panic!("burst {tag}: {e}"));
     assert_eq!(result.structured_content, Some(json!({ "count": count, "tag": tag })), "{result:?}");
 }
 
@@ -580,7 +440,7 @@ async fn chaos_resumption_loses_and_duplicates_nothing() {
         // initialize + every burst.
         assert_eq!(responses.len(), tags.len() + 1, "{responses:?}");
         assert_eq!(client.restarts(), 0);
-        within(STEP, "close", client.close()).await;
+        within("close", client.close()).await;
     })
     .await
 }
@@ -635,7 +495,7 @@ async fn chaos_retry_is_honoured() {
                 "resumed {gap} ms after the cut, retry is {RETRY_MS} ms"
             );
         }
-        within(STEP, "close", client.close()).await;
+        within("close", client.close()).await;
     })
     .await
 }
@@ -678,7 +538,7 @@ async fn chaos_session_expiry_restarts_transparently() {
             let expected: HashMap<u64, usize> = (0..3).map(|seq| (seq, 1)).collect();
             assert_eq!(deliveries.get(&tag), Some(&expected), "{tag}");
         }
-        within(STEP, "close", client.close()).await;
+        within("close", client.close()).await;
     })
     .await
 }
@@ -708,7 +568,7 @@ async fn chaos_session_expiry_while_a_stream_waits_to_resume() {
         let stats = peer.stats().await;
         assert!(stats["notFound404"].as_u64().unwrap_or(0) >= 1, "{stats}");
         assert_eq!(stats["resumes"], json!(1), "only the retried call's stream was resumed: {stats}");
-        within(STEP, "close", client.close()).await;
+        within("close", client.close()).await;
     })
     .await
 }
@@ -721,14 +581,14 @@ async fn chaos_405_on_the_standalone_get_is_not_an_error() {
         for i in 0..3 {
             burst(&client, &format!("no-get-{i}"), 4).await;
         }
-        within(STEP, "ping", client.ping()).await.expect("ping");
+        within("ping", client.ping()).await.expect("ping");
         // Time for a client that wrongly retries the GET to do so.
         tokio::time::sleep(Duration::from_millis(300)).await;
         let stats = peer.stats().await;
         assert_eq!(stats["standaloneGets"], json!(1), "the GET stream is asked for once, not retried: {stats}");
         assert_eq!(stats["refused405"], json!(1), "{stats}");
         burst(&client, "still-fine", 2).await;
-        within(STEP, "close", client.close()).await;
+        within("close", client.close()).await;
         assert_eq!(peer.stats().await["deletes"], json!(1));
     })
     .await
@@ -740,7 +600,7 @@ async fn chaos_405_on_the_standalone_get_is_not_an_error() {
 
 async fn connect_error(url: &str) -> Error {
     let transport = StreamableHttpTransport::new(StreamableHttpOptions::new(url));
-    match within(STEP, "connect", Client::connect(transport, ClientOptions::default())).await {
+    match within("connect", Client::connect(transport, ClientOptions::default())).await {
         Ok(_) => panic!("connecting to {url} should fail"),
         Err(error) => error,
     }

@@ -3,73 +3,36 @@
 //! era on one endpoint (the SDK routes by `MCP-Protocol-Version`). Each test
 //! starts its own server on a free port of 127.0.0.1.
 //!
-//! Needs tests/peers/.venv (`cargo xtask setup`): without it the tests are
-//! skipped, or fail when env `CI` is set.
+//! Needs tests/peers/.venv (`cargo xtask setup`): without it the tests fail
+//! under CI, else are skipped (tests/support/native.rs).
 
-use std::future::Future;
-use std::path::PathBuf;
-use std::process::Stdio;
+mod support;
+
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use mcp_edge::client::{ClientOptions, ConnectOptions, EraChoice, connect_url};
-use mcp_edge::protocol::types::{CallToolResult, ElicitAction, ElicitResult, JsonObject};
+use mcp_edge::protocol::types::{ElicitAction, ElicitResult, JsonObject};
 use mcp_edge::protocol::{Era, ProtocolVersion};
 use mcp_edge::{Client, TransportChoice};
-use serde_json::{Value, json};
-use tokio::io::{AsyncBufReadExt, BufReader};
-use tokio::process::{Child, Command};
+use serde_json::json;
+use support::native::{Lines, peers_dir, venv_python};
+use support::{arguments, texts, within};
 
-async fn within<T>(what: &str, future: impl Future<Output = T>) -> T {
-    match tokio::time::timeout(Duration::from_secs(30), future).await {
-        Ok(value) => value,
-        Err(_) => panic!("timed out: {what}"),
-    }
-}
-
-fn peers_dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/peers")
-}
-
-/// The server process (killed when dropped) and its endpoint.
+/// The server (killed when dropped) and its endpoint.
 struct Server {
-    _child: Child,
+    _process: support::native::Server,
     url: String,
 }
 
-/// Starts the server with PORT=0 and reads the URL it prints once
-/// listening. `None` (skipped) when the venv is missing outside CI.
+/// Starts the server on a port of its choosing (it prints the URL).
 async fn start() -> Option<Server> {
-    let python = peers_dir().join(".venv/bin/python");
-    if !python.is_file() {
-        if std::env::var_os("CI").is_some() {
-            panic!("tests/peers/.venv is missing: run `cargo xtask setup` (it makes the Python test peers' venv)");
-        }
-        eprintln!("skipped: tests/peers/.venv is missing (run `cargo xtask setup`)");
-        return None;
-    }
-    let mut child = Command::new(python)
-        .arg(peers_dir().join("era_python_http_server.py"))
-        .env("PORT", "0")
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .kill_on_drop(true)
-        .spawn()
-        .expect("start tests/peers/era_python_http_server.py");
-    let stdout = child.stdout.take().expect("the server's stdout is piped");
-    let mut lines = BufReader::new(stdout).lines();
-    let line = within("the server's `listening` line", lines.next_line())
-        .await
-        .expect("reading the server's stdout")
-        .expect("the server exited before listening");
-    let url = line.strip_prefix("listening ").unwrap_or_else(|| panic!("unexpected first line: {line:?}")).to_owned();
+    let python = venv_python()?;
+    let script = peers_dir().join("era_python_http_server.py").to_string_lossy().into_owned();
+    let (process, url) = support::native::Server::announced(python, &[script], Lines::default()).await;
     assert!(url.starts_with("http://127.0.0.1:") && url.ends_with("/mcp"), "{url}");
-    // Nothing else is printed on stdout, but keep reading so a stray line
-    // never blocks the server on a full pipe.
-    tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
-    Some(Server { _child: child, url })
+    Some(Server { _process: process, url })
 }
 
 /// Options with `era` and an elicitation handler that counts its calls,
@@ -100,24 +63,6 @@ async fn connect(url: &str, era: EraChoice, asked: &Arc<AtomicUsize>) -> Client 
     within("connect", connect_url(url, connect, options(era, asked))).await.expect("connect")
 }
 
-fn arguments(value: Value) -> Option<JsonObject> {
-    match value {
-        Value::Object(object) => Some(object),
-        _ => None,
-    }
-}
-
-fn text(result: &CallToolResult) -> String {
-    serde_json::to_value(&result.content)
-        .ok()
-        .and_then(|content| {
-            content.as_array().map(|items| {
-                items.iter().filter_map(|item| item.get("text").and_then(Value::as_str)).collect::<Vec<_>>().join("\n")
-            })
-        })
-        .unwrap_or_default()
-}
-
 /// tools/list has add and confirm; add 2+3 is 5; confirm runs the handler
 /// once and shows its answer.
 async fn add_and_confirm(client: &Client, asked: &Arc<AtomicUsize>) {
@@ -128,13 +73,13 @@ async fn add_and_confirm(client: &Client, asked: &Arc<AtomicUsize>) {
 
     let result = within("add", client.call_tool("add", arguments(json!({"a": 2, "b": 3})))).await.expect("add");
     assert!(!result.is_error(), "{result:?}");
-    assert_eq!(text(&result), "5", "{result:?}");
+    assert_eq!(texts(&result), "5", "{result:?}");
 
     let before = asked.load(Ordering::SeqCst);
     let result = within("confirm", client.call_tool("confirm", None)).await.expect("confirm");
     assert_eq!(asked.load(Ordering::SeqCst) - before, 1, "the elicitation handler ran once");
     // Python prints the handler's `false` as False.
-    assert_eq!(text(&result), "accept:False", "{result:?}");
+    assert_eq!(texts(&result), "accept:False", "{result:?}");
 }
 
 #[tokio::test]
@@ -150,7 +95,7 @@ async fn era_auto_finds_2026_07_28() {
     let result = within("region_echo", client.call_tool("region_echo", arguments(json!({"region": "eu-west-1"}))))
         .await
         .expect("region_echo");
-    assert_eq!(text(&result), "region:eu-west-1", "{result:?}");
+    assert_eq!(texts(&result), "region:eu-west-1", "{result:?}");
     within("close", client.close()).await;
 }
 

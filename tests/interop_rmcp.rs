@@ -1,5 +1,5 @@
 #![cfg(not(target_arch = "wasm32"))]
-//! Interop with rmcp 3.9.0, the official Rust SDK, through
+//! Interop with rmcp 3.11.0, the official Rust SDK, through
 //! `tests/peers/rmcp-server` (`rmcp-peer`, built by `cargo xtask setup` into
 //! target/rmcp-peer). It serves both eras from one binary, so the same
 //! calls are made once statelessly (2026-07-28: `server/discover`,
@@ -17,18 +17,18 @@
 //! `tasks/cancel`, ...), which these tests read ([`PeerLog`]) to see what the
 //! server saw: a task made, an answer delivered, a cancellation received.
 //!
-//! Without the binary: a failure under CI (`CI` set), else `skipped: ...`.
+//! Without the binary: a failure under CI, else a skip (tests/support/native.rs).
 //! The peer's stderr is shown (prefixed `[rmcp-peer]`): rmcp logs `ERROR ...
 //! failed to send pending response during drain` when a client closes an
 //! HTTP listen stream, which is how 2026-07-28 cancels one (rmcp has no
 //! answer to send it any more). Every wait is bounded; every server process
 //! dies with its test.
 
-use std::future::Future;
-use std::path::{Path, PathBuf};
-use std::process::Stdio;
+mod support;
+
+use std::path::Path;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use futures::StreamExt;
@@ -38,32 +38,8 @@ use mcp_edge::protocol::{Era, ProtocolVersion};
 use mcp_edge::transport::stdio::StdioOptions;
 use mcp_edge::{Client, Error};
 use serde_json::{Value, json};
-use tokio::io::{AsyncBufReadExt, BufReader};
-use tokio::process::{Child, Command};
-
-const STEP: Duration = Duration::from_secs(30);
-
-async fn within<T>(what: &str, future: impl Future<Output = T>) -> T {
-    match tokio::time::timeout(STEP, future).await {
-        Ok(value) => value,
-        Err(_) => panic!("timed out after {STEP:?}: {what}"),
-    }
-}
-
-/// The peer binary, or `None` (test skipped) when it was not built; under
-/// CI a missing binary fails the test instead of passing it vacuously.
-fn peer_binary() -> Option<PathBuf> {
-    let binary = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/rmcp-peer/release/rmcp-peer");
-    if binary.is_file() {
-        return Some(binary);
-    }
-    let message = format!("{} is missing: run `cargo xtask setup` (step rmcp peer)", binary.display());
-    if std::env::var_os("CI").is_some() {
-        panic!("{message}");
-    }
-    eprintln!("skipped: {message}");
-    None
-}
+use support::native::{Lines, Server, rmcp_peer};
+use support::{arguments, texts, within};
 
 /// Client options whose elicitation handler accepts with a recognisable
 /// reason and counts its calls.
@@ -97,46 +73,36 @@ fn watched_stdio_options(binary: &Path, log: &PeerLog) -> StdioOptions {
     stdio_options(binary).on_stderr(move |line| log.push(line))
 }
 
-/// The lines a peer wrote to stderr, in order: where rmcp-peer notes the
-/// task events it handled (see tests/peers/rmcp-server/src/main.rs).
-#[derive(Clone, Default)]
-struct PeerLog(Arc<Mutex<Vec<String>>>);
+/// The lines a peer wrote to stderr, in order (and shown, prefixed
+/// `[rmcp-peer]`): where rmcp-peer notes the task events it handled (see
+/// tests/peers/rmcp-server/src/main.rs).
+#[derive(Clone)]
+struct PeerLog(Lines);
+
+impl Default for PeerLog {
+    fn default() -> PeerLog {
+        PeerLog(Lines::echoed("[rmcp-peer]"))
+    }
+}
+
+impl std::ops::Deref for PeerLog {
+    type Target = Lines;
+
+    fn deref(&self) -> &Lines {
+        &self.0
+    }
+}
 
 /// How long a peer may take to note something on stderr.
 const NOTE_WAIT: Duration = Duration::from_secs(10);
 
 impl PeerLog {
-    fn lines(&self) -> std::sync::MutexGuard<'_, Vec<String>> {
-        self.0.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
-    }
-
-    fn push(&self, line: &str) {
-        eprintln!("[rmcp-peer] {line}");
-        self.lines().push(line.to_owned());
-    }
-
-    /// How many lines so far: a mark to look after.
-    fn mark(&self) -> usize {
-        self.lines().len()
-    }
-
-    /// The lines written since `mark`.
-    fn since(&self, mark: usize) -> Vec<String> {
-        self.lines().get(mark..).map(<[String]>::to_vec).unwrap_or_default()
-    }
-
     /// The first line since `mark` that `found` accepts (returning what it
     /// extracts), waiting up to [`NOTE_WAIT`] for it.
     async fn wait_for<T>(&self, mark: usize, what: &str, found: impl Fn(&str) -> Option<T>) -> T {
-        let deadline = tokio::time::Instant::now() + NOTE_WAIT;
-        loop {
-            if let Some(value) = self.since(mark).iter().find_map(|line| found(line)) {
-                return value;
-            }
-            if tokio::time::Instant::now() >= deadline {
-                panic!("the peer did not note {what} within {NOTE_WAIT:?}; it wrote {:#?}", self.since(mark));
-            }
-            tokio::time::sleep(Duration::from_millis(20)).await;
+        match self.find_since(mark, NOTE_WAIT, found).await {
+            Some(value) => value,
+            None => panic!("the peer did not note {what} within {NOTE_WAIT:?}; it wrote {:#?}", self.since(mark)),
         }
     }
 
@@ -156,18 +122,10 @@ impl PeerLog {
     }
 }
 
-fn arguments(value: Value) -> Option<JsonObject> {
-    match value {
-        Value::Object(map) => Some(map),
-        _ => None,
-    }
-}
-
 /// The text of a tool result's single text block.
 fn text(result: &CallToolResult) -> String {
-    let content = serde_json::to_value(&result.content).unwrap_or_default();
-    assert_eq!(content.as_array().map(Vec::len), Some(1), "one content block: {content}");
-    content[0]["text"].as_str().unwrap_or_default().to_owned()
+    assert_eq!(result.content.len(), 1, "one content block: {result:?}");
+    texts(result)
 }
 
 /// The calls both eras must get right against the same server. `confirm`
@@ -261,7 +219,7 @@ fn assert_handshake(client: &Client) {
 
 #[tokio::test]
 async fn stdio_auto_speaks_2026_07_28_with_rmcp() {
-    let Some(binary) = peer_binary() else { return };
+    let Some(binary) = rmcp_peer() else { return };
     let calls = Arc::new(AtomicUsize::new(0));
     let client =
         within("connect", connect_stdio(stdio_options(&binary), options(EraChoice::Auto, "stdio-auto", &calls)))
@@ -275,7 +233,7 @@ async fn stdio_auto_speaks_2026_07_28_with_rmcp() {
 
 #[tokio::test]
 async fn stdio_handshake_against_the_same_binary() {
-    let Some(binary) = peer_binary() else { return };
+    let Some(binary) = rmcp_peer() else { return };
     let calls = Arc::new(AtomicUsize::new(0));
     let options = options(EraChoice::Handshake, "stdio-handshake", &calls);
     let client = within("connect", connect_stdio(stdio_options(&binary), options)).await.expect("connect");
@@ -288,47 +246,23 @@ async fn stdio_handshake_against_the_same_binary() {
 /// `rmcp-peer http` on a port of its choosing; killed when dropped. Its
 /// stderr goes to `log` (and is shown).
 struct HttpPeer {
-    _child: Child,
+    _server: Server,
     url: String,
     log: PeerLog,
 }
 
 impl HttpPeer {
     async fn start(binary: &Path) -> HttpPeer {
-        let mut child = Command::new(binary)
-            .arg("http")
-            .env("PORT", "0")
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .kill_on_drop(true)
-            .spawn()
-            .expect("starting rmcp-peer http");
         let log = PeerLog::default();
-        let stderr = child.stderr.take().expect("piped stderr");
-        let sink = log.clone();
-        // Ends when the peer dies (its stderr closes).
-        tokio::spawn(async move {
-            let mut lines = BufReader::new(stderr).lines();
-            while let Ok(Some(line)) = lines.next_line().await {
-                sink.push(&line);
-            }
-        });
-        let stdout = child.stdout.take().expect("piped stdout");
-        let mut lines = BufReader::new(stdout).lines();
-        let line = within("rmcp-peer's `listening` line", lines.next_line())
-            .await
-            .expect("reading rmcp-peer's stdout")
-            .expect("rmcp-peer exited before listening");
-        let url = line.strip_prefix("listening ").expect("`listening <url>`").trim().to_owned();
+        let (server, url) = Server::announced(binary, &["http".to_owned()], log.0.clone()).await;
         assert!(url.starts_with("http://127.0.0.1:") && url.ends_with("/mcp"), "{url}");
-        HttpPeer { _child: child, url, log }
+        HttpPeer { _server: server, url, log }
     }
 }
 
 #[tokio::test]
 async fn http_auto_speaks_2026_07_28_with_rmcp() {
-    let Some(binary) = peer_binary() else { return };
+    let Some(binary) = rmcp_peer() else { return };
     let peer = HttpPeer::start(&binary).await;
     let calls = Arc::new(AtomicUsize::new(0));
     let options = options(EraChoice::Auto, "http-auto", &calls);
@@ -341,7 +275,7 @@ async fn http_auto_speaks_2026_07_28_with_rmcp() {
 
 #[tokio::test]
 async fn http_handshake_against_the_same_server() {
-    let Some(binary) = peer_binary() else { return };
+    let Some(binary) = rmcp_peer() else { return };
     let peer = HttpPeer::start(&binary).await;
     let calls = Arc::new(AtomicUsize::new(0));
     let options = options(EraChoice::Handshake, "http-handshake", &calls);
@@ -496,7 +430,7 @@ async fn task_timeout_cancels(client: &Client, log: &PeerLog) {
 
 #[tokio::test]
 async fn stdio_tasks_with_rmcp() {
-    let Some(binary) = peer_binary() else { return };
+    let Some(binary) = rmcp_peer() else { return };
     let log = PeerLog::default();
     let calls = Arc::new(AtomicUsize::new(0));
     let options = task_options("stdio-tasks", &calls);
@@ -508,7 +442,7 @@ async fn stdio_tasks_with_rmcp() {
 
 #[tokio::test]
 async fn stdio_without_tasks_is_synchronous() {
-    let Some(binary) = peer_binary() else { return };
+    let Some(binary) = rmcp_peer() else { return };
     let log = PeerLog::default();
     let calls = Arc::new(AtomicUsize::new(0));
     let options = options(EraChoice::Auto, "stdio-sync", &calls);
@@ -520,7 +454,7 @@ async fn stdio_without_tasks_is_synchronous() {
 
 #[tokio::test]
 async fn stdio_task_timeout_cancels_the_task() {
-    let Some(binary) = peer_binary() else { return };
+    let Some(binary) = rmcp_peer() else { return };
     let log = PeerLog::default();
     let calls = Arc::new(AtomicUsize::new(0));
     let options = short_task_options("stdio-deadline", &calls);
@@ -532,7 +466,7 @@ async fn stdio_task_timeout_cancels_the_task() {
 
 #[tokio::test]
 async fn http_tasks_with_rmcp() {
-    let Some(binary) = peer_binary() else { return };
+    let Some(binary) = rmcp_peer() else { return };
     let peer = HttpPeer::start(&binary).await;
     let calls = Arc::new(AtomicUsize::new(0));
     let options = task_options("http-tasks", &calls);
@@ -545,7 +479,7 @@ async fn http_tasks_with_rmcp() {
 
 #[tokio::test]
 async fn http_without_tasks_is_synchronous() {
-    let Some(binary) = peer_binary() else { return };
+    let Some(binary) = rmcp_peer() else { return };
     let peer = HttpPeer::start(&binary).await;
     let calls = Arc::new(AtomicUsize::new(0));
     let options = options(EraChoice::Auto, "http-sync", &calls);
@@ -556,7 +490,7 @@ async fn http_without_tasks_is_synchronous() {
 
 #[tokio::test]
 async fn http_task_timeout_cancels_the_task() {
-    let Some(binary) = peer_binary() else { return };
+    let Some(binary) = rmcp_peer() else { return };
     let peer = HttpPeer::start(&binary).await;
     let calls = Arc::new(AtomicUsize::new(0));
     let options = short_task_options("http-deadline", &calls);

@@ -12,18 +12,18 @@
 //! Streamable HTTP) and `tests/peers/legacy-odd-server.mjs` for the failure
 //! cases. Each connects with detection (`Auto`) and forced (`Sse`), lists
 //! tools, calls `echo`, closes; and the `mcp-edge` binary does the same with
-//! no flag. A missing peer fails the test and says to run `cargo xtask test`.
+//! no flag. A missing peer fails the test under CI, else skips it
+//! (tests/support/native.rs).
 #![cfg(not(target_arch = "wasm32"))]
 
-use std::future::Future;
-use std::net::{SocketAddr, TcpListener, TcpStream};
-use std::path::PathBuf;
+mod support;
+
+use std::ffi::OsStr;
 use std::process::Stdio;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use mcp_edge::http::{DefaultHttp, HttpClient, HttpError, HttpRequest, HttpResponse, Method};
-use mcp_edge::protocol::types::{CallToolResult, JsonObject};
 use mcp_edge::runtime::BoxFuture;
 use mcp_edge::transport::TransportError;
 use mcp_edge::transport::detect::{self, Verdict};
@@ -31,151 +31,52 @@ use mcp_edge::transport::legacy::LegacyError;
 use mcp_edge::transport::streamable::ReconnectPolicy;
 use mcp_edge::{Client, ClientOptions, ConnectOptions, Error, TransportChoice};
 use serde_json::{Value, json};
-use tokio::io::{AsyncBufReadExt, BufReader};
-use tokio::process::{Child, Command};
+use support::native::{Server, bounded, everything_index, peers_dir, sdk_script_path, venv_python};
+use support::{arguments, texts, within};
+use tokio::process::Command;
 
-/// Longest any one test may take.
-const DEADLINE: Duration = Duration::from_secs(90);
-/// Longest one step may take.
-const STEP: Duration = Duration::from_secs(30);
-
-async fn bounded<F: Future>(test: F) -> F::Output {
-    tokio::time::timeout(DEADLINE, test).await.expect("the test did not finish in time")
-}
-
-async fn within<F: Future>(what: &str, step: F) -> F::Output {
-    tokio::time::timeout(STEP, step).await.unwrap_or_else(|_| panic!("{what} did not finish within {STEP:?}"))
-}
-
-fn peers_dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/peers")
-}
-
-/// A peer file, or a failed test that says how to install it.
-fn required(path: PathBuf) -> String {
-    assert!(
-        path.exists(),
-        "the test peers are not installed ({} is missing): run `cargo xtask test` \
-         (or `cargo xtask setup`) to install them",
-        path.display()
-    );
-    path.to_string_lossy().into_owned()
-}
-
-fn everything_index() -> String {
-    required(peers_dir().join("node_modules/@modelcontextprotocol/server-everything/dist/index.js"))
-}
-
-fn free_port() -> u16 {
-    let listener = TcpListener::bind("127.0.0.1:0").expect("a free port on 127.0.0.1");
-    listener.local_addr().expect("its address").port()
-}
-
-#[derive(Clone, Default)]
-struct Lines(Arc<Mutex<Vec<String>>>);
-
-impl Lines {
-    fn push(&self, line: String) {
-        self.0.lock().unwrap_or_else(|p| p.into_inner()).push(line);
-    }
-
-    fn get(&self) -> Vec<String> {
-        self.0.lock().unwrap_or_else(|p| p.into_inner()).clone()
-    }
-}
-
-/// A server process on a free loopback port, killed when dropped.
+/// A server process on a free loopback port, killed when dropped, and the
+/// path of its MCP endpoint.
 struct Peer {
-    child: Child,
-    port: u16,
-    output: Lines,
+    server: Server,
     path: &'static str,
 }
 
-impl Drop for Peer {
-    fn drop(&mut self) {
-        let _ = self.child.start_kill();
-    }
-}
-
 impl Peer {
-    async fn start(program: String, args: Vec<String>, env: &[(&str, &str)], path: &'static str) -> Peer {
-        let port = free_port();
-        let mut command = Command::new(&program);
-        command
-            .args(&args)
-            .env("PORT", port.to_string())
-            .envs(env.iter().copied())
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .kill_on_drop(true);
-        let mut child = command
-            .spawn()
-            .unwrap_or_else(|e| panic!("could not start {program} {args:?} (run `cargo xtask test`): {e}"));
-        let output = Lines::default();
-        for pipe in [
-            child.stdout.take().map(|p| Box::new(p) as Box<dyn tokio::io::AsyncRead + Send + Unpin>),
-            child.stderr.take().map(|p| Box::new(p) as Box<dyn tokio::io::AsyncRead + Send + Unpin>),
-        ]
-        .into_iter()
-        .flatten()
-        {
-            let output = output.clone();
-            tokio::spawn(async move {
-                let mut lines = BufReader::new(pipe).lines();
-                while let Ok(Some(line)) = lines.next_line().await {
-                    output.push(line);
-                }
-            });
-        }
-        let mut peer = Peer { child, port, output, path };
-        let address = SocketAddr::from(([127, 0, 0, 1], port));
-        let deadline = Instant::now() + Duration::from_secs(30);
-        while TcpStream::connect_timeout(&address, Duration::from_millis(200)).is_err() {
-            if let Ok(Some(status)) = peer.child.try_wait() {
-                panic!("{program} {args:?} exited ({status}) before listening: {:#?}", peer.output.get());
-            }
-            assert!(
-                Instant::now() < deadline,
-                "{program} {args:?} is not listening after 30 s: {:#?}",
-                peer.output.get()
-            );
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        }
-        peer
+    async fn start(program: impl AsRef<OsStr>, args: Vec<String>, env: &[(&str, &str)], path: &'static str) -> Peer {
+        Peer { server: Server::on_free_port(program, &args, env).await, path }
     }
 
-    async fn everything(mode: &str) -> Peer {
+    async fn everything(mode: &str) -> Option<Peer> {
         let path = if mode == "sse" { "/sse" } else { "/mcp" };
-        Peer::start("node".into(), vec![everything_index(), mode.into()], &[], path).await
+        let index = everything_index()?.to_string_lossy().into_owned();
+        Some(Peer::start("node", vec![index, mode.into()], &[], path).await)
     }
 
-    async fn legacy_ts() -> Peer {
-        let script = required(peers_dir().join("legacy-ts-server.mjs"));
-        required(peers_dir().join("node_modules/@modelcontextprotocol/sdk/package.json"));
-        Peer::start("node".into(), vec![script], &[], "/sse").await
+    async fn legacy_ts() -> Option<Peer> {
+        let script = sdk_script_path("legacy-ts-server.mjs")?.to_string_lossy().into_owned();
+        Some(Peer::start("node", vec![script], &[], "/sse").await)
     }
 
-    async fn legacy_py() -> Peer {
-        let python = required(peers_dir().join(".venv/bin/python"));
-        let script = required(peers_dir().join("legacy_py_server.py"));
-        Peer::start(python, vec![script], &[], "/sse").await
+    async fn legacy_py() -> Option<Peer> {
+        let python = venv_python()?;
+        let script = peers_dir().join("legacy_py_server.py").to_string_lossy().into_owned();
+        Some(Peer::start(python, vec![script], &[], "/sse").await)
     }
 
     async fn odd(mode: &str) -> Peer {
-        let script = required(peers_dir().join("legacy-odd-server.mjs"));
-        Peer::start("node".into(), vec![script], &[("MODE", mode)], "/sse").await
+        let script = peers_dir().join("legacy-odd-server.mjs").to_string_lossy().into_owned();
+        Peer::start("node", vec![script], &[("MODE", mode)], "/sse").await
     }
 
     /// The URL the user gives.
     fn url(&self) -> String {
-        format!("http://127.0.0.1:{}{}", self.port, self.path)
+        self.server.url(self.path)
     }
 
     /// The odd server's request counters.
     async fn stats(&self) -> Value {
-        let url = format!("http://127.0.0.1:{}/__stats", self.port);
+        let url = self.server.url("/__stats");
         let response = within("GET /__stats", reqwest::get(url)).await.expect("GET /__stats");
         let body = within("reading /__stats", response.text()).await.expect("reading /__stats");
         serde_json::from_str(&body).unwrap_or_else(|e| panic!("/__stats is not JSON ({e}): {body}"))
@@ -217,24 +118,6 @@ fn options(transport: TransportChoice) -> ConnectOptions {
 async fn connect(http: &Counting, url: &str, transport: TransportChoice) -> Result<Client, Error> {
     let client = ClientOptions::new("legacy-tests", "0.0.0");
     within("connecting", mcp_edge::client::connect_url_with_http(http.clone(), url, options(transport), client)).await
-}
-
-fn texts(result: &CallToolResult) -> String {
-    serde_json::to_value(&result.content)
-        .ok()
-        .and_then(|content| {
-            content.as_array().map(|items| {
-                items.iter().filter_map(|item| item.get("text").and_then(Value::as_str)).collect::<Vec<_>>().join("\n")
-            })
-        })
-        .unwrap_or_default()
-}
-
-fn arguments(value: Value) -> Option<JsonObject> {
-    match value {
-        Value::Object(object) => Some(object),
-        _ => None,
-    }
 }
 
 /// Lists the tools, calls `echo`, closes.
@@ -293,23 +176,35 @@ async fn legacy_server_round_trips(peer: Peer) {
 
 #[tokio::test]
 async fn everything_sse_auto_and_forced() {
-    bounded(async { legacy_server_round_trips(Peer::everything("sse").await).await }).await
+    bounded(async {
+        let Some(peer) = Peer::everything("sse").await else { return };
+        legacy_server_round_trips(peer).await
+    })
+    .await
 }
 
 #[tokio::test]
 async fn typescript_sdk_sse_server_auto_and_forced() {
-    bounded(async { legacy_server_round_trips(Peer::legacy_ts().await).await }).await
+    bounded(async {
+        let Some(peer) = Peer::legacy_ts().await else { return };
+        legacy_server_round_trips(peer).await
+    })
+    .await
 }
 
 #[tokio::test]
 async fn python_sdk_sse_server_auto_and_forced() {
-    bounded(async { legacy_server_round_trips(Peer::legacy_py().await).await }).await
+    bounded(async {
+        let Some(peer) = Peer::legacy_py().await else { return };
+        legacy_server_round_trips(peer).await
+    })
+    .await
 }
 
 #[tokio::test]
 async fn auto_picks_streamable_http_and_remembers_it() {
     bounded(async {
-        let peer = Peer::everything("streamableHttp").await;
+        let Some(peer) = Peer::everything("streamableHttp").await else { return };
         let url = peer.url();
         let http = Counting::default();
         let client = connect(&http, &url, TransportChoice::Auto).await.expect("auto connect");
@@ -341,7 +236,7 @@ async fn auto_picks_streamable_http_and_remembers_it() {
 #[tokio::test]
 async fn a_dropped_stream_that_cannot_be_reopened_fails_pending_requests() {
     bounded(async {
-        let mut peer = Peer::legacy_ts().await;
+        let Some(mut peer) = Peer::legacy_ts().await else { return };
         let url = peer.url();
         let mut connect_options = options(TransportChoice::Sse);
         connect_options.reconnect = ReconnectPolicy {
@@ -358,8 +253,8 @@ async fn a_dropped_stream_that_cannot_be_reopened_fails_pending_requests() {
         .expect("connect");
         within("tools/list", client.list_all_tools()).await.expect("tools/list");
         // The server goes away for good.
-        peer.child.start_kill().expect("kill the server");
-        let _ = within("the server exits", peer.child.wait()).await;
+        peer.server.child.start_kill().expect("kill the server");
+        let _ = within("the server exits", peer.server.child.wait()).await;
         // A request in flight when the stream is noticed gone may fail with
         // the POST's own error; soon every request fails with the reason.
         let started = Instant::now();
@@ -491,23 +386,35 @@ async fn cli_against(peer: Peer) {
 
 #[tokio::test]
 async fn cli_everything_sse() {
-    bounded(async { cli_against(Peer::everything("sse").await).await }).await
+    bounded(async {
+        let Some(peer) = Peer::everything("sse").await else { return };
+        cli_against(peer).await
+    })
+    .await
 }
 
 #[tokio::test]
 async fn cli_typescript_sdk_sse_server() {
-    bounded(async { cli_against(Peer::legacy_ts().await).await }).await
+    bounded(async {
+        let Some(peer) = Peer::legacy_ts().await else { return };
+        cli_against(peer).await
+    })
+    .await
 }
 
 #[tokio::test]
 async fn cli_python_sdk_sse_server() {
-    bounded(async { cli_against(Peer::legacy_py().await).await }).await
+    bounded(async {
+        let Some(peer) = Peer::legacy_py().await else { return };
+        cli_against(peer).await
+    })
+    .await
 }
 
 #[tokio::test]
 async fn cli_transport_option() {
     bounded(async {
-        let streamable = Peer::everything("streamableHttp").await;
+        let Some(streamable) = Peer::everything("streamableHttp").await else { return };
         let (code, stdout, stderr) = cli(&["--transport", "streamable-http", &streamable.url(), "info"]).await;
         assert_eq!(code, Some(0), "{stderr}");
         assert!(stdout.lines().any(|line| line == "transport: streamable-http"), "{stdout}");

@@ -2,9 +2,13 @@
 //! transport, and era detection over stdio against a handshake-only server
 //! (one that answers the probe with -32601, one that exits on it), a
 //! stateless-only one, and a Python SDK (`mcp` 2.3.0) server.
+//!
+//! The scripted server runs on any Python 3; the SDK server needs
+//! tests/peers/.venv (`cargo xtask setup`). A missing one fails the test
+//! under CI (tests/support/native.rs).
 
-use std::future::Future;
-use std::path::PathBuf;
+mod support;
+
 use std::time::Duration;
 
 use mcp_edge::Client;
@@ -14,13 +18,8 @@ use mcp_edge::protocol::{Era, Message, ProtocolVersion, Request, RequestId, Resp
 use mcp_edge::transport::memory::{self, MemoryServer};
 use mcp_edge::transport::stdio::StdioOptions;
 use serde_json::{Value, json};
-
-async fn within<T>(what: &str, future: impl Future<Output = T>) -> T {
-    match tokio::time::timeout(Duration::from_secs(30), future).await {
-        Ok(value) => value,
-        Err(_) => panic!("timed out: {what}"),
-    }
-}
+use support::native::{any_python, peers_dir, venv_python};
+use support::within;
 
 async fn next_request(server: &mut MemoryServer) -> Request {
     match within("a client message", server.recv()).await {
@@ -201,22 +200,10 @@ async fn rounds_are_capped_and_new_codes_are_typed() {
     assert!(matches!(within("list", listing).await.expect("join"), Err(Error::InvalidResult { .. })));
 }
 
-fn peers_dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/peers")
-}
-
-fn python() -> Option<PathBuf> {
-    let python = peers_dir().join(".venv/bin/python");
-    if python.exists() {
-        Some(python)
-    } else {
-        eprintln!("skipped: tests/peers/.venv is missing (cargo xtask setup)");
-        None
-    }
-}
-
+/// tests/peers/era_scripted_server.py in `mode`, its stderr lines in
+/// `seen`. The script needs no SDK: any Python 3 runs it.
 fn scripted(mode: &str, seen: std::sync::Arc<std::sync::Mutex<Vec<String>>>) -> Option<StdioOptions> {
-    let python = python()?;
+    let python = any_python()?;
     let script = peers_dir().join("era_scripted_server.py").to_string_lossy().into_owned();
     Some(StdioOptions::new(python.to_string_lossy().into_owned(), [script, mode.to_owned()]).on_stderr(move |line| {
         if let Ok(mut seen) = seen.lock() {
@@ -274,7 +261,7 @@ async fn auto_detects_a_stateless_only_server_and_runs_mrtr() {
 
 #[tokio::test]
 async fn the_python_sdk_server_is_spoken_to_statelessly() {
-    let Some(python) = python() else { return };
+    let Some(python) = venv_python() else { return };
     let script = peers_dir().join("era_python_sdk_server.py").to_string_lossy().into_owned();
     let options = StdioOptions::new(python.to_string_lossy().into_owned(), [script]);
     let client = within("connect", connect_stdio(options, auto())).await.expect("connect");
@@ -296,7 +283,7 @@ async fn the_python_sdk_server_is_spoken_to_statelessly() {
 /// `initialize`, and the elicitation arrives as a server request.
 #[tokio::test]
 async fn the_python_sdk_server_also_speaks_the_handshake_era() {
-    let Some(python) = python() else { return };
+    let Some(python) = venv_python() else { return };
     let script = peers_dir().join("era_python_sdk_server.py").to_string_lossy().into_owned();
     let options = StdioOptions::new(python.to_string_lossy().into_owned(), [script]);
     let client = within("connect", connect_stdio(options, elicitation_options().with_era(EraChoice::Handshake)))

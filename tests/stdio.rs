@@ -3,105 +3,41 @@
 //! `server-everything`, a paginating server on the official SDK, and small
 //! misbehaving node scripts in `tests/peers`.
 
-use std::future::Future;
-use std::path::{Path, PathBuf};
+mod support;
+
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
-use mcp_edge::protocol::types::{CallToolResult, ContentBlock, JsonObject};
 use mcp_edge::runtime::BoxFuture;
 use mcp_edge::transport::stdio::{StdioOptions, StdioTransport};
 use mcp_edge::transport::{Transport, TransportError, TransportEvent};
 use mcp_edge::{Client, ClientOptions, Error, Message, ProtocolVersion, RequestOptions};
 use serde_json::{Value, json};
+use support::native::{Lines, bounded, everything_index, peers_dir, sdk_script_path};
+use support::{arguments, texts};
 
-/// No test may hang: every one runs under this bound.
-const TEST_LIMIT: Duration = Duration::from_secs(60);
-
-async fn bounded<F: Future>(test: F) -> F::Output {
-    tokio::time::timeout(TEST_LIMIT, test).await.expect("the test did not finish in time")
+/// server-everything over stdio.
+fn everything() -> Option<StdioOptions> {
+    let index = everything_index()?;
+    Some(StdioOptions::new("node", [index.to_string_lossy().into_owned(), "stdio".to_owned()]))
 }
 
-fn peers_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests").join("peers")
-}
-
-/// `tests/peers/node_modules`, or a failure that says how to install it: a
-/// missing peer must never make these tests pass vacuously.
-fn node_modules() -> PathBuf {
-    let modules = peers_dir().join("node_modules");
-    let everything = modules.join("@modelcontextprotocol/server-everything/dist/index.js");
-    assert!(
-        everything.is_file(),
-        "the test peers are not installed ({} is missing): run `cargo xtask test`, \
-         which runs `npm ci` in tests/peers",
-        everything.display()
-    );
-    modules
-}
-
-fn everything() -> StdioOptions {
-    let index = node_modules().join("@modelcontextprotocol/server-everything/dist/index.js");
-    StdioOptions::new("node", [index.to_string_lossy().into_owned(), "stdio".to_owned()])
-}
-
-/// One of our own peer scripts; they import the SDK from `node_modules`.
+/// One of our own node scripts in tests/peers.
 fn script(name: &str) -> StdioOptions {
-    node_modules();
     StdioOptions::new("node", [peers_dir().join(name).to_string_lossy().into_owned()])
+}
+
+/// One of our scripts that import the SDK from `node_modules`.
+fn sdk_script(name: &str) -> Option<StdioOptions> {
+    Some(StdioOptions::new("node", [sdk_script_path(name)?.to_string_lossy().into_owned()]))
 }
 
 fn spawn(options: StdioOptions) -> StdioTransport {
     match StdioTransport::spawn(options) {
         Ok(transport) => transport,
         Err(e) => panic!("could not start the peer (is node installed?): {e}"),
-    }
-}
-
-fn arguments(value: Value) -> Option<JsonObject> {
-    match value {
-        Value::Object(object) => Some(object),
-        other => panic!("tool arguments must be an object, not {other}"),
-    }
-}
-
-fn text(result: &CallToolResult) -> &str {
-    result
-        .content
-        .iter()
-        .find_map(|block| match block {
-            ContentBlock::Text { text } => Some(text.as_str()),
-            _ => None,
-        })
-        .unwrap_or_else(|| panic!("no text in {result:?}"))
-}
-
-/// A collector for stderr lines or notifications.
-#[derive(Clone, Default)]
-struct Lines(Arc<Mutex<Vec<String>>>);
-
-impl Lines {
-    fn push(&self, line: &str) {
-        self.0.lock().unwrap().push(line.to_owned());
-    }
-
-    fn get(&self) -> Vec<String> {
-        self.0.lock().unwrap().clone()
-    }
-
-    /// The lines, once `enough` says so (stderr is a separate pipe, so it
-    /// may trail stdout a little).
-    async fn wait_for(&self, enough: impl Fn(&[String]) -> bool) -> Vec<String> {
-        let deadline = Instant::now() + Duration::from_secs(5);
-        loop {
-            let lines = self.get();
-            if enough(&lines) || Instant::now() > deadline {
-                return lines;
-            }
-            tokio::time::sleep(Duration::from_millis(20)).await;
-        }
     }
 }
 
@@ -171,7 +107,8 @@ impl<T: Transport> Transport for CountingTransport<T> {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn initializes_with_server_everything_and_calls_echo() {
     bounded(async {
-        let transport = spawn(everything());
+        let Some(server) = everything() else { return };
+        let transport = spawn(server);
         assert_eq!(transport.kind(), "stdio");
         let client = Client::connect(transport, ClientOptions::default()).await.expect("initialize");
         assert_eq!(client.transport_kind(), "stdio");
@@ -183,7 +120,7 @@ async fn initializes_with_server_everything_and_calls_echo() {
 
         let result = client.call_tool("echo", arguments(json!({ "message": "hi" }))).await.expect("echo");
         assert!(!result.is_error());
-        assert_eq!(text(&result), "Echo: hi");
+        assert_eq!(texts(&result), "Echo: hi");
         client.close().await;
     })
     .await
@@ -194,7 +131,8 @@ async fn lists_tools_across_pages_from_an_sdk_server() {
     bounded(async {
         let stderr = Lines::default();
         let collect = stderr.clone();
-        let transport = spawn(script("paged-server.mjs").on_stderr(move |line| collect.push(line)));
+        let Some(paged) = sdk_script("paged-server.mjs") else { return };
+        let transport = spawn(paged.on_stderr(move |line| collect.push(line)));
         let tools_list = Arc::new(AtomicUsize::new(0));
         let counting = CountingTransport { inner: transport, tools_list: tools_list.clone() };
         let client = Client::connect(counting, ClientOptions::default()).await.expect("initialize");
@@ -205,7 +143,9 @@ async fn lists_tools_across_pages_from_an_sdk_server() {
         assert_eq!(names, expected);
         assert_eq!(tools_list.load(Ordering::SeqCst), 3, "one tools/list per page");
 
-        let served = stderr.wait_for(|lines| lines.iter().filter(|l| l.contains("tools/list")).count() >= 3).await;
+        let served = stderr
+            .wait_until(Duration::from_secs(5), |lines| lines.iter().filter(|l| l.contains("tools/list")).count() >= 3)
+            .await;
         let served: Vec<&String> = served.iter().filter(|l| l.contains("tools/list")).collect();
         assert_eq!(served.len(), 3, "the server saw {served:?}");
         assert!(served[0].ends_with("cursor=none"), "{served:?}");
@@ -217,7 +157,8 @@ async fn lists_tools_across_pages_from_an_sdk_server() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn long_running_tool_reports_progress_then_result() {
     bounded(async {
-        let client = Client::connect(spawn(everything()), ClientOptions::default()).await.expect("initialize");
+        let Some(server) = everything() else { return };
+        let client = Client::connect(spawn(server), ClientOptions::default()).await.expect("initialize");
         let seen = Arc::new(Mutex::new(Vec::<f64>::new()));
         let record = seen.clone();
         let options = RequestOptions::timeout(Duration::from_secs(30))
@@ -228,7 +169,7 @@ async fn long_running_tool_reports_progress_then_result() {
             .await
             .expect("the long-running tool");
 
-        assert!(text(&result).contains("Long running operation completed"), "{result:?}");
+        assert!(texts(&result).contains("Long running operation completed"), "{result:?}");
         let seen = seen.lock().unwrap().clone();
         assert_eq!(seen.len(), 4, "progress seen: {seen:?}");
         assert!(seen.windows(2).all(|pair| pair[0] < pair[1]), "progress must increase: {seen:?}");
@@ -240,7 +181,8 @@ async fn long_running_tool_reports_progress_then_result() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_killed_server_fails_the_call_at_once_naming_the_signal() {
     bounded(async {
-        let transport = spawn(everything());
+        let Some(server) = everything() else { return };
+        let transport = spawn(server);
         let pid = transport.pid().expect("a running child has a pid");
         let client = Client::connect(transport, ClientOptions::default()).await.expect("initialize");
 
@@ -318,7 +260,8 @@ async fn a_crashing_server_reports_its_exit_code_and_stderr_tail() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn close_leaves_no_server_everything_process() {
     bounded(async {
-        let transport = spawn(everything());
+        let Some(server) = everything() else { return };
+        let transport = spawn(server);
         let pid = transport.pid().expect("a running child has a pid");
         let client = Client::connect(transport, ClientOptions::default()).await.expect("initialize");
         client.ping().await.expect("ping");
@@ -387,7 +330,7 @@ async fn garbage_on_stdout_is_skipped_and_the_session_keeps_working() {
 
         for word in ["hello", "again"] {
             let result = client.call_tool("shout", arguments(json!({ "message": word }))).await.expect("tools/call");
-            assert_eq!(text(&result), format!("still here: {word}"));
+            assert_eq!(texts(&result), format!("still here: {word}"));
         }
         // The notification in a batch arrives; the oversized one never does.
         assert_eq!(notifications.get(), ["from a batch", "from a batch"]);

@@ -1,6 +1,5 @@
-//! Helpers shared by the browser test files (tests/browser*.rs), which
-//! include this file with `#[path = "support/web.rs"] mod web;` (a
-//! subdirectory of tests/ is not a test crate of its own).
+//! Helpers shared by the browser test files (tests/browser*.rs), as
+//! `support::web` (see tests/support/mod.rs).
 //!
 //! - URLs baked in at compile time with `option_env!` (a page cannot read
 //!   the environment);
@@ -10,12 +9,9 @@
 
 use std::fmt::Display;
 use std::future::Future;
-use std::pin::pin;
 use std::time::Duration;
 
-use futures::future::{Either, select};
 use js_sys::{Array, Object, Promise, Reflect};
-use mcp_edge::runtime::sleep;
 use mcp_edge::web::McpClient;
 use wasm_bindgen::JsValue;
 use wasm_bindgen::closure::Closure;
@@ -37,12 +33,9 @@ pub fn required_url(url: Option<&'static str>, unset: impl Display) -> String {
     }
 }
 
-/// Every wait is bounded.
+/// Every wait is bounded (see [`super::within_for`]).
 pub async fn within<T>(what: &str, seconds: u64, work: impl Future<Output = T>) -> T {
-    match select(pin!(work), pin!(sleep(Duration::from_secs(seconds)))).await {
-        Either::Left((value, _)) => value,
-        Either::Right(_) => panic!("{what} did not settle within {seconds} s"),
-    }
+    super::within_for(Duration::from_secs(seconds), what, work).await
 }
 
 /// Waits (bounded) for a promise.

@@ -1,4 +1,4 @@
-//! `rmcp-peer`: a small MCP server built on rmcp 3.9.0 (the official Rust SDK),
+//! `rmcp-peer`: a small MCP server built on rmcp 3.11.0 (the official Rust SDK),
 //! for mcp-edge's interop tests. It serves both protocol eras the way rmcp
 //! does by default: a client that sends `initialize` gets a handshake session
 //! (2024-11-05 .. 2025-11-25), a client that sends `server/discover` or a
@@ -481,7 +481,7 @@ impl ServerHandler for Demo {
                 .build(),
         )
         .with_server_info(Implementation::new("rmcp-peer", "0.1.0"))
-        .with_instructions("mcp-edge's interop peer, built on rmcp 3.9.0")
+        .with_instructions("mcp-edge's interop peer, built on rmcp 3.11.0")
     }
 
     async fn initialize(

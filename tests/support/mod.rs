@@ -1,0 +1,63 @@
+//! Helpers shared by the test files. A test file includes them with
+//! `mod support;` (this directory is not a test crate of its own):
+//!
+//! - here, what runs on both targets: bounded waits and tool results;
+//! - [`native`]: the test peers (where they are, the one rule for a missing
+//!   one) and server processes, on the host only;
+//! - [`web`]: the JS API from Rust, in the browser suites only.
+//!
+//! Each test file uses only part of this, so unused items are not warned
+//! about.
+#![allow(dead_code)]
+
+#[cfg(not(target_arch = "wasm32"))]
+pub mod native;
+#[cfg(target_arch = "wasm32")]
+pub mod web;
+
+use std::future::Future;
+use std::pin::pin;
+use std::time::Duration;
+
+use futures::future::{Either, select};
+use mcp_edge::protocol::types::{CallToolResult, ContentBlock, JsonObject};
+use mcp_edge::runtime::sleep;
+use serde_json::Value;
+
+/// How long one awaited step may take unless a test says otherwise.
+pub const STEP: Duration = Duration::from_secs(30);
+
+/// Every wait is bounded: `future`, or a panic naming `what` after [`STEP`].
+pub async fn within<T>(what: &str, future: impl Future<Output = T>) -> T {
+    within_for(STEP, what, future).await
+}
+
+/// `future`, or a panic naming `what` after `limit`. On the runtime the
+/// crate runs on (tokio natively, the JS event loop on wasm).
+pub async fn within_for<T>(limit: Duration, what: &str, future: impl Future<Output = T>) -> T {
+    match select(pin!(future), pin!(sleep(limit))).await {
+        Either::Left((value, _)) => value,
+        Either::Right(_) => panic!("{what} did not finish within {limit:?}"),
+    }
+}
+
+/// Tool arguments from a `json!({...})` object.
+pub fn arguments(value: Value) -> Option<JsonObject> {
+    match value {
+        Value::Object(object) => Some(object),
+        other => panic!("tool arguments must be an object, not {other}"),
+    }
+}
+
+/// The text of every text block of a tool result, joined by newlines.
+pub fn texts(result: &CallToolResult) -> String {
+    result
+        .content
+        .iter()
+        .filter_map(|block| match block {
+            ContentBlock::Text { text } => Some(text.as_str()),
+            _ => None,
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
