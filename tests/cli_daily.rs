@@ -438,14 +438,14 @@ fn completions_are_generated_for_each_shell() {
         let run = sandbox.run(&["completions", shell]);
         assert_eq!(run.code, Some(0), "{shell}: {run:?}");
         assert!(run.stdout.contains("mcp-edge"), "{shell}: {run:?}");
-        assert!(run.stdout.contains("--header"), "{shell}: {run:?}");
+        assert!(run.stdout.contains("header"), "{shell}: {run:?}");
     }
     // bash really completes with it.
     let script = sandbox.run(&["completions", "bash"]).stdout;
     let file = sandbox.write("completion.bash", &script);
     let probe = format!(
         "source {}; COMP_WORDS=(mcp-edge --hea); COMP_CWORD=1; COMP_LINE='mcp-edge --hea'; COMP_POINT=14; \
-         _mcp-edge mcp-edge --hea mcp-edge; printf '%s\\n' \"${{COMPREPLY[@]}}\"",
+         _mcp__edge mcp-edge --hea mcp-edge; printf '%s\\n' \"${{COMPREPLY[@]}}\"",
         file.display()
     );
     let out = Command::new("bash").arg("-c").arg(probe).output().expect("bash runs");

@@ -11,6 +11,7 @@ use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, mpsc};
 
 use mcp_edge::client::ListenFilter;
@@ -101,6 +102,10 @@ enum Question {
 /// exists, stderr before.
 type Printer = Arc<Mutex<Option<Box<dyn ExternalPrinter + Send>>>>;
 
+/// Whether the editor sits at the prompt (so a question from the server
+/// needs the user to press Enter first).
+static IDLE: AtomicBool = AtomicBool::new(false);
+
 fn print_above(printer: &Printer, line: String) {
     let mut slot = lock(printer);
     let printed = match slot.as_mut() {
@@ -166,7 +171,7 @@ pub async fn run(
                 move |params, _context| {
                     let (send, receive) = tokio::sync::oneshot::channel();
                     let asked = ask_elicit.send(ToShell::Ask(Question::Elicit(params, send))).is_ok();
-                    if asked {
+                    if asked && IDLE.load(Ordering::SeqCst) {
                         print_above(&note_elicit, "? the server asks for input (press Enter to answer)".into());
                     }
                     async move {
@@ -178,7 +183,7 @@ pub async fn run(
             .on_sampling(move |params, _context| {
                 let (send, receive) = tokio::sync::oneshot::channel();
                 let asked = ask_sample.send(ToShell::Ask(Question::Sample(params, send))).is_ok();
-                if asked {
+                if asked && IDLE.load(Ordering::SeqCst) {
                     print_above(&note_sample, "? the server asks for a completion (press Enter to answer)".into());
                 }
                 async move {
@@ -201,10 +206,10 @@ pub async fn run(
     };
     if let Some(negotiated) = client.negotiated() {
         let server = &negotiated.result.server_info;
+        let version = if server.version.is_empty() { String::new() } else { format!(" {}", server.version) };
         println!(
-            "connected to {} {} ({}, {}); `help` lists the commands",
+            "connected to {}{version} ({}, {}); `help` lists the commands",
             server.name,
-            server.version,
             negotiated.version.as_str(),
             client.transport_kind()
         );
@@ -378,7 +383,12 @@ fn editor_loop(
     printer: Printer,
     catalog: SharedCatalog,
 ) {
-    let config = rustyline::Config::builder().auto_add_history(true).max_history_size(1000).unwrap_or_default().build();
+    let config = rustyline::Config::builder()
+        .auto_add_history(true)
+        .completion_type(rustyline::CompletionType::List)
+        .max_history_size(1000)
+        .unwrap_or_default()
+        .build();
     let mut editor: Editor<ShellHelper, DefaultHistory> = match Editor::with_config(config) {
         Ok(editor) => editor,
         Err(error) => {
@@ -395,7 +405,10 @@ fn editor_loop(
         let _ = editor.load_history(file);
     }
     loop {
-        let line = match editor.readline("mcp> ") {
+        IDLE.store(true, Ordering::SeqCst);
+        let line = editor.readline("mcp> ");
+        IDLE.store(false, Ordering::SeqCst);
+        let line = match line {
             Ok(line) => line,
             Err(ReadlineError::Interrupted) => continue,
             Err(_) => break,
