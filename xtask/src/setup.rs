@@ -221,6 +221,13 @@ fn npm(ctx: &mut Ctx) -> Res {
         apt_install(ctx, &["nodejs", "npm"])?;
     }
     let mut failures = Vec::new();
+    // The CLI's shell is tested in a terminal multiplexer (tests/cli_shell.rs).
+    if !exists("tmux") {
+        line("tmux", "installing ...");
+        if let Err(e) = apt_install(ctx, &["tmux"]) {
+            failures.push(e);
+        }
+    }
     for dir in NPM_DIRS {
         let what = format!("npm packages in {dir}");
         let abs = root().join(dir);

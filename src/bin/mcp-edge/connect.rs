@@ -1,11 +1,15 @@
 //! Opening a session from the SERVER argument: a URL (HTTP transports,
 //! detected or forced with `--transport`) or a command line (stdio).
 
-use mcp_edge::transport::stdio::StdioOptions;
 use std::sync::Arc;
+
+use mcp_edge::http::DefaultHttp;
+use mcp_edge::transport::stdio::StdioOptions;
 
 use mcp_edge::auth::{AuthConfig, FileTokenStore, LoopbackAuthorizer, MemoryTokenStore, OAuthProvider, TokenStore};
 use mcp_edge::{Client, ClientOptions, ConnectOptions, Error, TransportChoice};
+
+use crate::config::Target;
 
 /// The OAuth options of the command line.
 #[derive(Debug, Default)]
@@ -50,37 +54,96 @@ fn oauth_provider(server: &str, args: &AuthArgs) -> Result<OAuthProvider, Error>
 /// Where the server's stderr lines go in the log (`RUST_LOG=server=info`).
 const SERVER_LOG_TARGET: &str = "server";
 
-/// Starts the transport `server` names and opens the conversation. An
+/// Starts the transport `target` names and opens the conversation. An
 /// http(s) URL speaks Streamable HTTP or the legacy HTTP+SSE transport:
 /// `transport` says which, or (`auto`) to detect it.
 ///
 /// If the handshake fails the transport is closed (the process shut down)
 /// before the error is returned.
 pub async fn connect(
-    server: &str,
+    target: &Target,
     transport: TransportChoice,
     auth: &AuthArgs,
     options: ClientOptions,
 ) -> Result<Client, Error> {
-    let server = server.trim();
-    if is_url(server) {
-        let connect = ConnectOptions::new().with_transport(transport).with_auth(oauth_provider(server, auth)?);
-        return mcp_edge::connect_url(server, connect, options).await;
+    match target {
+        Target::Http { url, headers, sse } => {
+            let transport = if *sse && transport == TransportChoice::Auto { TransportChoice::Sse } else { transport };
+            let mut connect = ConnectOptions::new().with_transport(transport);
+            for (name, value) in headers {
+                connect = connect.header(name.clone(), value.clone());
+            }
+            // A key given with -H is the credential: no OAuth flow on a 401.
+            if !headers.iter().any(|(name, _)| name.eq_ignore_ascii_case("authorization")) {
+                connect = connect.with_auth(oauth_provider(url, auth)?);
+            }
+            let http = same_origin_http(url)?;
+            mcp_edge::client::connect_url_with_http(http, url, connect, options).await
+        }
+        Target::Stdio { command, args, env, cwd } => {
+            if transport != TransportChoice::Auto {
+                return Err(Error::InvalidArgument(format!(
+                    "--transport {transport} applies to http:// and https:// servers, and `{command}` is a \
+                     command line (it is run over stdio)"
+                )));
+            }
+            let mut stdio = StdioOptions::new(command.clone(), args.iter().cloned())
+                .on_stderr(|line: &str| log::info!(target: SERVER_LOG_TARGET, "{line}"));
+            for (key, value) in env {
+                stdio = stdio.env(key.clone(), value.clone());
+            }
+            if let Some(dir) = cwd {
+                stdio = stdio.cwd(dir.clone());
+            }
+            // The era as `--era` says (probed by default; a server that exits when
+            // probed is started again for the handshake).
+            mcp_edge::client::connect_stdio(stdio, options).await
+        }
     }
-    if transport != TransportChoice::Auto {
-        return Err(Error::InvalidArgument(format!(
-            "--transport {transport} applies to http:// and https:// servers, and `{server}` is a \
-             command line (it is run over stdio)"
-        )));
-    }
-    let stdio = StdioOptions::from_command_line(server)?
-        .on_stderr(|line: &str| log::info!(target: SERVER_LOG_TARGET, "{line}"));
-    // The era as `--era` says (probed by default; a server that exits when
-    // probed is started again for the handshake).
-    mcp_edge::client::connect_stdio(stdio, options).await
 }
 
-fn is_url(server: &str) -> bool {
+/// An HTTP client that follows redirects only within the server's origin:
+/// headers given with -H (an API key) must never reach another origin, and
+/// reqwest strips only `Authorization` and cookies when a redirect leaves.
+fn same_origin_http(url: &str) -> Result<DefaultHttp, Error> {
+    let origin =
+        |url: &reqwest::Url| (url.scheme().to_owned(), url.host_str().map(str::to_owned), url.port_or_known_default());
+    let start = reqwest::Url::parse(url).map_err(|e| Error::InvalidArgument(format!("`{url}` is not a URL: {e}")))?;
+    let home = origin(&start);
+    let policy = reqwest::redirect::Policy::custom(move |attempt| {
+        if attempt.previous().len() >= 10 {
+            attempt.error("too many redirects")
+        } else if origin(attempt.url()) != home {
+            let to = attempt.url().to_string();
+            attempt.error(format!(
+                "the server redirected to {to}, another origin (headers are only sent to the server's own)"
+            ))
+        } else {
+            attempt.follow()
+        }
+    });
+    let client = reqwest::Client::builder()
+        .redirect(policy)
+        .build()
+        .map_err(|e| Error::InvalidArgument(format!("could not build the HTTP client: {e}")))?;
+    Ok(DefaultHttp::with_client(client))
+}
+
+/// The target of a SERVER argument given as a URL or a command line.
+pub fn target_of(server: &str) -> Result<Target, Error> {
+    let server = server.trim();
+    if is_url(server) {
+        return Ok(Target::Http { url: server.to_owned(), headers: Vec::new(), sse: false });
+    }
+    let words = shlex::split(server).ok_or_else(|| {
+        Error::InvalidArgument(format!("`{server}`: unbalanced quotes or a trailing backslash in the command line"))
+    })?;
+    let mut words = words.into_iter();
+    let command = words.next().ok_or_else(|| Error::InvalidArgument("SERVER is empty".into()))?;
+    Ok(Target::Stdio { command, args: words.collect(), env: Vec::new(), cwd: None })
+}
+
+pub fn is_url(server: &str) -> bool {
     let lower = server.get(..8).unwrap_or(server).to_ascii_lowercase();
     lower.starts_with("http://") || lower.starts_with("https://")
 }

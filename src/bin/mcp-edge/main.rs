@@ -9,11 +9,15 @@
 fn main() {}
 
 #[cfg(not(target_arch = "wasm32"))]
+mod config;
+#[cfg(not(target_arch = "wasm32"))]
 mod connect;
 #[cfg(not(target_arch = "wasm32"))]
 mod output;
 #[cfg(not(target_arch = "wasm32"))]
 mod progress;
+#[cfg(not(target_arch = "wasm32"))]
+mod shell;
 
 #[cfg(not(target_arch = "wasm32"))]
 fn main() -> std::process::ExitCode {
@@ -42,13 +46,23 @@ mod native {
     use serde::de::DeserializeOwned;
     use serde_json::{Value, json};
 
-    use crate::{connect, output, progress};
+    use crate::{config, connect, output, progress, shell};
 
     const EXAMPLES: &str = "\
-SERVER is an http:// or https:// URL, or a command line that starts a server
-speaking MCP over stdio (quote it; it is split like a shell would). For a URL
-the transport is detected: Streamable HTTP, else the legacy HTTP+SSE transport
-of 2024-11-05 (`--transport` forces one).
+SERVER is an http:// or https:// URL, a command line that starts a server
+speaking MCP over stdio (quote it; it is split like a shell would), or @NAME:
+a server of an `mcpServers` file (`mcp-edge servers` lists them and where they
+were found: .mcp.json, .cursor/mcp.json, .vscode/mcp.json here, then
+~/.config/mcp-edge/mcp.json, ~/.cursor/mcp.json, Claude Desktop's
+claude_desktop_config.json, VS Code's user mcp.json, ~/.claude.json;
+--config replaces that list). For a URL the transport is detected: Streamable
+HTTP, else the legacy HTTP+SSE transport of 2024-11-05 (`--transport` forces
+one).
+
+Values of -H and -e may name environment variables, expanded by mcp-edge
+itself so keys stay out of shell history: -H 'Authorization: Bearer $TOKEN'
+(also ${TOKEN}; $$ is a literal $). Headers are sent to the server's origin
+only: a redirect elsewhere is refused.
 
 A server that answers 401 is authorized with OAuth: the authorization page
 opens in the system browser (or its URL is printed with --no-browser), the
@@ -58,19 +72,31 @@ kept in $XDG_CONFIG_HOME/mcp-edge/tokens (~/.config/...), readable by you only
 
 Examples:
   mcp-edge 'npx -y @modelcontextprotocol/server-everything' tools
+  mcp-edge -H 'X-API-Key: $API_KEY' https://example.com/mcp tools
+  mcp-edge -e DEBUG=1 --cwd ~/src/server 'node dist/index.js' info
+  mcp-edge @github call search_repositories '{\"query\": \"mcp\"}'
+  mcp-edge --config ./mcp.json @everything shell
+  mcp-edge 'node server.js' call get-image --output image.png
   mcp-edge http://127.0.0.1:3001/sse info
   mcp-edge 'node server.js' call echo '{\"message\": \"hi\"}'
   mcp-edge --json 'python -m my_server' info
   mcp-edge 'node server.js' complete prompt:greeting name Al
 
-In lists, `*` marks a required argument.
+In lists, `*` marks a required argument. Images, audio and blobs are saved to
+a temporary file (or --output FILE) and their path printed.
 
 Exit status: 0 success, 1 the tool reported an error (isError), 2 usage,
 protocol or transport error.";
 
     /// A Model Context Protocol client for the command line.
     #[derive(Debug, Parser)]
-    #[command(name = "mcp-edge", version, after_help = EXAMPLES)]
+    #[command(
+        name = "mcp-edge",
+        version,
+        after_help = EXAMPLES,
+        override_usage = "mcp-edge [OPTIONS] <SERVER> <COMMAND>\n       mcp-edge [OPTIONS] servers\n       \
+                          mcp-edge completions <SHELL>"
+    )]
     pub struct Cli {
         /// Print the server's results as JSON (one document on stdout)
         #[arg(long, global = true)]
@@ -142,9 +168,33 @@ protocol or transport error.";
         #[arg(long, global = true)]
         no_auth_store: bool,
 
-        /// The server: an http(s):// URL, or a command line to run over stdio
+        /// An HTTP header for an http(s) server, `Name: value` (repeat for more); `$VAR` in the
+        /// value is taken from the environment
+        #[arg(short = 'H', long = "header", global = true, value_name = "HEADER")]
+        headers: Vec<String>,
+
+        /// An environment variable for a stdio server, `KEY=VALUE` (repeat for more); `$VAR` in
+        /// the value is taken from the environment
+        #[arg(short = 'e', long = "env", global = true, value_name = "KEY=VALUE")]
+        env: Vec<String>,
+
+        /// The directory a stdio server runs in
+        #[arg(long, global = true, value_name = "DIR")]
+        cwd: Option<std::path::PathBuf>,
+
+        /// An `mcpServers` (or VS Code `servers`) file to take @NAME servers from, instead of
+        /// the usual places (repeat for more; the first naming a server wins)
+        #[arg(long = "config", global = true, value_name = "FILE")]
+        configs: Vec<std::path::PathBuf>,
+
+        /// Where images, audio and blobs go (`-`: raw to stdout) instead of a temporary file
+        #[arg(short, long, global = true, value_name = "FILE")]
+        output: Option<std::path::PathBuf>,
+
+        /// The server: an http(s):// URL, a command line to run over stdio, or @NAME from a
+        /// configuration file
         #[arg(value_name = "SERVER")]
-        server: String,
+        server: Option<String>,
 
         #[command(subcommand)]
         command: Command,
@@ -152,6 +202,16 @@ protocol or transport error.";
 
     #[derive(Debug, Subcommand)]
     enum Command {
+        /// List the servers of the configuration files found (or given with --config)
+        Servers,
+        /// Print a completion script: `source <(mcp-edge completions bash)`
+        Completions {
+            /// bash, zsh, fish, elvish or powershell
+            shell: clap_complete::Shell,
+        },
+        /// An interactive session on one connection: `tools`, `call NAME {json}`, `read URI`,
+        /// ... with history and tab completion (`help` lists the commands)
+        Shell,
         /// Show the server's name, version, protocol version, transport and capabilities
         Info,
         /// List the tools
@@ -247,13 +307,13 @@ protocol or transport error.";
     }
 
     /// How a run went, when it got as far as an answer.
-    enum Outcome {
+    pub(crate) enum Outcome {
         Success,
         ToolError,
     }
 
     /// Why a run failed. Every failure is reported as one `mcp-edge:` line.
-    enum Failure {
+    pub(crate) enum Failure {
         /// Arguments that clap accepted but that make no sense.
         Usage(String),
         /// The session, the server or the transport.
@@ -282,7 +342,7 @@ protocol or transport error.";
     }
 
     /// What to do, with every argument checked before a server is started.
-    enum Plan {
+    pub(crate) enum Plan {
         Info,
         Tools,
         Call { tool: String, arguments: Option<JsonObject> },
@@ -299,6 +359,9 @@ protocol or transport error.";
     impl Plan {
         fn new(command: Command) -> Result<Plan, Failure> {
             Ok(match command {
+                Command::Servers | Command::Completions { .. } | Command::Shell => {
+                    return Err(Failure::Usage("this command takes no SERVER".into()));
+                }
                 Command::Info => Plan::Info,
                 Command::Tools => Plan::Tools,
                 Command::Call { tool, arguments } => {
@@ -335,7 +398,7 @@ protocol or transport error.";
         }
     }
 
-    fn json_object(text: &str) -> Result<JsonObject, Failure> {
+    pub(crate) fn json_object(text: &str) -> Result<JsonObject, Failure> {
         match serde_json::from_str::<Value>(text) {
             Ok(Value::Object(object)) => Ok(object),
             Ok(other) => Err(Failure::Usage(format!(
@@ -347,7 +410,7 @@ protocol or transport error.";
     }
 
     /// Prompt arguments are strings on the wire: `{"n": 3}` sends `"3"`.
-    fn stringify_values(object: JsonObject) -> JsonObject {
+    pub(crate) fn stringify_values(object: JsonObject) -> JsonObject {
         object
             .into_iter()
             .map(|(key, value)| {
@@ -377,7 +440,7 @@ protocol or transport error.";
     }
 
     /// Reports a failure as one `mcp-edge:` line on stderr; exit status 2.
-    fn report(failure: &Failure) -> ExitCode {
+    pub(crate) fn report(failure: &Failure) -> ExitCode {
         progress::clear();
         // Multi-line errors (a crashed server's stderr tail) come indented
         // after their first line; nothing else is added.
@@ -386,9 +449,37 @@ protocol or transport error.";
     }
 
     async fn run(cli: Cli) -> ExitCode {
-        let plan = match Plan::new(cli.command) {
-            Ok(plan) => plan,
+        use clap::CommandFactory;
+        let server = match cli.command {
+            Command::Completions { shell } => {
+                let mut command = Cli::command();
+                let mut stdout = io::stdout().lock();
+                clap_complete::generate(shell, &mut command, "mcp-edge", &mut stdout);
+                return ExitCode::SUCCESS;
+            }
+            Command::Servers => {
+                return match list_servers(&cli.configs, cli.json) {
+                    Ok(()) => ExitCode::SUCCESS,
+                    Err(failure) => report(&failure),
+                };
+            }
+            _ => match cli.server.as_deref() {
+                Some(server) => server,
+                None => return report(&Failure::Usage("SERVER is missing (a URL, a command line or @NAME)".into())),
+            },
+        };
+        let target = match resolve(server, &cli.headers, &cli.env, cli.cwd.clone(), &cli.configs) {
+            Ok(target) => target,
             Err(failure) => return report(&failure),
+        };
+        let shell = matches!(cli.command, Command::Shell);
+        let plan = if shell {
+            None
+        } else {
+            match Plan::new(cli.command) {
+                Ok(plan) => Some(plan),
+                Err(failure) => return report(&failure),
+            }
         };
         let options = ClientOptions::new("mcp-edge", env!("CARGO_PKG_VERSION"))
             .with_timeout(cli.timeout)
@@ -402,11 +493,16 @@ protocol or transport error.";
             no_browser: cli.no_browser,
             no_store: cli.no_auth_store,
         };
-        let client = match connect::connect(&cli.server, cli.transport, &auth, options).await {
+        let settings = Settings { json: cli.json, timeout: cli.timeout, output: cli.output };
+        let Some(plan) = plan else {
+            return shell::run(&target, cli.transport, &auth, options, settings).await;
+        };
+        let client = match connect::connect(&target, cli.transport, &auth, options).await {
             Ok(client) => client,
             Err(error) => return report(&Failure::Client(error)),
         };
-        let code = match execute(&client, plan, cli.json, cli.timeout).await {
+        let mut files = output::Files::new(settings.output.clone());
+        let code = match execute(&client, plan, &settings, &mut files).await {
             Ok(Outcome::Success) => ExitCode::SUCCESS,
             Ok(Outcome::ToolError) => ExitCode::from(1),
             // Reported before the shutdown, which may take the server's grace time.
@@ -417,7 +513,166 @@ protocol or transport error.";
         code
     }
 
-    async fn execute(client: &Client, plan: Plan, json: bool, timeout: Duration) -> Result<Outcome, Failure> {
+    /// How results are shown, for one command or a whole shell session.
+    pub(crate) struct Settings {
+        pub json: bool,
+        pub timeout: Duration,
+        pub output: Option<std::path::PathBuf>,
+    }
+
+    /// The configuration files to read: those given with --config, else the
+    /// usual places that exist.
+    fn config_entries(
+        configs: &[std::path::PathBuf],
+    ) -> Result<(Vec<config::Entry>, Vec<std::path::PathBuf>), Failure> {
+        let (files, explicit) = if configs.is_empty() {
+            let cwd = std::env::current_dir().unwrap_or_else(|_| ".".into());
+            (config::search_list(&cwd), false)
+        } else {
+            (configs.to_vec(), true)
+        };
+        let entries = config::load(&files, explicit).map_err(|e| Failure::Usage(e.to_string()))?;
+        Ok((entries, files))
+    }
+
+    /// `mcp-edge servers`: each configured server, where it was found, and
+    /// whether an earlier file's server of the same name shadows it.
+    fn list_servers(configs: &[std::path::PathBuf], json: bool) -> Result<(), Failure> {
+        let (entries, searched) = config_entries(configs)?;
+        let mut seen = std::collections::HashSet::new();
+        let listed: Vec<(&config::Entry, bool)> =
+            entries.iter().map(|entry| (entry, !seen.insert(entry.name.clone()))).collect();
+        if json {
+            let servers: Vec<Value> = listed
+                .iter()
+                .map(|(entry, shadowed)| {
+                    json!({
+                        "name": entry.name,
+                        "type": entry.kind(),
+                        "target": entry.summary(),
+                        "file": entry.file.display().to_string(),
+                        "shadowed": shadowed,
+                        "disabled": entry.disabled(),
+                    })
+                })
+                .collect();
+            let searched: Vec<String> = searched.iter().map(|f| f.display().to_string()).collect();
+            return emit(|out| output::json(out, &json!({ "servers": servers, "searched": searched })));
+        }
+        let rows = listed
+            .iter()
+            .map(|(entry, shadowed)| {
+                let mut name = entry.name.clone();
+                if *shadowed {
+                    name.push_str(" (shadowed)");
+                } else if entry.disabled() {
+                    name.push_str(" (disabled)");
+                }
+                vec![name, entry.kind().to_owned(), entry.summary(), entry.file.display().to_string()]
+            })
+            .collect();
+        emit(|out| {
+            output::servers(out, rows)?;
+            if entries.is_empty() {
+                writeln!(out, "looked in:")?;
+                for file in &searched {
+                    writeln!(out, "  {}", file.display())?;
+                }
+            }
+            Ok(())
+        })
+    }
+
+    /// The server SERVER names, with -H, -e and --cwd applied.
+    fn resolve(
+        server: &str,
+        headers: &[String],
+        env: &[String],
+        cwd: Option<std::path::PathBuf>,
+        configs: &[std::path::PathBuf],
+    ) -> Result<config::Target, Failure> {
+        let mut target = match server.strip_prefix('@') {
+            Some(name) => {
+                let (entries, searched) = config_entries(configs)?;
+                let entry = entries.iter().find(|e| e.name == name).ok_or_else(|| {
+                    let known: Vec<&str> = entries.iter().map(|e| e.name.as_str()).collect();
+                    let files = if configs.is_empty() {
+                        "the usual places (`mcp-edge servers` lists them)".to_owned()
+                    } else {
+                        searched.iter().map(|f| f.display().to_string()).collect::<Vec<_>>().join(", ")
+                    };
+                    if known.is_empty() {
+                        Failure::Usage(format!("no server `{name}`: no servers are configured in {files}"))
+                    } else {
+                        Failure::Usage(format!("no server `{name}` in {files}; known: {}", known.join(", ")))
+                    }
+                })?;
+                entry.target().map_err(|e| Failure::Usage(e.to_string()))?
+            }
+            None => connect::target_of(server)?,
+        };
+        let headers = headers.iter().map(|h| parse_header(h)).collect::<Result<Vec<_>, _>>()?;
+        let env = env.iter().map(|e| parse_env(e)).collect::<Result<Vec<_>, _>>()?;
+        match &mut target {
+            config::Target::Http { headers: mine, .. } => {
+                if !env.is_empty() || cwd.is_some() {
+                    return Err(Failure::Usage("-e/--env and --cwd apply to stdio servers, not URLs".into()));
+                }
+                for (name, value) in headers {
+                    mine.retain(|(n, _)| !n.eq_ignore_ascii_case(&name));
+                    mine.push((name, value));
+                }
+            }
+            config::Target::Stdio { env: mine, cwd: dir, .. } => {
+                if !headers.is_empty() {
+                    return Err(Failure::Usage("-H/--header applies to http(s) servers, not command lines".into()));
+                }
+                for (key, value) in env {
+                    mine.retain(|(k, _)| *k != key);
+                    mine.push((key, value));
+                }
+                if cwd.is_some() {
+                    *dir = cwd;
+                }
+            }
+        }
+        Ok(target)
+    }
+
+    /// `Name: value`, the value's variables expanded.
+    fn parse_header(text: &str) -> Result<(String, String), Failure> {
+        let usage = |why: &str| Failure::Usage(format!("-H `{text}`: {why}"));
+        let (name, value) = text.split_once(':').ok_or_else(|| usage("expected `Name: value`"))?;
+        let name = name.trim();
+        let token = |c: char| c.is_ascii_alphanumeric() || "!#$%&'*+-.^_`|~".contains(c);
+        if name.is_empty() || !name.chars().all(token) {
+            return Err(usage("the header name must be a token such as `X-API-Key`"));
+        }
+        let value = config::expand_env(value.trim()).map_err(|why| usage(&why))?;
+        if value.chars().any(|c| c == '\r' || c == '\n' || c == '\0') {
+            return Err(usage("the value must not hold line breaks"));
+        }
+        Ok((name.to_owned(), value))
+    }
+
+    /// `KEY=VALUE`, the value's variables expanded.
+    fn parse_env(text: &str) -> Result<(String, String), Failure> {
+        let usage = |why: &str| Failure::Usage(format!("-e `{text}`: {why}"));
+        let (key, value) = text.split_once('=').ok_or_else(|| usage("expected `KEY=VALUE`"))?;
+        if key.is_empty() || key.contains('\0') {
+            return Err(usage("the name is empty"));
+        }
+        let value = config::expand_env(value).map_err(|why| usage(&why))?;
+        Ok((key.to_owned(), value))
+    }
+
+    pub(crate) async fn execute(
+        client: &Client,
+        plan: Plan,
+        settings: &Settings,
+        files: &mut output::Files,
+    ) -> Result<Outcome, Failure> {
+        let (json, timeout) = (settings.json, settings.timeout);
         match plan {
             Plan::Info => {
                 let negotiated = client.negotiated().ok_or(Error::NotInitialized)?;
@@ -449,7 +704,7 @@ protocol or transport error.";
                 )?;
             }
             Plan::Call { tool, arguments } => {
-                return call(client, &tool, arguments, json, timeout).await;
+                return call(client, &tool, arguments, json, timeout, files).await;
             }
             Plan::Resources => {
                 let resources = client.list_all_resources().await?;
@@ -477,7 +732,7 @@ protocol or transport error.";
                     emit(|out| output::json(out, &raw))?;
                 } else {
                     let result: ReadResourceResult = decode(methods::RESOURCES_READ, raw)?;
-                    emit(|out| output::read_result(out, &result))?;
+                    emit_text(files, |out, files| output::read_result(out, &result, files))?;
                 }
             }
             Plan::Prompts => {
@@ -500,7 +755,7 @@ protocol or transport error.";
                     emit(|out| output::json(out, &raw))?;
                 } else {
                     let result: GetPromptResult = decode(methods::PROMPTS_GET, raw)?;
-                    emit(|out| output::prompt_result(out, &result))?;
+                    emit_text(files, |out, files| output::prompt_result(out, &result, files))?;
                 }
             }
             Plan::Complete { reference, argument, value } => {
@@ -533,6 +788,7 @@ protocol or transport error.";
         arguments: Option<JsonObject>,
         json: bool,
         timeout: Duration,
+        files: &mut output::Files,
     ) -> Result<Outcome, Failure> {
         let display = progress::Display::new();
         let options = RequestOptions::default()
@@ -545,7 +801,7 @@ protocol or transport error.";
         if json {
             emit(|out| output::json(out, &raw))?;
         } else {
-            emit(|out| output::tool_result(out, &result))?;
+            emit_text(files, |out, files| output::tool_result(out, &result, files))?;
         }
         Ok(if result.is_error() { Outcome::ToolError } else { Outcome::Success })
     }
@@ -611,9 +867,22 @@ protocol or transport error.";
             .map_err(|e| Error::InvalidResult { method: method.to_owned(), reason: e.to_string() })
     }
 
+    /// Like [`emit`], to stderr when binary content goes raw to stdout
+    /// (`--output -`).
+    fn emit_text(
+        files: &mut output::Files,
+        write: impl FnOnce(&mut dyn Write, &mut output::Files) -> io::Result<()>,
+    ) -> Result<(), Failure> {
+        if files.to_stdout() {
+            let mut err = io::stderr().lock();
+            return write(&mut err, files).and_then(|()| err.flush()).map_err(Failure::Output);
+        }
+        emit(|out| write(out, files))
+    }
+
     /// Writes to stdout in one go. A reader that went away (`| head`) is not
     /// an error worth reporting.
-    fn emit(write: impl FnOnce(&mut dyn Write) -> io::Result<()>) -> Result<(), Failure> {
+    pub(crate) fn emit(write: impl FnOnce(&mut dyn Write) -> io::Result<()>) -> Result<(), Failure> {
         let stdout = io::stdout();
         let mut out = io::BufWriter::new(stdout.lock());
         match write(&mut out).and_then(|()| out.flush()) {
