@@ -19,8 +19,8 @@
 //!
 //! Plug it into a connection with [`crate::ConnectOptions::auth`] (used by
 //! whichever transport is detected), or into one transport with
-//! [`crate::transport::streamable::StreamableHttpOptions::auth`] or
-//! [`crate::transport::legacy::LegacySseOptions::auth`]: every request then
+//! `StreamableHttpOptions::auth` or `LegacySseOptions::auth` (in the
+//! transport layer, above this one): every request then
 //! carries the token, a 401 runs the flow and retries once, a 403
 //! `insufficient_scope` steps up.
 

@@ -1,0 +1,159 @@
+//! Getting tokens: which grant to use (the configured one, else client
+//! credentials for a machine client of a server without authorization code,
+//! else authorization code), running it, and keeping the result. The
+//! authorization code grant itself is in `authorization_code.rs`; SEP-990
+//! identity assertions (ID-JAG) are here.
+
+use serde_json::Value;
+
+use super::fetch::OAuthErrorBody;
+use super::{Discovery, OAuthProvider};
+use crate::auth::config::Grant;
+use crate::auth::error::AuthError;
+use crate::auth::metadata;
+use crate::auth::scope;
+use crate::auth::store::{Tokens, redacted};
+use crate::http::HttpClient;
+use crate::http::url as urls;
+
+const JWT_BEARER: &str = "urn:ietf:params:oauth:grant-type:jwt-bearer";
+const TOKEN_EXCHANGE: &str = "urn:ietf:params:oauth:grant-type:token-exchange";
+const ID_JAG: &str = "urn:ietf:params:oauth:token-type:id-jag";
+const ID_TOKEN: &str = "urn:ietf:params:oauth:token-type:id_token";
+
+impl<H: HttpClient> OAuthProvider<H> {
+    fn choose_grant(&self, discovery: &Discovery) -> Grant {
+        if let Some(grant) = &self.config.grant {
+            return grant.clone();
+        }
+        let metadata = &discovery.metadata;
+        let has_credentials =
+            self.config.client_id.is_some() && (self.config.client_secret.is_some() || self.key.is_some());
+        if !metadata.supports_grant("authorization_code")
+            && metadata.supports_grant("client_credentials")
+            && has_credentials
+        {
+            Grant::ClientCredentials
+        } else {
+            Grant::AuthorizationCode
+        }
+    }
+
+    /// A full authorization with `scopes`.
+    pub(super) async fn authorize(&self, discovery: &Discovery, scopes: Option<Vec<String>>) -> Result<(), AuthError> {
+        let scope_param = scopes.as_deref().filter(|s| !s.is_empty()).map(scope::join);
+        let resource = discovery.resource.clone();
+        let grant = self.choose_grant(discovery);
+        log::info!("authorizing with {} for {resource} ({grant:?}, scopes {scopes:?})", discovery.metadata.issuer);
+        let mut tokens = match &grant {
+            Grant::AuthorizationCode => self.authorization_code(discovery, scope_param.clone()).await?,
+            Grant::ClientCredentials => {
+                let client = self.configured_client(discovery).ok_or_else(|| {
+                    AuthError::Config("the client credentials grant needs a configured client_id".into())
+                })?;
+                let mut form = vec![("grant_type", "client_credentials".to_owned()), ("resource", resource.clone())];
+                if let Some(scope) = &scope_param {
+                    form.push(("scope", scope.clone()));
+                }
+                self.token_request(discovery, Some(&client), form).await?
+            }
+            Grant::JwtBearer { assertion } => {
+                let client = self.configured_client(discovery);
+                let mut form = vec![
+                    ("grant_type", JWT_BEARER.to_owned()),
+                    ("assertion", assertion.clone()),
+                    ("resource", resource.clone()),
+                ];
+                if let Some(scope) = &scope_param {
+                    form.push(("scope", scope.clone()));
+                }
+                self.token_request(discovery, client.as_ref(), form).await?
+            }
+            Grant::IdentityAssertion { .. } => self.identity_assertion(discovery, &grant, scope_param.clone()).await?,
+        };
+        if tokens.scope.is_none() {
+            tokens.scope = scope_param;
+        }
+        log::info!("got an access token {} for {resource}", redacted(&tokens.access_token));
+        {
+            let mut state = self.state();
+            state.record.tokens = Some(tokens);
+            state.requested = scopes;
+        }
+        self.save().await
+    }
+
+    /// SEP-990: ID token → ID-JAG at the identity provider (RFC 8693) → access
+    /// token at the authorization server (RFC 7523 jwt-bearer).
+    async fn identity_assertion(
+        &self,
+        discovery: &Discovery,
+        grant: &Grant,
+        scope: Option<String>,
+    ) -> Result<Tokens, AuthError> {
+        let Grant::IdentityAssertion { idp_token_endpoint, id_token, idp_client_id, idp_client_secret } = grant else {
+            return Err(AuthError::Config("not an identity assertion grant".into()));
+        };
+        metadata::check_endpoint(
+            idp_token_endpoint,
+            "the configuration",
+            "idp_token_endpoint",
+            self.config.allow_insecure_http,
+        )?;
+        let mut form = vec![
+            ("grant_type", TOKEN_EXCHANGE.to_owned()),
+            ("requested_token_type", ID_JAG.to_owned()),
+            ("subject_token", id_token.clone()),
+            ("subject_token_type", ID_TOKEN.to_owned()),
+            ("audience", discovery.metadata.issuer.clone()),
+            ("resource", discovery.resource.clone()),
+            ("client_id", idp_client_id.clone()),
+        ];
+        if let Some(secret) = idp_client_secret {
+            form.push(("client_secret", secret.clone()));
+        }
+        if let Some(scope) = &scope {
+            form.push(("scope", scope.clone()));
+        }
+        let headers = vec![
+            ("Content-Type".to_owned(), "application/x-www-form-urlencoded".to_owned()),
+            ("Accept".to_owned(), "application/json".to_owned()),
+        ];
+        let body = urls::encode_form(form.iter().map(|(k, v)| (*k, v.as_str())));
+        let answer = self
+            .bounded(
+                || format!("the token exchange at {idp_token_endpoint}"),
+                self.post(idp_token_endpoint, headers, body),
+            )
+            .await?;
+        if !(200..300).contains(&answer.status) {
+            let error = OAuthErrorBody::parse(&answer.body);
+            return Err(AuthError::TokenEndpoint {
+                endpoint: idp_token_endpoint.clone(),
+                status: answer.status,
+                error: error.error,
+                description: error.error_description,
+            });
+        }
+        let jag: Value = serde_json::from_slice(&answer.body).map_err(|e| AuthError::InvalidTokenResponse {
+            endpoint: idp_token_endpoint.clone(),
+            reason: e.to_string(),
+        })?;
+        let assertion = jag.get("access_token").and_then(Value::as_str).filter(|t| !t.is_empty()).ok_or_else(|| {
+            AuthError::InvalidTokenResponse {
+                endpoint: idp_token_endpoint.clone(),
+                reason: "no ID-JAG in access_token".into(),
+            }
+        })?;
+        let client = self.configured_client(discovery);
+        let mut form = vec![
+            ("grant_type", JWT_BEARER.to_owned()),
+            ("assertion", assertion.to_owned()),
+            ("resource", discovery.resource.clone()),
+        ];
+        if let Some(scope) = &scope {
+            form.push(("scope", scope.clone()));
+        }
+        self.token_request(discovery, client.as_ref(), form).await
+    }
+}

@@ -1,0 +1,136 @@
+//! The transport's two questions. Before each request: which headers
+//! (refreshing a token about to expire first, and a DPoP proof for a
+//! DPoP-bound token). After a 401 or 403: what to do, which is a new DPoP
+//! nonce, someone else's fresh credentials, a refresh, a new authorization
+//! (discovery runs again, the server may have moved), or a step-up to more
+//! scopes, bounded per scope set.
+
+use super::{AuthChallenge, OAuthProvider, Recovery, authorization_value};
+use crate::auth::challenge::{self, BearerChallenge};
+use crate::auth::error::AuthError;
+use crate::auth::jwt;
+use crate::auth::scope;
+use crate::auth::store::Tokens;
+use crate::http::{HttpClient, Method};
+use crate::runtime::now_secs;
+
+impl<H: HttpClient> OAuthProvider<H> {
+    pub(super) async fn headers_for(&self, method: Method, url: &str) -> Result<Vec<(String, String)>, AuthError> {
+        self.ensure_loaded().await?;
+        let margin = self.config.refresh_margin.as_secs();
+        let expiring =
+            |t: &Tokens| t.refresh_token.is_some() && t.expires_at.is_some_and(|at| at <= now_secs() + margin);
+        if self.state().record.tokens.as_ref().is_some_and(expiring) {
+            let _flow = self.flow.lock().await;
+            // Another request may have refreshed while this one waited.
+            if self.state().record.tokens.as_ref().is_some_and(expiring)
+                && let Err(error) = self.refresh().await
+            {
+                log::warn!("refreshing the access token failed ({error}); the next 401 starts a new authorization");
+                self.drop_tokens().await?;
+            }
+        }
+        let (tokens, dpop_key, nonce) = {
+            let state = self.state();
+            (state.record.tokens.clone(), state.dpop_key.clone(), state.rs_nonce.clone())
+        };
+        let Some(tokens) = tokens else { return Ok(Vec::new()) };
+        let mut headers = vec![("Authorization".to_owned(), authorization_value(&tokens))];
+        if tokens.token_type.eq_ignore_ascii_case("dpop") {
+            let key = dpop_key.ok_or_else(|| AuthError::Crypto("a DPoP-bound token without its key".into()))?;
+            let proof =
+                jwt::dpop_proof(&key, method.as_str(), url, now_secs(), nonce.as_deref(), Some(&tokens.access_token))?;
+            headers.push(("DPoP".to_owned(), proof));
+        }
+        Ok(headers)
+    }
+
+    pub(super) async fn recover(&self, challenge: &AuthChallenge) -> Result<Recovery, AuthError> {
+        let bearer = challenge::bearer(challenge.www_authenticate.iter().map(String::as_str));
+        if bearer.as_ref().and_then(|b| b.error.as_deref()) == Some("use_dpop_nonce")
+            && let Some(nonce) = &challenge.dpop_nonce
+        {
+            self.state().rs_nonce = Some(nonce.clone());
+            return Ok(Recovery::Nonce);
+        }
+        let _flow = self.flow.lock().await;
+        self.ensure_loaded().await?;
+        let current = self.current_fingerprint();
+        if current.is_some() && current != challenge.rejected {
+            // Someone got new credentials while this request was out.
+            return Ok(Recovery::Credentials);
+        }
+        let version = challenge.protocol_version.as_deref();
+        match challenge.status {
+            403 => self.step_up(bearer.unwrap_or_default(), version).await.map(|()| Recovery::Credentials),
+            _ => {
+                // Discovery runs again on every 401: the server may have
+                // moved to another authorization server, whose tokens (and
+                // client registration) the old one cannot provide.
+                let previous = self.state().discovery.as_ref().map(|d| d.metadata.issuer.clone());
+                let bearer = bearer.unwrap_or_default();
+                let discovery = self.discover(bearer.resource_metadata.as_deref(), version).await?;
+                let moved = previous.as_ref().is_some_and(|p| *p != discovery.metadata.issuer);
+                if moved {
+                    log::info!(
+                        "{} now uses the authorization server {}: authorizing there",
+                        self.server_url,
+                        discovery.metadata.issuer
+                    );
+                }
+                let has_refresh = self.state().record.tokens.as_ref().is_some_and(|t| t.refresh_token.is_some());
+                if has_refresh && challenge.rejected.is_some() && !moved {
+                    match self.refresh().await {
+                        Ok(()) => return Ok(Recovery::Credentials),
+                        Err(error) => log::info!("refresh after 401 failed ({error}); authorizing again"),
+                    }
+                }
+                if challenge.rejected.is_some() || moved {
+                    self.drop_tokens().await?;
+                }
+                let scopes = self.config.scopes.clone().or_else(|| {
+                    scope::select(
+                        bearer.scope.as_deref(),
+                        discovery.protected_resource.as_ref().and_then(|p| p.scopes_supported.as_deref()),
+                    )
+                });
+                self.count_attempt(&scopes).map_err(|_| AuthError::TokensRejected {
+                    server: self.server_url.clone(),
+                    attempts: self.config.max_step_up_attempts.max(1),
+                })?;
+                self.authorize(&discovery, scopes).await.map(|()| Recovery::Credentials)
+            }
+        }
+    }
+
+    async fn step_up(&self, bearer: BearerChallenge, version: Option<&str>) -> Result<(), AuthError> {
+        let held = self.state().requested.clone();
+        let base = held.or_else(|| self.config.scopes.clone());
+        let scopes = scope::union(base.as_deref(), bearer.scope.as_deref());
+        self.count_attempt(&scopes)?;
+        let discovery = self.discover(bearer.resource_metadata.as_deref(), version).await?;
+        log::info!("step-up: the server needs scopes {:?}; authorizing with {scopes:?}", bearer.scope);
+        self.authorize(&discovery, scopes).await
+    }
+
+    /// Counts an authorization for this scope set; refuses past the bound.
+    fn count_attempt(&self, scopes: &Option<Vec<String>>) -> Result<(), AuthError> {
+        let mut key = scopes.clone().unwrap_or_default();
+        key.sort();
+        let limit = self.config.max_step_up_attempts.max(1);
+        let mut state = self.state();
+        let entry = match state.attempts.iter().position(|(k, _)| *k == key) {
+            Some(index) => &mut state.attempts[index].1,
+            None => {
+                state.attempts.push((key.clone(), 0));
+                let last = state.attempts.len() - 1;
+                &mut state.attempts[last].1
+            }
+        };
+        if *entry >= limit {
+            return Err(AuthError::InsufficientScope { scopes: key, attempts: *entry });
+        }
+        *entry += 1;
+        Ok(())
+    }
+}
