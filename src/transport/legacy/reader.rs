@@ -1,0 +1,350 @@
+//! Reading the server's event stream for the life of the transport: over
+//! the HTTP seam and the SSE parser, or (in a browser) through the
+//! browser's `EventSource`; reopened with EventSource semantics.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use futures::StreamExt;
+use futures::future::{Either, select};
+
+use super::super::TransportError;
+use super::super::authorize::{self, StillInsufficient};
+use super::super::sse::{SseEvent, SseParser};
+use super::super::streamable::LAST_EVENT_ID_HEADER;
+use super::endpoint::check_http_url;
+use super::endpoint_url;
+#[cfg(target_arch = "wasm32")]
+use super::error::human;
+#[cfg(target_arch = "wasm32")]
+use super::event_source;
+use super::post::body_excerpt;
+use super::{LegacyError, Shared};
+use crate::http::{HttpClient, HttpError, HttpRequest, HttpResponse, Method};
+use crate::runtime::sleep;
+
+impl<H: HttpClient> Shared<H> {
+    /// A connection opened.
+    pub(super) fn on_open(&self) {
+        self.state().connected_once = true;
+    }
+
+    /// A connection dropped (it may be reopened).
+    pub(super) fn on_drop(&self) {
+        let mut state = self.state();
+        if let Some(endpoint) = state.endpoint.take() {
+            state.previous_endpoint = Some(endpoint);
+        }
+    }
+
+    /// Handles one event of one connection. An error ends the stream for good.
+    fn on_event(&self, event: SseEvent, connection: &mut Connection) -> Result<(), LegacyError> {
+        let first = connection.events == 0;
+        connection.events += 1;
+        if event.event == "endpoint" {
+            let endpoint = endpoint_url(&self.options.url, &event.data)?;
+            log::debug!("the server at {} posts messages to {endpoint}", self.options.url);
+            self.set_endpoint(endpoint);
+            return Ok(());
+        }
+        if first {
+            let mut state = self.state();
+            match state.previous_endpoint.take() {
+                // A reopened stream that carries on in the same session.
+                Some(previous) => {
+                    drop(state);
+                    self.set_endpoint(previous);
+                }
+                None if state.endpoint.is_none() => {
+                    return Err(LegacyError::NoEndpoint { url: self.options.url.clone(), event: event.event });
+                }
+                None => {}
+            }
+        }
+        if event.event != "message" {
+            log::debug!("ignoring an SSE event of type {:?}", event.event);
+        } else if !event.data.trim().is_empty() {
+            self.deliver(&event.data);
+        }
+        Ok(())
+    }
+
+    fn sse_request(&self, last_event_id: &str) -> HttpRequest {
+        // Only `Accept` (and `Last-Event-ID` to resume): in a browser any other
+        // header makes the GET need a CORS preflight.
+        let mut headers = vec![("Accept".to_owned(), "text/event-stream".to_owned())];
+        if !last_event_id.is_empty() {
+            headers.push((LAST_EVENT_ID_HEADER.to_owned(), last_event_id.to_owned()));
+        }
+        headers.extend(self.options.headers.iter().cloned());
+        HttpRequest { method: Method::Get, url: self.options.url.clone(), headers, body: None }
+    }
+
+    /// Reads the stream for the life of the transport.
+    pub(super) async fn run(self: Arc<Self>) {
+        if let Err(reason) = check_http_url(&self.options.url) {
+            return self.give_up(LegacyError::InvalidUrl { url: self.options.url.clone(), reason });
+        }
+        #[cfg(target_arch = "wasm32")]
+        {
+            if self.options.use_event_source
+                && self.options.headers.is_empty()
+                && self.options.auth.is_none()
+                && event_source::available()
+            {
+                self.state().event_source = true;
+                return self.run_event_source().await;
+            }
+        }
+        self.run_fetch().await
+    }
+
+    /// The stream over the HTTP seam and the SSE parser.
+    async fn run_fetch(self: Arc<Self>) {
+        let policy = self.options.reconnect.clone();
+        let mut parser = SseParser::with_limit(self.options.max_message_bytes);
+        let mut failures = 0u32;
+        loop {
+            if self.state().closed {
+                return;
+            }
+            let connected_once = self.state().connected_once;
+            let problem = match self.open(&parser).await {
+                Ok(mut response) => {
+                    self.on_open();
+                    let mut connection = Connection::default();
+                    let outcome = self.read(&mut response, &mut parser, &mut connection).await;
+                    parser.finish();
+                    self.on_drop();
+                    if let Err(fatal) = outcome {
+                        return self.give_up(fatal);
+                    }
+                    if connection.events > 0 {
+                        failures = 0;
+                    }
+                    "the stream ended".to_owned()
+                }
+                // Before the first connection nothing is retried: the URL
+                // does not lead to an event stream.
+                Err(error) if !connected_once => return self.give_up(error),
+                // EventSource semantics: a refusal fails the connection for
+                // good, except statuses that say "later".
+                Err(error @ LegacyError::NotAnEventStream { status, .. })
+                    if !matches!(status, 408 | 429 | 500..=599) =>
+                {
+                    return self.give_up(error);
+                }
+                Err(error) => error.attempt(),
+            };
+            failures += 1;
+            if failures > policy.max_attempts {
+                return self.give_up(LegacyError::StreamLost {
+                    url: self.options.url.clone(),
+                    attempts: policy.max_attempts,
+                    last: problem,
+                });
+            }
+            // The server's `retry` is honoured, up to the policy's longest delay.
+            let delay = policy.delay(failures, parser.retry().map(|retry| retry.min(policy.max_delay)));
+            log::debug!("reopening the event stream from {} in {delay:?} ({problem})", self.options.url);
+            sleep(delay).await;
+        }
+    }
+
+    /// One GET, up to its headers (at most `connect_timeout`, plus the time
+    /// an authorization takes when the server asks for one).
+    async fn open(&self, parser: &SseParser) -> Result<HttpResponse, LegacyError> {
+        let url = self.options.url.clone();
+        let after = self.options.connect_timeout;
+        let build = || futures::future::ready(Ok((self.sse_request(parser.last_event_id()), ())));
+        // The GET's own failures travel through the auth loop as
+        // `TransportError::Legacy` and come out unchanged (`open_failure`).
+        let fetch = move |request: HttpRequest| async move {
+            match select(self.http.fetch(request), Box::pin(sleep(after))).await {
+                Either::Left((Ok(response), _)) => Ok(response),
+                Either::Left((Err(error), _)) => Err(TransportError::Legacy(LegacyError::Unreachable {
+                    url: self.options.url.clone(),
+                    reason: http_reason(error),
+                })),
+                Either::Right(_) => {
+                    Err(TransportError::Legacy(LegacyError::Timeout { url: self.options.url.clone(), after }))
+                }
+            }
+        };
+        // A 403 a step-up did not cure is reported like any other refusal.
+        let (response, ()) = authorize::send(self, StillInsufficient::Answer, build, fetch)
+            .await
+            .map_err(|error| self.open_failure(error))?;
+        let media_type = response.media_type();
+        if (200..300).contains(&response.status) && media_type.as_deref() == Some("text/event-stream") {
+            return Ok(response);
+        }
+        let status = response.status;
+        let detail = body_excerpt(response, Duration::from_secs(2)).await;
+        Err(LegacyError::NotAnEventStream { url, status, media_type, detail })
+    }
+
+    /// Reads one connection until it ends or breaks.
+    async fn read(
+        &self,
+        response: &mut HttpResponse,
+        parser: &mut SseParser,
+        connection: &mut Connection,
+    ) -> Result<(), LegacyError> {
+        let mut events = Vec::new();
+        while let Some(chunk) = response.body.next().await {
+            let chunk = match chunk {
+                Ok(chunk) => chunk,
+                Err(error) => {
+                    log::debug!("the event stream from {} broke: {error}", self.options.url);
+                    return Ok(());
+                }
+            };
+            if let Err(error) = parser.feed(&chunk, &mut events) {
+                log::warn!("skipping an oversized event from {}: {error}", self.options.url);
+            }
+            for event in events.drain(..) {
+                self.on_event(event, connection)?;
+            }
+            if self.state().closed {
+                return Ok(());
+            }
+        }
+        Ok(())
+    }
+
+    /// The stream through the browser's `EventSource`, which reconnects by
+    /// itself (honouring `retry` and sending `Last-Event-ID`). Consecutive
+    /// failed reconnects are counted and bounded here.
+    #[cfg(target_arch = "wasm32")]
+    async fn run_event_source(self: Arc<Self>) {
+        use event_source::Item;
+        let (source, mut items) = match event_source::Source::open(&self.options.url) {
+            Ok(opened) => opened,
+            Err(reason) => {
+                return self.give_up(LegacyError::Unreachable { url: self.options.url.clone(), reason });
+            }
+        };
+        let max_attempts = self.options.reconnect.max_attempts;
+        // The browser waits the server's `retry` between attempts, however
+        // long: a reconnect that takes longer than this is given up.
+        let patience = self.options.reconnect.max_delay + self.options.connect_timeout;
+        let mut reconnecting = false;
+        let mut failures = 0u32;
+        let mut connection = Connection::default();
+        loop {
+            let next = if reconnecting {
+                match select(items.next(), Box::pin(sleep(patience))).await {
+                    Either::Left((next, _)) => next,
+                    Either::Right(_) => {
+                        source.close();
+                        return self.give_up(LegacyError::StreamLost {
+                            url: self.options.url.clone(),
+                            attempts: failures,
+                            last: format!("the browser did not reopen the event stream within {}", human(patience)),
+                        });
+                    }
+                }
+            } else {
+                items.next().await
+            };
+            let Some(item) = next else { return };
+            match item {
+                Item::Open => {
+                    self.on_open();
+                    reconnecting = false;
+                    connection = Connection::default();
+                }
+                Item::Event(event) => {
+                    if connection.events == 0 {
+                        failures = 0;
+                    }
+                    if let Err(fatal) = self.on_event(event, &mut connection) {
+                        source.close();
+                        return self.give_up(fatal);
+                    }
+                }
+                Item::Error { closed } => {
+                    let connected_once = self.state().connected_once;
+                    self.on_drop();
+                    if closed || !connected_once {
+                        source.close();
+                        // The browser says nothing about why: ask once more
+                        // with fetch to report what the server answered.
+                        let error = match connected_once {
+                            false => self.explain_refusal().await,
+                            true => LegacyError::StreamLost {
+                                url: self.options.url.clone(),
+                                attempts: failures + 1,
+                                last: "the browser closed the event stream (an error status, \
+                                       a type other than text/event-stream, or a CORS refusal)"
+                                    .into(),
+                            },
+                        };
+                        return self.give_up(error);
+                    }
+                    failures += 1;
+                    if failures > max_attempts {
+                        source.close();
+                        return self.give_up(LegacyError::StreamLost {
+                            url: self.options.url.clone(),
+                            attempts: max_attempts,
+                            last: "the browser could not reopen the event stream".into(),
+                        });
+                    }
+                    reconnecting = true;
+                    log::debug!("the event stream from {} dropped; the browser reconnects", self.options.url);
+                }
+            }
+            if self.state().closed {
+                source.close();
+                return;
+            }
+        }
+    }
+
+    /// Why the first `EventSource` connection failed, as far as a `fetch`
+    /// of the same URL can tell.
+    #[cfg(target_arch = "wasm32")]
+    async fn explain_refusal(&self) -> LegacyError {
+        let probe = SseParser::new();
+        match self.open(&probe).await {
+            Err(error) => error,
+            Ok(_) => LegacyError::Unreachable {
+                url: self.options.url.clone(),
+                reason: "the browser's EventSource could not open the stream (a fetch of it can: \
+                         the server's CORS policy may not allow EventSource)"
+                    .into(),
+            },
+        }
+    }
+
+    /// A failure while opening the stream (the GET's own, or its
+    /// authorization's), as a [`LegacyError`].
+    fn open_failure(&self, error: TransportError) -> LegacyError {
+        match error {
+            TransportError::Legacy(error) => error,
+            TransportError::Auth(error) => LegacyError::Auth(error),
+            TransportError::Http { status, message } => LegacyError::NotAnEventStream {
+                url: self.options.url.clone(),
+                status,
+                media_type: None,
+                detail: message,
+            },
+            other => LegacyError::Unreachable { url: self.options.url.clone(), reason: other.to_string() },
+        }
+    }
+}
+
+/// What one connection of the stream has seen.
+#[derive(Default)]
+struct Connection {
+    events: u64,
+}
+
+fn http_reason(error: HttpError) -> String {
+    match error {
+        HttpError::Network(reason) | HttpError::Body(reason) => reason,
+        other => other.to_string(),
+    }
+}

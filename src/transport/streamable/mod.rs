@@ -1,0 +1,256 @@
+//! The Streamable HTTP transport (2025-03-26 to 2025-11-25), one
+//! implementation for every target over the [`HttpClient`] seam.
+//!
+//! Every message is its own POST. A request's answer comes as a JSON body or
+//! as an SSE stream that may carry server requests and notifications first.
+//! When such a stream ends before the answer (a cut, or a server that closes
+//! it on purpose to be polled), it is resumed with GET and `Last-Event-ID`.
+//! After the handshake a standalone GET stream carries whatever the server
+//! sends unprompted.
+//!
+//! Here: the transport, its shared state and the request every exchange
+//! starts from. `options` configures it; `post` sends a message and reads a
+//! JSON reply; `resume` reads an SSE reply and resumes it; `server_stream`
+//! is the standalone GET stream; `session` adopts, loses and ends the
+//! session; `stateless` is the 2026-07-28 revision's POST.
+
+use std::sync::{Arc, Mutex};
+use std::task::{Context, Poll};
+
+use futures::channel::oneshot;
+
+use super::authorize::{self, AuthContext};
+use super::inbox::{Inbox, Outbox};
+use super::{Transport, TransportError, TransportEvent};
+use crate::auth::{AuthChallenge, AuthProvider};
+use crate::http::{DefaultHttp, HttpClient, HttpError, HttpRequest, HttpResponse, Method};
+use crate::protocol::jsonrpc::decode;
+use crate::protocol::{Message, ProtocolVersion, RequestId};
+use crate::runtime::{BoxFuture, boxed};
+
+mod options;
+mod post;
+mod resume;
+mod server_stream;
+mod session;
+mod stateless;
+#[cfg(all(test, not(target_arch = "wasm32")))]
+mod tests;
+
+pub use options::{ReconnectPolicy, StreamableHttpOptions};
+
+/// The session header (case-insensitive on the wire).
+pub const SESSION_HEADER: &str = "Mcp-Session-Id";
+/// The negotiated-version header.
+pub const VERSION_HEADER: &str = "MCP-Protocol-Version";
+/// The resumption header.
+pub const LAST_EVENT_ID_HEADER: &str = "Last-Event-ID";
+
+#[derive(Default)]
+struct State {
+    session_id: Option<String>,
+    protocol_version: Option<ProtocolVersion>,
+    /// The initialize answer carried no readable session id: in a browser a
+    /// CORS policy may have hidden it.
+    session_header_unreadable: bool,
+    /// The server forgot our session (404): until an `initialize` adopts a
+    /// new one, every other message fails at once with
+    /// [`TransportError::SessionExpired`] instead of going out without a
+    /// session (which a server would refuse with an unhelpful 400).
+    session_expired: bool,
+    closed: bool,
+}
+
+struct Shared<H> {
+    http: H,
+    options: StreamableHttpOptions,
+    state: Mutex<State>,
+    inbound: Outbox,
+}
+
+/// A Streamable HTTP connection to one MCP endpoint.
+pub struct StreamableHttpTransport<H: HttpClient = DefaultHttp> {
+    shared: Arc<Shared<H>>,
+    /// Messages from the server, and the standalone GET stream that reads some.
+    inbox: Inbox,
+}
+
+impl<H: HttpClient> std::fmt::Debug for StreamableHttpTransport<H> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("StreamableHttpTransport").field("url", &self.shared.options.url).finish_non_exhaustive()
+    }
+}
+
+impl StreamableHttpTransport<DefaultHttp> {
+    /// A connection through this platform's HTTP client.
+    pub fn new(options: StreamableHttpOptions) -> Self {
+        Self::with_http(DefaultHttp::default(), options)
+    }
+}
+
+impl<H: HttpClient> StreamableHttpTransport<H> {
+    /// A connection through the given HTTP client.
+    pub fn with_http(http: H, options: StreamableHttpOptions) -> Self {
+        let (sender, inbox) = Inbox::new();
+        let shared = Shared { http, options, state: Mutex::new(State::default()), inbound: sender };
+        StreamableHttpTransport { shared: Arc::new(shared), inbox }
+    }
+
+    /// The session id the server assigned, if any.
+    pub fn session_id(&self) -> Option<String> {
+        self.shared.state().session_id.clone()
+    }
+}
+
+impl<H: HttpClient> Shared<H> {
+    fn state(&self) -> std::sync::MutexGuard<'_, State> {
+        // Plain fields, never left half-written: a poisoned lock is usable.
+        self.state.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    fn request(&self, method: Method, body: Option<String>, last_event_id: Option<&str>) -> HttpRequest {
+        let mut headers = Vec::new();
+        match method {
+            Method::Post => {
+                headers.push(("Content-Type".to_owned(), "application/json".to_owned()));
+                headers.push(("Accept".to_owned(), "application/json, text/event-stream".to_owned()));
+            }
+            Method::Get => headers.push(("Accept".to_owned(), "text/event-stream".to_owned())),
+            Method::Delete => {}
+        }
+        {
+            let state = self.state();
+            if let Some(session) = &state.session_id {
+                headers.push((SESSION_HEADER.to_owned(), session.clone()));
+            }
+            if let Some(version) = state.protocol_version {
+                headers.push((VERSION_HEADER.to_owned(), version.as_str().to_owned()));
+            }
+        }
+        if let Some(id) = last_event_id.filter(|id| !id.is_empty()) {
+            headers.push((LAST_EVENT_ID_HEADER.to_owned(), id.to_owned()));
+        }
+        headers.extend(self.options.headers.iter().cloned());
+        HttpRequest { method, url: self.options.url.clone(), headers, body }
+    }
+
+    async fn fetch(&self, request: HttpRequest) -> Result<HttpResponse, TransportError> {
+        Ok(self.exchange(request).await?.0)
+    }
+
+    /// Sends a request with the auth provider's credentials, if any; returns
+    /// the response and the [`fingerprint`](crate::auth::fingerprint) of the credential it carried.
+    async fn exchange(&self, mut request: HttpRequest) -> Result<(HttpResponse, Option<String>), TransportError> {
+        let credential = authorize::add_credentials(self.options.auth.as_ref(), &mut request).await?;
+        Ok((self.send_http(request).await?, credential))
+    }
+
+    /// Sends a request as it is, up to the response's headers.
+    async fn send_http(&self, request: HttpRequest) -> Result<HttpResponse, TransportError> {
+        let method = request.method;
+        self.http.fetch(request).await.map_err(|error| match error {
+            HttpError::Network(message) => TransportError::Io(message),
+            other => TransportError::Other(format!("{} {}: {other}", method.as_str(), self.options.url)),
+        })
+    }
+
+    /// A 401, or a 403 with `insufficient_scope`, that the auth provider may
+    /// recover from; `None` when there is no provider or nothing to do.
+    fn auth_challenge(&self, response: &HttpResponse, credential: Option<String>) -> Option<AuthChallenge> {
+        self.options.auth.as_ref()?;
+        authorize::challenge_in(response, credential, self.protocol_version())
+    }
+
+    fn deliver(&self, message: Message) {
+        // The receiver lives as long as the transport; a send after it is
+        // gone has nobody to tell.
+        let _ = self.inbound.unbounded_send(TransportEvent::Message(message));
+    }
+
+    /// Decodes one payload (a message or a batch) and delivers it. Returns
+    /// whether it held the response to `awaited`.
+    fn deliver_payload(&self, payload: &str, awaited: Option<&RequestId>) -> bool {
+        let mut answered = false;
+        match decode(payload) {
+            Ok(messages) => {
+                for message in messages {
+                    match message {
+                        Ok(message) => {
+                            if let (Message::Response(response), Some(awaited)) = (&message, awaited)
+                                && response.id.as_ref() == Some(awaited)
+                            {
+                                answered = true;
+                            }
+                            self.deliver(message);
+                        }
+                        Err(error) => log::warn!("skipping an invalid message from {}: {error}", self.options.url),
+                    }
+                }
+            }
+            Err(error) => log::warn!("skipping a payload from {} that is not JSON-RPC: {error}", self.options.url),
+        }
+        answered
+    }
+}
+
+impl<H: HttpClient> AuthContext for Shared<H> {
+    fn auth(&self) -> Option<&Arc<dyn AuthProvider>> {
+        self.options.auth.as_ref()
+    }
+
+    fn url(&self) -> &str {
+        &self.options.url
+    }
+
+    fn protocol_version(&self) -> Option<String> {
+        self.state().protocol_version.map(|v| v.as_str().to_owned())
+    }
+}
+
+impl<H: HttpClient> Transport for StreamableHttpTransport<H> {
+    fn send(&mut self, message: Message) -> BoxFuture<'static, Result<(), TransportError>> {
+        boxed(self.shared.clone().post(message))
+    }
+
+    fn poll_event(&mut self, cx: &mut Context<'_>) -> Poll<TransportEvent> {
+        self.inbox.poll_event(cx)
+    }
+
+    fn send_stateless(
+        &mut self,
+        message: Message,
+        headers: Vec<(String, String)>,
+    ) -> BoxFuture<'static, Result<(), TransportError>> {
+        boxed(self.shared.clone().post_stateless(message, headers))
+    }
+
+    fn set_protocol_version(&mut self, version: ProtocolVersion) {
+        self.shared.state().protocol_version = Some(version);
+    }
+
+    fn on_initialized(&mut self) -> BoxFuture<'static, ()> {
+        if !self.shared.options.open_server_stream {
+            return boxed(async {});
+        }
+        // After a session restart, the old session's stream is dropped
+        // (which aborts its request): one GET stream per session.
+        self.inbox.clear();
+        let (opened, ready) = oneshot::channel();
+        self.inbox.run(boxed(self.shared.clone().server_stream(Some(opened))));
+        // Dropped unsent (the stream gave up): ready all the same.
+        boxed(async move {
+            let _ = ready.await;
+        })
+    }
+
+    fn close(&mut self) -> BoxFuture<'static, Result<(), TransportError>> {
+        self.shared.state().closed = true;
+        // Dropping the stream futures aborts their requests.
+        self.inbox.clear();
+        boxed(self.shared.clone().delete_session())
+    }
+
+    fn kind(&self) -> super::TransportKind {
+        super::TransportKind::StreamableHttp
+    }
+}

@@ -1,0 +1,142 @@
+//! Sending one message as a POST, and reading its reply: a JSON body, or
+//! an SSE stream (see `resume`); a refusal becomes an error a user can act
+//! on.
+
+use std::sync::Arc;
+
+use super::super::TransportError;
+use super::super::authorize::{self, StillInsufficient};
+use super::session::session_of;
+use super::{SESSION_HEADER, Shared};
+use crate::http::{HttpClient, HttpResponse, Method};
+use crate::protocol::jsonrpc::decode;
+use crate::protocol::{Message, RequestId, methods};
+
+impl<H: HttpClient> Shared<H> {
+    /// Sends one message as a POST and handles whatever comes back.
+    pub(super) async fn post(self: Arc<Self>, message: Message) -> Result<(), TransportError> {
+        let awaited = match &message {
+            Message::Request(request) => Some(request.id.clone()),
+            _ => None,
+        };
+        let is_initialize = message.method() == Some(methods::INITIALIZE);
+        if !is_initialize && self.state().session_expired {
+            return Err(TransportError::SessionExpired);
+        }
+        let body = message.to_json();
+        let this = &*self;
+        let (response, carried_session) = authorize::send(
+            this,
+            StillInsufficient::Fail,
+            || {
+                let request = this.request(Method::Post, Some(body.clone()), None);
+                let carried_session = session_of(&request);
+                futures::future::ready(Ok::<_, TransportError>((request, carried_session)))
+            },
+            |request| this.send_http(request),
+        )
+        .await?;
+        let status = response.status;
+        if let (404, Some(carried)) = (status, &carried_session) {
+            // The server forgot the session: drop it, so the engine's new
+            // handshake goes out without it.
+            return Err(self.session_lost(carried));
+        }
+        if !(200..300).contains(&status) {
+            return Err(self.http_failure(response, carried_session.is_some()).await);
+        }
+        if is_initialize {
+            self.adopt_session(&response)?;
+        }
+        if status == 202 {
+            return Ok(());
+        }
+        self.read_reply(response, awaited, carried_session).await
+    }
+
+    /// A 2xx answer with a body: an SSE stream, read (and resumed within
+    /// `session`, if it has one) until it ends, or one JSON payload.
+    pub(super) async fn read_reply(
+        &self,
+        response: HttpResponse,
+        awaited: Option<RequestId>,
+        session: Option<String>,
+    ) -> Result<(), TransportError> {
+        match response.media_type().as_deref() {
+            Some("text/event-stream") => self.read_stream(response, awaited, session).await,
+            Some("application/json") => {
+                let body = response
+                    .read_body(self.options.max_message_bytes)
+                    .await
+                    .map_err(|e| TransportError::Io(e.to_string()))?;
+                let text = String::from_utf8_lossy(&body);
+                if text.trim().is_empty() && awaited.is_none() {
+                    return Ok(());
+                }
+                let answered = self.deliver_payload(&text, awaited.as_ref());
+                match awaited {
+                    Some(id) if !answered => Err(TransportError::InvalidMessage(format!(
+                        "the JSON reply to request {id} does not contain its response"
+                    ))),
+                    _ => Ok(()),
+                }
+            }
+            // A notification or response accepted with 200 and some body.
+            _ if awaited.is_none() => Ok(()),
+            other => Err(TransportError::InvalidMessage(format!(
+                "POST {} answered a request with {} instead of application/json or text/event-stream: \
+                 is this the server's MCP endpoint?",
+                self.options.url,
+                other.unwrap_or("no Content-Type")
+            ))),
+        }
+    }
+
+    /// Turns an HTTP error status into an error a user can act on.
+    pub(super) async fn http_failure(&self, response: HttpResponse, carried_session: bool) -> TransportError {
+        let status = response.status;
+        let www_authenticate = response.header("www-authenticate").map(str::to_owned);
+        let body = response.read_body(64 * 1024).await.unwrap_or_default();
+        let text = String::from_utf8_lossy(&body);
+        let mut message = match decode(&text).ok().and_then(|mut m| m.pop()).and_then(Result::ok) {
+            Some(Message::Response(crate::protocol::Response { outcome: Err(error), .. })) => {
+                format!("the server answered with an error: {error}")
+            }
+            _ if text.trim().is_empty() => status_text(status).to_owned(),
+            _ => format!("{}: {}", status_text(status), text.chars().take(300).collect::<String>()),
+        };
+        let in_browser = cfg!(target_arch = "wasm32");
+        if in_browser && status == 400 && !carried_session && self.state().session_header_unreadable {
+            message.push_str(&format!(
+                ". The server may have sent {SESSION_HEADER} without exposing it to this page: \
+                 its CORS policy must include `Access-Control-Expose-Headers: {SESSION_HEADER}`"
+            ));
+        }
+        if status == 401 {
+            match www_authenticate {
+                Some(challenge) => message.push_str(&format!(" (WWW-Authenticate: {challenge})")),
+                None if in_browser => message.push_str(
+                    ". No WWW-Authenticate header is readable: if the server sent one, its CORS policy \
+                     must include `Access-Control-Expose-Headers: WWW-Authenticate`",
+                ),
+                None => {}
+            }
+        }
+        TransportError::Http { status, message }
+    }
+}
+
+fn status_text(status: u16) -> &'static str {
+    match status {
+        400 => "bad request",
+        401 => "unauthorized",
+        403 => "forbidden",
+        404 => "not found",
+        405 => "method not allowed",
+        406 => "not acceptable",
+        415 => "unsupported media type",
+        429 => "too many requests",
+        500..=599 => "server error",
+        _ => "unexpected status",
+    }
+}

@@ -1,0 +1,83 @@
+//! The standalone GET stream: what the server sends unprompted, for the
+//! life of the session.
+
+use std::sync::Arc;
+
+use futures::channel::oneshot;
+
+use super::super::sse::SseParser;
+use super::Shared;
+use super::resume::SeenEvents;
+use crate::http::{HttpClient, Method};
+use crate::runtime::sleep;
+
+impl<H: HttpClient> Shared<H> {
+    /// The standalone GET stream: open after the handshake, resumed when it
+    /// ends, given up after too many consecutive failures. It belongs to the
+    /// session it was opened in and ends when that session is gone.
+    pub(super) async fn server_stream(self: Arc<Self>, opened: Option<oneshot::Sender<()>>) {
+        // Told once the first GET is answered, whatever the answer.
+        let mut opened = opened;
+        let mut parser = SseParser::with_limit(self.options.max_message_bytes);
+        let mut seen = SeenEvents::default();
+        let mut failures = 0u32;
+        let session = self.state().session_id.clone();
+        loop {
+            {
+                let state = self.state();
+                if state.closed || state.session_id != session {
+                    return;
+                }
+            }
+            let request = self.request(Method::Get, None, Some(parser.last_event_id()));
+            let answered = self.exchange(request).await;
+            if let Some(opened) = opened.take() {
+                let _ = opened.send(());
+            }
+            match answered {
+                Ok((response, credential)) if response.status == 401 && self.options.auth.is_some() => {
+                    let challenge = self.auth_challenge(&response, credential);
+                    drop(response);
+                    if let (Some(auth), Some(challenge)) = (&self.options.auth, challenge)
+                        && let Err(error) = auth.challenged(&challenge).await
+                    {
+                        log::warn!("the server stream needs authorization, which failed: {error}");
+                        return;
+                    }
+                    failures += 1;
+                }
+                Ok((response, _)) if response.status == 405 || response.status == 404 => {
+                    log::debug!("the server offers no GET stream (HTTP {})", response.status);
+                    return;
+                }
+                Ok((mut response, _))
+                    if (200..300).contains(&response.status)
+                        && response.media_type().as_deref() == Some("text/event-stream") =>
+                {
+                    match self.consume(&mut response, &mut parser, &mut seen, None).await {
+                        Ok(outcome) if outcome.received_any => failures = 0,
+                        Ok(_) => failures += 1,
+                        Err(error) => {
+                            log::warn!("the server stream failed: {error}");
+                            failures += 1;
+                        }
+                    }
+                    parser.finish();
+                }
+                Ok((response, _)) => {
+                    log::warn!("the server stream was refused with HTTP {}", response.status);
+                    failures += 1;
+                }
+                Err(error) => {
+                    log::warn!("the server stream could not connect: {error}");
+                    failures += 1;
+                }
+            }
+            if failures > self.options.reconnect.max_attempts {
+                log::warn!("giving up on the server stream after {} failed attempts", failures - 1);
+                return;
+            }
+            sleep(self.options.reconnect.delay(failures.max(1), parser.retry())).await;
+        }
+    }
+}
