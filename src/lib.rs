@@ -18,6 +18,6 @@ pub mod transport;
 #[cfg(target_arch = "wasm32")]
 pub mod web;
 
+pub use client::negotiate::TransportChoice;
 pub use client::{Client, ClientOptions, ConnectOptions, Error, RequestOptions, connect_url};
 pub use protocol::{Message, ProtocolVersion};
-pub use transport::detect::TransportChoice;
