@@ -14,7 +14,7 @@
 //! A verdict for the newer protocol (the stateless era; Streamable HTTP)
 //! does not expire: a server that stops speaking it fails the next
 //! connection, and a verdict the server contradicts is forgotten and the
-//! server probed again (the connecting code calls [`VerdictCache::forget`]).
+//! server probed again (the connecting code forgets it).
 
 use std::collections::BTreeMap;
 use std::sync::Mutex;

@@ -10,7 +10,7 @@
 //! the handshake era, and the request is sent again, with a new id, the
 //! responses and the server's `requestState` echoed byte for byte.
 //!
-//! [`Client::request`] switches to [`Client::stateless_request`] once the
+//! [`Client::request`] switches to `Client::stateless_request` once the
 //! era is known; the typed calls in `api.rs` do not know which ran.
 //!
 //! Here: the engine's state, the `_meta` and headers every request
