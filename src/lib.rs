@@ -40,6 +40,6 @@ pub mod transport;
 #[cfg(all(target_arch = "wasm32", feature = "js"))]
 pub mod web;
 
+pub use client::negotiate::TransportChoice;
 pub use client::{Client, ClientOptions, ConnectOptions, Error, RequestOptions, connect_url};
 pub use protocol::{Message, ProtocolVersion};
-pub use transport::detect::TransportChoice;

@@ -23,10 +23,10 @@ use std::process::Stdio;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use mcp_edge::client::negotiate::detect::{self, Verdict};
 use mcp_edge::http::{DefaultHttp, HttpClient, HttpError, HttpRequest, HttpResponse, Method};
 use mcp_edge::runtime::BoxFuture;
 use mcp_edge::transport::TransportError;
-use mcp_edge::transport::detect::{self, Verdict};
 use mcp_edge::transport::legacy::LegacyError;
 use mcp_edge::transport::streamable::ReconnectPolicy;
 use mcp_edge::{Client, ClientOptions, ConnectOptions, Error, TransportChoice};

@@ -305,14 +305,14 @@ async fn a_remembered_handshake_verdict_that_a_stateless_server_contradicts_is_p
     let client = within("legacy", connect_stdio(legacy, options.clone())).await.expect("legacy connect");
     assert_eq!(client.era(), Some(Era::Handshake));
     client.close().await;
-    assert_eq!(mcp_edge::client::stateless::remembered_era("test:upgraded-server"), Some(EraVerdict::Handshake));
+    assert_eq!(mcp_edge::client::negotiate::remembered_era("test:upgraded-server"), Some(EraVerdict::Handshake));
     // `initialize` now meets -32022 naming 2026-07-28 (R2.10): probe, go stateless.
     let client = within("modern", connect_stdio(modern, options)).await.expect("re-probed connect");
     assert_eq!(client.era(), Some(Era::Stateless));
     within("call", client.call_tool("echo", None)).await.expect("call");
     client.close().await;
     assert!(matches!(
-        mcp_edge::client::stateless::remembered_era("test:upgraded-server"),
+        mcp_edge::client::negotiate::remembered_era("test:upgraded-server"),
         Some(EraVerdict::Stateless(_))
     ));
 }

@@ -2,7 +2,8 @@
 
 use std::time::Duration;
 
-use crate::protocol::ErrorObject;
+use crate::protocol::stateless::{UnsupportedVersionData, required_capabilities};
+use crate::protocol::{ErrorObject, codes};
 use crate::transport::TransportError;
 
 /// Everything a client call can fail with.
@@ -143,6 +144,26 @@ impl Error {
             | Error::MissingClientCapability { error, .. }
             | Error::HeaderMismatch { error, .. } => Some(error.code),
             _ => None,
+        }
+    }
+}
+
+impl Error {
+    /// The typed error for a JSON-RPC error whose code the stateless
+    /// revision defines (-32020, -32021, -32022); any other error as it is.
+    pub(crate) fn typed(self) -> Error {
+        let Error::Rpc { method, error } = self else { return self };
+        match error.code {
+            codes::UNSUPPORTED_PROTOCOL_VERSION => {
+                let UnsupportedVersionData { supported, requested } = UnsupportedVersionData::of(&error);
+                Error::UnsupportedProtocolVersion { method, requested, supported, error }
+            }
+            codes::MISSING_REQUIRED_CLIENT_CAPABILITY => {
+                let required = required_capabilities(&error);
+                Error::MissingClientCapability { method, required, error }
+            }
+            codes::HEADER_MISMATCH => Error::HeaderMismatch { method, error },
+            _ => Error::Rpc { method, error },
         }
     }
 }

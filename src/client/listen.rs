@@ -19,98 +19,21 @@ use std::time::Duration;
 
 use futures::channel::{mpsc, oneshot};
 use futures::{FutureExt, Stream, StreamExt};
-use serde::{Deserialize, Serialize};
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use super::driver::{Command, Watch};
-use super::stateless::{SUBSCRIPTIONS_LISTEN, typed_error};
 use super::{Client, Error};
-use crate::protocol::types::ServerCapabilities;
-use crate::protocol::{Era, Notification, ProtocolVersion, Request, RequestId, methods};
+use crate::protocol::methods::{SUBSCRIPTIONS_ACKNOWLEDGED as ACKNOWLEDGED, SUBSCRIPTIONS_LISTEN};
+use crate::protocol::stateless::ListenFilter;
+use crate::protocol::stateless::listen::granted_by;
+use crate::protocol::{Era, Notification, RequestId};
 use crate::runtime::{BoxFuture, boxed, sleep};
 use crate::transport::TransportError;
 
-/// The first notification of a `subscriptions/listen` stream.
-pub const ACKNOWLEDGED: &str = "notifications/subscriptions/acknowledged";
-
-fn is_false(value: &bool) -> bool {
-    !*value
-}
-
-/// What a subscription asks for (`SubscriptionFilter` of 2026-07-28).
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct ListenFilter {
-    /// `notifications/tools/list_changed`.
-    #[serde(default, skip_serializing_if = "is_false")]
-    pub tools_list_changed: bool,
-    /// `notifications/prompts/list_changed`.
-    #[serde(default, skip_serializing_if = "is_false")]
-    pub prompts_list_changed: bool,
-    /// `notifications/resources/list_changed`.
-    #[serde(default, skip_serializing_if = "is_false")]
-    pub resources_list_changed: bool,
-    /// `notifications/resources/updated` for these URIs (and resources
-    /// under them).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub resource_subscriptions: Vec<String>,
-}
-
-impl ListenFilter {
-    /// Every list change: tools, prompts and resources.
-    pub fn list_changes() -> Self {
-        ListenFilter {
-            tools_list_changed: true,
-            prompts_list_changed: true,
-            resources_list_changed: true,
-            resource_subscriptions: Vec::new(),
-        }
-    }
-
-    /// Updates of one resource.
-    pub fn resource(uri: impl Into<String>) -> Self {
-        ListenFilter { resource_subscriptions: vec![uri.into()], ..ListenFilter::default() }
-    }
-
-    /// Whether it asks for nothing.
-    pub fn is_empty(&self) -> bool {
-        *self == ListenFilter::default()
-    }
-
-    /// The part of this filter the server's capabilities say it can deliver.
-    pub fn offered_by(&self, capabilities: &ServerCapabilities) -> ListenFilter {
-        ListenFilter {
-            tools_list_changed: self.tools_list_changed && capabilities.tools_list_changed(),
-            prompts_list_changed: self.prompts_list_changed && capabilities.prompts_list_changed(),
-            resources_list_changed: self.resources_list_changed && capabilities.resources_list_changed(),
-            resource_subscriptions: if capabilities.resources_subscribe() {
-                self.resource_subscriptions.clone()
-            } else {
-                Vec::new()
-            },
-        }
-    }
-
-    /// Whether a notification is one this filter asks for.
-    pub fn wants(&self, notification: &Notification) -> bool {
-        match notification.method.as_str() {
-            methods::TOOLS_LIST_CHANGED => self.tools_list_changed,
-            methods::PROMPTS_LIST_CHANGED => self.prompts_list_changed,
-            methods::RESOURCES_LIST_CHANGED => self.resources_list_changed,
-            methods::RESOURCES_UPDATED => {
-                let uri = notification.params.as_ref().and_then(|p| p.get("uri")).and_then(Value::as_str);
-                uri.is_some_and(|uri| self.resource_subscriptions.iter().any(|s| covers(s, uri)))
-            }
-            _ => false,
-        }
-    }
-}
-
 /// What an acknowledgement grants (`None`, with a warning, when unreadable:
 /// the request is then taken as granted).
-fn granted_by(acknowledgement: &Notification) -> Option<ListenFilter> {
-    let granted = acknowledgement.params.as_ref().and_then(|p| p.get("notifications")).cloned();
-    match granted.map(serde_json::from_value::<ListenFilter>) {
+fn granted(acknowledgement: &Notification) -> Option<ListenFilter> {
+    match granted_by(acknowledgement) {
         Some(Ok(granted)) => Some(granted),
         Some(Err(e)) => {
             log::warn!("unreadable subscription acknowledgement ({e}): assuming all");
@@ -123,16 +46,6 @@ fn granted_by(acknowledgement: &Notification) -> Option<ListenFilter> {
     }
 }
 
-/// Whether an update of `uri` belongs to a subscription to `subscribed`:
-/// the same resource or one under it.
-pub(crate) fn covers(subscribed: &str, uri: &str) -> bool {
-    match uri.strip_prefix(subscribed) {
-        Some("") => true,
-        Some(rest) => subscribed.ends_with('/') || rest.starts_with(['/', '#', '?']),
-        None => false,
-    }
-}
-
 /// An open subscription: a stream of the notifications it asked for.
 ///
 /// The stream ends when the server ends the subscription or the session
@@ -141,21 +54,21 @@ pub(crate) fn covers(subscribed: &str, uri: &str) -> bool {
 /// the server too (2026-07-28: the listen stream is closed, or on stdio
 /// cancelled; handshake era: the resources are unsubscribed).
 pub struct Subscription {
-    key: RequestId,
-    requested: ListenFilter,
-    granted: ListenFilter,
+    pub(crate) key: RequestId,
+    pub(crate) requested: ListenFilter,
+    pub(crate) granted: ListenFilter,
     commands: mpsc::UnboundedSender<Command>,
     /// Notifications that came before the acknowledgement (a lenient read
     /// of servers that send none).
     early: VecDeque<Notification>,
     events: mpsc::UnboundedReceiver<Notification>,
     /// 2026-07-28: the answer to the listen request, which ends it.
-    answer: Option<oneshot::Receiver<Result<Value, Error>>>,
+    pub(crate) answer: Option<oneshot::Receiver<Result<Value, Error>>>,
     /// How it ended, held back until every notification before it is out.
     ending: Option<Option<Error>>,
     /// The handshake era: the resources subscribed for it, and the client
     /// that unsubscribes them.
-    subscribed: Option<(Client, Vec<String>)>,
+    pub(crate) subscribed: Option<(Client, Vec<String>)>,
     ended: bool,
 }
 
@@ -203,12 +116,12 @@ impl Subscription {
 
     /// Waits for the acknowledgement; a server that sends none is read as
     /// granting the request.
-    async fn acknowledged(&mut self, timeout: Duration) -> Result<(), Error> {
+    pub(crate) async fn acknowledged(&mut self, timeout: Duration) -> Result<(), Error> {
         let mut limit: BoxFuture<'static, ()> = boxed(sleep(timeout));
         poll_fn(|cx| {
             match self.events.poll_next_unpin(cx) {
                 Poll::Ready(Some(notification)) if notification.method == ACKNOWLEDGED => {
-                    if let Some(granted) = granted_by(&notification) {
+                    if let Some(granted) = granted(&notification) {
                         self.granted = granted;
                     }
                     return Poll::Ready(Ok(()));
@@ -228,7 +141,7 @@ impl Subscription {
             {
                 self.answer = None;
                 let error = match outcome {
-                    Ok(Err(error)) => typed_error(error),
+                    Ok(Err(error)) => error.typed(),
                     Ok(Ok(_)) => Error::InvalidResult {
                         method: SUBSCRIPTIONS_LISTEN.into(),
                         reason: "the server ended the subscription before acknowledging it".into(),
@@ -262,7 +175,7 @@ impl Stream for Subscription {
                 // A late acknowledgement (after a notification): what it
                 // grants, not a notification of its own.
                 Poll::Ready(Some(notification)) if notification.method == ACKNOWLEDGED => {
-                    this.granted = granted_by(&notification).unwrap_or_else(|| this.granted.clone());
+                    this.granted = granted(&notification).unwrap_or_else(|| this.granted.clone());
                     continue;
                 }
                 Poll::Ready(Some(notification)) => return Poll::Ready(Some(Ok(notification))),
@@ -290,7 +203,7 @@ impl Stream for Subscription {
                 // `{resultType: "complete"}`: the server ended it gracefully,
                 // and so did a server `notifications/cancelled`.
                 Ok(Ok(_)) | Ok(Err(Error::Cancelled { .. })) => None,
-                Ok(Err(error)) => Some(typed_error(error)),
+                Ok(Err(error)) => Some(error.typed()),
                 Err(_) => None,
             });
             // Loop: drain what the driver queued before the answer.
@@ -358,7 +271,8 @@ impl Client {
         }
     }
 
-    fn subscription(
+    /// A subscription routed from now on, not yet asked of the server.
+    pub(crate) fn subscription(
         &self,
         requested: ListenFilter,
         granted: ListenFilter,
@@ -380,90 +294,5 @@ impl Client {
             subscribed: None,
             ended: false,
         }
-    }
-
-    async fn listen_stateless(
-        &self,
-        requested: ListenFilter,
-        offered: ListenFilter,
-        version: ProtocolVersion,
-    ) -> Result<Subscription, Error> {
-        let mut subscription = self.subscription(requested, offered.clone(), None);
-        let mut params = Map::new();
-        let notifications = serde_json::to_value(&offered).map_err(|e| Error::InvalidArgument(e.to_string()))?;
-        params.insert("notifications".into(), notifications);
-        let (params, headers) = self.stateless_message(SUBSCRIPTIONS_LISTEN, params, version)?;
-        let (reply, answer) = oneshot::channel();
-        let request = Request {
-            id: subscription.key.clone(),
-            method: SUBSCRIPTIONS_LISTEN.into(),
-            params: Some(Value::Object(params)),
-        };
-        self.command(Command::Request { request, reply, progress: None, stateless: Some(headers) })?;
-        subscription.answer = Some(answer);
-        // Dropped on failure, which cancels the request.
-        subscription.acknowledged(self.inner.options.request_timeout).await?;
-        if subscription.granted != subscription.requested {
-            log::debug!("subscription {} granted {:?} of {:?}", subscription.key, subscription.granted, offered);
-        }
-        Ok(subscription)
-    }
-
-    async fn listen_on_session(&self, requested: ListenFilter, offered: ListenFilter) -> Result<Subscription, Error> {
-        let uris = offered.resource_subscriptions.clone();
-        let mut subscription = self.subscription(requested, offered.clone(), Some(offered));
-        subscription.subscribed = Some((self.clone(), Vec::new()));
-        for uri in uris {
-            // On failure the subscription is dropped, unsubscribing the rest.
-            self.subscribe_resource(&uri).await?;
-            if let Some((_, done)) = subscription.subscribed.as_mut() {
-                done.push(uri);
-            }
-        }
-        Ok(subscription)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use serde_json::json;
-
-    fn notification(method: &str, params: Value) -> Notification {
-        Notification { method: method.into(), params: Some(params) }
-    }
-
-    #[test]
-    fn the_filter_serializes_only_what_it_asks_for() {
-        let filter = ListenFilter { tools_list_changed: true, ..ListenFilter::resource("file:///a") };
-        assert_eq!(
-            serde_json::to_value(&filter).unwrap(),
-            json!({"toolsListChanged": true, "resourceSubscriptions": ["file:///a"]})
-        );
-        let granted: ListenFilter = serde_json::from_value(json!({"promptsListChanged": true})).unwrap();
-        assert!(granted.prompts_list_changed && !granted.tools_list_changed);
-    }
-
-    #[test]
-    fn only_what_the_capabilities_offer_is_asked_for() {
-        let capabilities: ServerCapabilities =
-            serde_json::from_value(json!({"tools": {"listChanged": true}, "resources": {"listChanged": false}}))
-                .unwrap();
-        let offered = ListenFilter::list_changes().offered_by(&capabilities);
-        assert_eq!(offered, ListenFilter { tools_list_changed: true, ..ListenFilter::default() });
-        assert!(ListenFilter::resource("x://y").offered_by(&capabilities).is_empty());
-    }
-
-    #[test]
-    fn resource_updates_match_the_resource_and_what_is_under_it() {
-        let filter = ListenFilter::resource("file:///dir");
-        let updated = |uri: &str| notification(methods::RESOURCES_UPDATED, json!({"uri": uri}));
-        assert!(filter.wants(&updated("file:///dir")));
-        assert!(filter.wants(&updated("file:///dir/a.txt")));
-        assert!(filter.wants(&updated("file:///dir#part")));
-        assert!(!filter.wants(&updated("file:///directory")));
-        assert!(!filter.wants(&updated("file:///other")));
-        assert!(!filter.wants(&notification(methods::TOOLS_LIST_CHANGED, json!({}))));
-        assert!(ListenFilter::resource("file:///dir/").wants(&updated("file:///dir/x")));
     }
 }

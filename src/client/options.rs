@@ -18,6 +18,32 @@ use crate::runtime::{MaybeSend, MaybeSync};
 /// The default time a request may take: the official SDKs' 60 seconds.
 pub const DEFAULT_REQUEST_TIMEOUT: Duration = Duration::from_secs(60);
 
+/// The default cap on multi round-trip rounds (stateless era).
+pub const DEFAULT_MAX_INPUT_ROUNDS: usize = 16;
+
+/// How long a probe waits for an answer before taking silence for a
+/// handshake server.
+///
+/// Servers answer a probe at once, whatever era they speak; only a
+/// handshake server that ignores requests before `initialize` is silent, and
+/// it costs this much on the first connection. A stateless server too slow
+/// to answer in time is still found: `initialize` gets its -32022.
+pub(crate) const PROBE_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// Which era to speak, set in [`ClientOptions::era`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum EraChoice {
+    /// Only the `initialize` handshake (2024-11-05 to 2025-11-25): no probe.
+    Handshake,
+    /// The default: probe with `server/discover` first; a stateless server
+    /// is spoken to statelessly, anything else with the handshake. The
+    /// verdict is cached per server (URL, or stdio command line).
+    #[default]
+    Auto,
+    /// Only the stateless revision (2026-07-28): no `initialize` ever.
+    Stateless,
+}
+
 /// Something that happened to the session as a whole.
 #[derive(Debug, Clone, PartialEq)]
 pub enum SessionEvent {
@@ -67,7 +93,7 @@ pub struct ClientOptions {
     /// finds (the default), only the handshake, or only the stateless
     /// revision 2026-07-28. A stateless `protocol_version` forces the
     /// stateless era.
-    pub era: super::EraChoice,
+    pub era: EraChoice,
     /// The most rounds a multi round-trip request (stateless era) may take
     /// before it fails with [`super::Error::TooManyRounds`].
     pub max_input_rounds: usize,
@@ -116,9 +142,9 @@ impl Default for ClientOptions {
             experimental: None,
             elicitation_url_mode: false,
             handshake_timeout: None,
-            era: super::EraChoice::Auto,
-            max_input_rounds: super::stateless::DEFAULT_MAX_INPUT_ROUNDS,
-            probe_timeout: super::stateless::probe::PROBE_TIMEOUT,
+            era: EraChoice::Auto,
+            max_input_rounds: DEFAULT_MAX_INPUT_ROUNDS,
+            probe_timeout: PROBE_TIMEOUT,
             result_cache: true,
             tasks: false,
             task_timeout: std::time::Duration::from_secs(10 * 60),
@@ -150,8 +176,8 @@ impl ClientOptions {
         self
     }
 
-    /// Chooses the protocol era (see [`super::EraChoice`]).
-    pub fn with_era(mut self, era: super::EraChoice) -> Self {
+    /// Chooses the protocol era (see [`EraChoice`]).
+    pub fn with_era(mut self, era: EraChoice) -> Self {
         self.era = era;
         self
     }

@@ -326,4 +326,11 @@ pub mod codes {
     pub const URL_ELICITATION_REQUIRED: i64 = -32042;
     /// MCP: the user rejected a sampling request.
     pub const USER_REJECTED: i64 = -1;
+    /// 2026-07-28: headers missing, malformed or different from the body.
+    pub const HEADER_MISMATCH: i64 = -32020;
+    /// 2026-07-28: the request did not declare a client capability the
+    /// server needs.
+    pub const MISSING_REQUIRED_CLIENT_CAPABILITY: i64 = -32021;
+    /// 2026-07-28: the server does not speak the request's revision.
+    pub const UNSUPPORTED_PROTOCOL_VERSION: i64 = -32022;
 }

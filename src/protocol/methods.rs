@@ -32,3 +32,13 @@ pub const ROOTS_LIST_CHANGED: &str = "notifications/roots/list_changed";
 pub const SAMPLING_CREATE_MESSAGE: &str = "sampling/createMessage";
 pub const ELICITATION_CREATE: &str = "elicitation/create";
 pub const ELICITATION_COMPLETE: &str = "notifications/elicitation/complete";
+
+// Revision 2026-07-28 (stateless).
+pub const SERVER_DISCOVER: &str = "server/discover";
+pub const SUBSCRIPTIONS_LISTEN: &str = "subscriptions/listen";
+/// The first notification of a `subscriptions/listen` stream.
+pub const SUBSCRIPTIONS_ACKNOWLEDGED: &str = "notifications/subscriptions/acknowledged";
+/// The tasks extension (`io.modelcontextprotocol/tasks`).
+pub const TASKS_GET: &str = "tasks/get";
+pub const TASKS_UPDATE: &str = "tasks/update";
+pub const TASKS_CANCEL: &str = "tasks/cancel";

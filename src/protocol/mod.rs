@@ -1,7 +1,10 @@
-//! The protocol layer: JSON-RPC messages and MCP types. Pure data, no I/O.
+//! The protocol layer: JSON-RPC messages and MCP types of both eras (the
+//! handshake revisions in [`types`], revision 2026-07-28 in
+//! [`stateless`]). Pure data, no I/O.
 
 pub mod jsonrpc;
 pub mod methods;
+pub mod stateless;
 pub mod types;
 pub mod version;
 

@@ -111,3 +111,26 @@ impl serde::Serialize for ProtocolVersion {
         serializer.serialize_str(self.as_str())
     }
 }
+
+/// The version strings of a `supported` list as a server sends it
+/// (`supportedVersions` of `server/discover`, `data.supported` of a -32022
+/// or of an `initialize` -32602), read leniently: anything but an array
+/// reads as empty, and entries that are not strings are skipped. Every
+/// such list is read here, and only here.
+pub fn supported_versions(list: Option<&serde_json::Value>) -> Vec<String> {
+    list.and_then(serde_json::Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(|v| v.as_str().map(str::to_owned))
+        .collect()
+}
+
+/// The newest stateless revision this client speaks in a list the server sent.
+pub fn newest_stateless(supported: &[String]) -> Option<ProtocolVersion> {
+    supported.iter().filter_map(|v| v.parse::<ProtocolVersion>().ok()).filter(|v| v.era() == Era::Stateless).max()
+}
+
+/// Whether a list the server sent names a handshake revision this client speaks.
+pub fn speaks_handshake(supported: &[String]) -> bool {
+    supported.iter().filter_map(|v| v.parse::<ProtocolVersion>().ok()).any(|v| v.era() == Era::Handshake)
+}

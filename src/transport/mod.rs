@@ -11,7 +11,6 @@ use crate::protocol::{Message, ProtocolVersion};
 use crate::runtime::{BoxFuture, MaybeSend};
 
 mod authorize;
-pub mod detect;
 mod inbox;
 pub mod legacy;
 pub mod memory;

@@ -16,11 +16,11 @@ use super::convert::{
     WebError, bool_property, from_js, function_property, millis_property, object_with, property, string_property,
 };
 use super::handlers::{HandlerKind, JsHandler, call_listener, call_roots, notify_listener};
+use crate::client::negotiate::TransportChoice;
 use crate::client::{ClientOptions, ConnectOptions, EraChoice, RequestOptions, SessionEvent};
 use crate::http::Credentials;
 use crate::protocol::types::{Implementation, Progress};
 use crate::protocol::{ProtocolVersion, methods};
-use crate::transport::detect::TransportChoice;
 
 /// Everything `McpClient.connect` needs.
 #[derive(Debug)]

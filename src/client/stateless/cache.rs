@@ -12,8 +12,8 @@ use std::collections::HashMap;
 
 use serde_json::Value;
 
-use super::CacheHint;
-use crate::client::listen::covers;
+use crate::protocol::stateless::CacheHint;
+use crate::protocol::stateless::listen::covers;
 use crate::protocol::{Notification, methods};
 
 /// Methods whose complete results may be cached.

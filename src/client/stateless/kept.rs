@@ -17,8 +17,9 @@ use futures::StreamExt;
 use futures::channel::oneshot;
 use futures::future::{Either, select};
 
-use super::super::listen::{ListenFilter, Subscription};
-use super::super::{Client, Error, Inner, SessionEvent};
+use crate::client::listen::Subscription;
+use crate::client::{Client, Error, Inner, SessionEvent};
+use crate::protocol::stateless::ListenFilter;
 use crate::protocol::{Notification, methods};
 use crate::runtime::sleep;
 

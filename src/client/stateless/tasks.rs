@@ -14,20 +14,13 @@
 use std::collections::HashSet;
 use std::time::Duration;
 
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 
-use super::super::{Client, Error, RequestOptions};
+use crate::client::{Client, Error, RequestOptions};
+use crate::protocol::methods::{TASKS_CANCEL, TASKS_GET, TASKS_UPDATE};
+use crate::protocol::stateless::{ResultType, Task};
 use crate::protocol::{ErrorObject, ProtocolVersion};
 use crate::runtime::{now_millis, sleep};
-
-/// The extension's identifier, declared in `clientCapabilities.extensions`.
-pub const TASKS_EXTENSION: &str = "io.modelcontextprotocol/tasks";
-/// `tasks/get`.
-pub const TASKS_GET: &str = "tasks/get";
-/// `tasks/update`.
-pub const TASKS_UPDATE: &str = "tasks/update";
-/// `tasks/cancel`.
-pub const TASKS_CANCEL: &str = "tasks/cancel";
 
 /// How often to poll when the server suggests nothing.
 const DEFAULT_POLL_INTERVAL: Duration = Duration::from_secs(1);
@@ -36,8 +29,8 @@ const MIN_POLL_INTERVAL: Duration = Duration::from_millis(50);
 const MAX_POLL_INTERVAL: Duration = Duration::from_secs(30);
 
 fn poll_interval(task: &Value) -> Duration {
-    task.get("pollIntervalMs")
-        .and_then(Value::as_f64)
+    Task::of(task)
+        .poll_interval_ms
         .filter(|ms| ms.is_finite() && *ms >= 0.0)
         .map(|ms| Duration::from_millis(ms as u64))
         .unwrap_or(DEFAULT_POLL_INTERVAL)
@@ -88,7 +81,7 @@ impl Client {
         params.insert("taskId".into(), Value::from(task_id));
         let mut options = RequestOptions::default();
         let result = self.stateless_round(method, params, version, &mut options).await?;
-        match result.get("resultType").and_then(Value::as_str) {
+        match ResultType::of(&result).as_str() {
             None | Some("complete") => Ok(result),
             Some(other) => Err(Error::InvalidResult {
                 method: method.to_owned(),
@@ -107,37 +100,36 @@ impl Client {
         limit: Duration,
     ) -> Result<Value, Error> {
         let invalid = |reason: &str| Error::InvalidResult { method: method.to_owned(), reason: reason.to_owned() };
-        let task_id =
-            created.get("taskId").and_then(Value::as_str).ok_or_else(|| invalid("a task without a taskId"))?;
+        let task_id = Task::of(&created).task_id.ok_or_else(|| invalid("a task without a taskId"))?;
         let task_id = task_id.to_owned();
         let mut guard = CancelTaskOnDrop { client: self.clone(), task_id: Some(task_id.clone()), version };
         let deadline = now_millis() + limit.as_secs_f64() * 1000.0;
         let mut answered: HashSet<String> = HashSet::new();
         let mut task = created;
         loop {
-            let status = task.get("status").and_then(Value::as_str).unwrap_or("working").to_owned();
-            match status.as_str() {
+            let view = Task::of(&task);
+            match view.status {
                 "completed" => {
                     guard.task_id = None;
-                    return match task.get("result") {
+                    return match view.result {
                         Some(result @ Value::Object(_)) => Ok(result.clone()),
                         _ => Err(invalid("a completed task without its result")),
                     };
                 }
                 "failed" => {
                     guard.task_id = None;
-                    let error = task.get("error").cloned().and_then(|e| serde_json::from_value::<ErrorObject>(e).ok());
+                    let error = view.error_object();
                     let error = error.unwrap_or_else(|| ErrorObject::new(-32603, "the task failed without an error"));
                     return Err(Error::Rpc { method: method.to_owned(), error });
                 }
                 "cancelled" => {
                     guard.task_id = None;
-                    let message = task.get("statusMessage").and_then(Value::as_str).unwrap_or("no reason given");
+                    let message = view.status_message.unwrap_or("no reason given");
                     let reason = Some(format!("the server cancelled task {task_id}: {message}"));
                     return Err(Error::Cancelled { method: method.to_owned(), reason });
                 }
                 "input_required" => {
-                    let requests = task.get("inputRequests").and_then(Value::as_object);
+                    let requests = view.input_requests;
                     let fresh = requests.into_iter().flatten().filter(|(key, _)| !answered.contains(*key));
                     let responses = self.answer_requests(method, fresh).await?;
                     if !responses.is_empty() {
@@ -155,20 +147,17 @@ impl Client {
             }
             sleep(next_poll(&task, deadline - now_millis())).await;
             task = self.task_request(TASKS_GET, &task_id, Map::new(), version).await?;
-            if task.get("taskId").and_then(Value::as_str).is_some_and(|id| id != task_id) {
+            if Task::of(&task).task_id.is_some_and(|id| id != task_id) {
                 return Err(invalid("tasks/get answered about another task"));
             }
         }
     }
 }
 
-/// The `extensions` entry of the client capabilities.
-pub(crate) fn extension_capability() -> Value {
-    json!({ TASKS_EXTENSION: {} })
-}
-
 #[cfg(test)]
 mod tests {
+    use serde_json::json;
+
     use super::*;
 
     #[test]

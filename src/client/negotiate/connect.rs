@@ -1,19 +1,28 @@
-//! One entry point from a server URL to a connected [`Client`], with the
-//! transport detected (Streamable HTTP, else legacy HTTP+SSE) or forced.
+//! The entry points from a server to a connected [`Client`], side by side:
+//! [`connect_url`] (the transport detected, Streamable HTTP else legacy
+//! HTTP+SSE, or forced) and [`connect_stdio`] (a server process, started
+//! again for the handshake if it exits when probed). Both then start the
+//! era [`ClientOptions::era`] asks for ([`Client::start`]).
 //!
-//! The decisions are in [`crate::transport::detect`]; this module does the
-//! I/O: it tries a client over each transport in turn.
+//! The transport decisions are in [`super::detect`], the era's in
+//! [`super::era`]; this module does the I/O.
 
 use std::sync::Arc;
 use std::time::Duration;
 
-use super::{Client, ClientOptions, Error};
+use super::detect::{self, Plan, TransportChoice, Verdict};
 use crate::auth::AuthProvider;
+use crate::client::{Client, ClientOptions, Error};
 use crate::http::{DefaultHttp, HttpClient};
-use crate::transport::detect::{self, Plan, TransportChoice, Verdict};
 use crate::transport::legacy::{LegacyError, LegacySseOptions, LegacySseTransport};
 use crate::transport::streamable::{ReconnectPolicy, StreamableHttpOptions, StreamableHttpTransport};
 use crate::transport::{Transport, TransportError};
+#[cfg(not(target_arch = "wasm32"))]
+use {
+    super::era::{EraVerdict, remembered_era},
+    crate::client::EraChoice,
+    crate::transport::stdio::{StdioOptions, StdioTransport},
+};
 
 /// How [`connect_url`] reaches the server.
 #[derive(Debug, Clone)]
@@ -229,5 +238,49 @@ async fn handshake(transport: impl Transport, options: ClientOptions) -> Result<
             client.close().await;
             Err(error)
         }
+    }
+}
+
+/// The era cache key of a launch configuration.
+#[cfg(not(target_arch = "wasm32"))]
+fn launch_key(options: &StdioOptions) -> String {
+    format!("stdio:{:?} {:?} env={:?} cwd={:?}", options.program, options.args, options.env, options.cwd)
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+async fn attempt(options: &StdioOptions, client: ClientOptions) -> Result<Client, Error> {
+    let transport = StdioTransport::spawn(options.clone())?;
+    let (client, driver) = Client::new(transport, client);
+    crate::runtime::spawn(driver)?;
+    match client.start().await {
+        Ok(_) => Ok(client),
+        Err(error) => {
+            client.close().await;
+            Err(error)
+        }
+    }
+}
+
+/// Starts the server and talks to it in the era [`ClientOptions::era`]
+/// asks for. With [`EraChoice::Auto`] it probes with `server/discover`
+/// (digest of 2026-07-28 §2.2): a stateless server is used statelessly; any
+/// other answer, silence, or a server that exits on the probe means the
+/// handshake, on a freshly started process if the probe ended the first
+/// one. The verdict is cached per command line, arguments, environment and
+/// directory (see [`super::cache`] for how long).
+#[cfg(not(target_arch = "wasm32"))]
+pub async fn connect_stdio(options: StdioOptions, client: ClientOptions) -> Result<Client, Error> {
+    let mut client = client;
+    let key = launch_key(&options);
+    client.era_cache_key.get_or_insert_with(|| key.clone());
+    let auto = client.era == EraChoice::Auto;
+    match attempt(&options, client.clone()).await {
+        Err(Error::Transport(TransportError::Closed(_) | TransportError::ProcessExited { .. }))
+            if auto && remembered_era(&key) == Some(EraVerdict::Handshake) =>
+        {
+            log::debug!("{} exited when probed: starting it again for the handshake", options.program);
+            attempt(&options, client).await
+        }
+        other => other,
     }
 }

@@ -11,16 +11,16 @@
 //! 3. Anything else: an error saying what was tried and what each attempt
 //!    got.
 //!
-//! The verdict is remembered per URL for the life of the process, so a
-//! reconnect does not probe again. The I/O is in
-//! [`crate::client::connect_url`].
+//! The verdict is remembered per URL in the negotiation's verdict cache
+//! ([`super::cache`]: a legacy verdict is trusted for ten minutes, a
+//! Streamable HTTP one until the server contradicts it), so a reconnect
+//! does not probe again. The I/O is in [`super::connect_url`].
 
-use std::collections::BTreeMap;
 use std::fmt;
 use std::str::FromStr;
-use std::sync::Mutex;
 
-use super::TransportError;
+use super::cache::{self, VerdictCache};
+use crate::transport::TransportError;
 
 /// Which transport to use for an http(s) URL.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -104,31 +104,34 @@ pub fn post_attempt(url: &str, status: u16) -> String {
     format!("POST {url} answered {status}")
 }
 
-/// Verdicts by URL, for the life of the process.
-static VERDICTS: Mutex<BTreeMap<String, Verdict>> = Mutex::new(BTreeMap::new());
-
-fn verdicts() -> std::sync::MutexGuard<'static, BTreeMap<String, Verdict>> {
-    // A map of plain values: a poisoned lock is still usable.
-    VERDICTS.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+impl cache::Verdict for Verdict {
+    /// The legacy transport is the older one: a server may have moved on.
+    fn expires(&self) -> bool {
+        *self == Verdict::Sse
+    }
 }
+
+/// Verdicts by URL.
+static VERDICTS: VerdictCache<Verdict> = VerdictCache::new();
 
 fn key(url: &str) -> String {
     url.trim().to_owned()
 }
 
-/// What `url` was found to speak earlier in this process, if it was probed.
+/// What `url` was found to speak earlier in this process, if it was
+/// probed and the verdict is still trusted.
 pub fn remembered(url: &str) -> Option<Verdict> {
-    verdicts().get(&key(url)).copied()
+    VERDICTS.get(&key(url))
 }
 
 /// Remembers what `url` speaks.
 pub fn remember(url: &str, verdict: Verdict) {
-    verdicts().insert(key(url), verdict);
+    VERDICTS.put(&key(url), verdict);
 }
 
 /// Forgets what `url` speaks: the next `Auto` connection probes again.
 pub fn forget(url: &str) {
-    verdicts().remove(&key(url));
+    VERDICTS.forget(&key(url));
 }
 
 /// What to do to connect with `choice` to `url`.

@@ -8,6 +8,15 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
+mod asked;
+mod content;
+
+pub use asked::{
+    CreateMessageParams, CreateMessageResult, ElicitAction, ElicitParams, ElicitResult, ListRootsResult, Root,
+    SamplingMessage,
+};
+pub use content::ContentBlock;
+
 /// A JSON object.
 pub type JsonObject = Map<String, Value>;
 
@@ -154,111 +163,6 @@ pub struct ListToolsResult {
     /// Where the next page starts, if there is one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub next_cursor: Option<String>,
-}
-
-/// Text, an image, audio, a link or an embedded resource.
-#[derive(Debug, Clone, PartialEq)]
-pub enum ContentBlock {
-    /// `{type: "text", text}`.
-    Text {
-        /// The text.
-        text: String,
-    },
-    /// `{type: "image", data, mimeType}`, base64 data.
-    Image {
-        /// Base64 bytes.
-        data: String,
-        /// Media type.
-        mime_type: String,
-    },
-    /// `{type: "audio", data, mimeType}` (2025-03-26+).
-    Audio {
-        /// Base64 bytes.
-        data: String,
-        /// Media type.
-        mime_type: String,
-    },
-    /// `{type: "resource_link", uri, name, ...}` (2025-06-18+).
-    ResourceLink {
-        /// The resource's URI.
-        uri: String,
-        /// Its name.
-        name: String,
-        /// Its media type, if known.
-        mime_type: Option<String>,
-    },
-    /// `{type: "resource", resource}`: an embedded resource.
-    Resource {
-        /// The embedded contents.
-        resource: ResourceContents,
-    },
-    /// A block of a type this client does not know, kept whole.
-    Unknown(Value),
-}
-
-impl ContentBlock {
-    /// A text block.
-    pub fn text(text: impl Into<String>) -> Self {
-        ContentBlock::Text { text: text.into() }
-    }
-
-    /// Reads a block from JSON; anything unrecognised becomes `Unknown`.
-    pub fn from_value(value: Value) -> Self {
-        fn str_field(v: &Value, key: &str) -> Option<String> {
-            v.get(key).and_then(Value::as_str).map(str::to_owned)
-        }
-        let kind = value.get("type").and_then(Value::as_str).unwrap_or_default();
-        let parsed = match kind {
-            "text" => str_field(&value, "text").map(|text| ContentBlock::Text { text }),
-            "image" | "audio" => match (str_field(&value, "data"), str_field(&value, "mimeType")) {
-                (Some(data), Some(mime_type)) if kind == "image" => Some(ContentBlock::Image { data, mime_type }),
-                (Some(data), Some(mime_type)) => Some(ContentBlock::Audio { data, mime_type }),
-                _ => None,
-            },
-            "resource_link" => str_field(&value, "uri").map(|uri| ContentBlock::ResourceLink {
-                name: str_field(&value, "name").unwrap_or_default(),
-                mime_type: str_field(&value, "mimeType"),
-                uri,
-            }),
-            "resource" => value
-                .get("resource")
-                .and_then(|r| ResourceContents::deserialize(r).ok())
-                .map(|resource| ContentBlock::Resource { resource }),
-            _ => None,
-        };
-        parsed.unwrap_or(ContentBlock::Unknown(value))
-    }
-
-    /// The block as JSON.
-    pub fn to_value(&self) -> Value {
-        use serde_json::json;
-        match self {
-            ContentBlock::Text { text } => json!({"type": "text", "text": text}),
-            ContentBlock::Image { data, mime_type } => json!({"type": "image", "data": data, "mimeType": mime_type}),
-            ContentBlock::Audio { data, mime_type } => json!({"type": "audio", "data": data, "mimeType": mime_type}),
-            ContentBlock::ResourceLink { uri, name, mime_type } => {
-                let mut v = json!({"type": "resource_link", "uri": uri, "name": name});
-                if let Some(m) = mime_type {
-                    v["mimeType"] = json!(m);
-                }
-                v
-            }
-            ContentBlock::Resource { resource } => json!({"type": "resource", "resource": resource}),
-            ContentBlock::Unknown(v) => v.clone(),
-        }
-    }
-}
-
-impl Serialize for ContentBlock {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        self.to_value().serialize(serializer)
-    }
-}
-
-impl<'de> Deserialize<'de> for ContentBlock {
-    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        Value::deserialize(deserializer).map(ContentBlock::from_value)
-    }
 }
 
 /// The answer to `tools/call`.
@@ -516,122 +420,6 @@ pub struct Progress {
     /// A human-readable message (2025-03-26+).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub message: Option<String>,
-}
-
-/// A root the client exposes to the server (`roots/list`).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Root {
-    /// A `file://` URI.
-    pub uri: String,
-    /// A display name.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub name: Option<String>,
-}
-
-/// The answer to `roots/list`.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct ListRootsResult {
-    /// The roots.
-    pub roots: Vec<Root>,
-}
-
-/// A message in a sampling conversation.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct SamplingMessage {
-    /// `user` or `assistant`.
-    pub role: String,
-    /// One block, or (2025-11-25) an array of blocks; kept as JSON.
-    pub content: Value,
-}
-
-/// The params of `sampling/createMessage`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct CreateMessageParams {
-    /// The conversation so far.
-    pub messages: Vec<SamplingMessage>,
-    /// Preferences for the model.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub model_preferences: Option<Value>,
-    /// A system prompt.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub system_prompt: Option<String>,
-    /// Context to include (soft-deprecated in 2025-11-25).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub include_context: Option<String>,
-    /// Sampling temperature.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub temperature: Option<f64>,
-    /// Maximum tokens to sample.
-    #[serde(default)]
-    pub max_tokens: u64,
-    /// Stop sequences.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub stop_sequences: Option<Vec<String>>,
-    /// Tools the model may call (2025-11-25).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub tools: Option<Value>,
-    /// Everything else, as sent.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub metadata: Option<Value>,
-}
-
-/// The answer to `sampling/createMessage`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct CreateMessageResult {
-    /// Usually `assistant`.
-    pub role: String,
-    /// The sampled content.
-    pub content: Value,
-    /// Which model answered.
-    pub model: String,
-    /// Why sampling stopped (`endTurn`, `stopSequence`, `maxTokens`, ...).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub stop_reason: Option<String>,
-}
-
-/// The params of `elicitation/create`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct ElicitParams {
-    /// `form` (default) or `url` (2025-11-25).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub mode: Option<String>,
-    /// What to ask the user.
-    #[serde(default)]
-    pub message: String,
-    /// Form mode: a flat JSON Schema object of primitive fields.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub requested_schema: Option<Value>,
-    /// URL mode: the page to send the user to.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub url: Option<String>,
-    /// URL mode: the id to match `notifications/elicitation/complete`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub elicitation_id: Option<String>,
-}
-
-/// How the user answered an elicitation.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum ElicitAction {
-    /// Submitted (with content in form mode).
-    Accept,
-    /// Explicitly said no.
-    Decline,
-    /// Dismissed without choosing.
-    Cancel,
-}
-
-/// The answer to `elicitation/create`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ElicitResult {
-    /// What the user did.
-    pub action: ElicitAction,
-    /// Form values, when accepted in form mode.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub content: Option<JsonObject>,
 }
 
 /// The params of `notifications/message` (a server log line).

@@ -1,29 +1,20 @@
 //! Which era a server speaks: the `server/discover` probe, its
-//! classification, and the per-server cache of the verdict.
+//! classification, and [`Client::start`], which begins the conversation
+//! the way [`crate::ClientOptions::era`] asks. The verdict is kept in the
+//! negotiation's verdict cache ([`super::cache`]: a handshake verdict is
+//! trusted for ten minutes, a stateless one until the server contradicts
+//! it).
 
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex, OnceLock};
-use std::time::Duration;
+use std::sync::Arc;
 
 use serde_json::Value;
 
-use super::super::{Client, Error, Negotiated};
+use super::cache::{self, VerdictCache};
+use crate::client::stateless::no_mutual_version;
+use crate::client::{Client, EraChoice, Error, Negotiated};
+use crate::protocol::version::{newest_stateless, speaks_handshake, supported_versions};
 use crate::protocol::{Era, ProtocolVersion};
 use crate::transport::{TransportError, TransportKind};
-
-/// Which era to speak, set in [`crate::ClientOptions::era`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum EraChoice {
-    /// Only the `initialize` handshake (2024-11-05 to 2025-11-25): no probe.
-    Handshake,
-    /// The default: probe with `server/discover` first; a stateless server
-    /// is spoken to statelessly, anything else with the handshake. The
-    /// verdict is cached per server (URL, or stdio command line).
-    #[default]
-    Auto,
-    /// Only the stateless revision (2026-07-28): no `initialize` ever.
-    Stateless,
-}
 
 /// The newest stateless revision an error to `initialize` names as
 /// supported (`-32022` or `-32602` with `data.supported`), if any.
@@ -32,9 +23,7 @@ fn stateless_versions_in(error: &Error) -> Option<ProtocolVersion> {
         Error::Rpc { error, .. } | Error::UnsupportedProtocolVersion { error, .. } => error.data.as_ref()?,
         _ => return None,
     };
-    let supported: Vec<String> =
-        data.get("supported")?.as_array()?.iter().filter_map(|v| v.as_str().map(str::to_owned)).collect();
-    newest_stateless(&supported)
+    newest_stateless(&supported_versions(data.get("supported")))
 }
 
 /// What the probe found.
@@ -46,60 +35,28 @@ pub enum EraVerdict {
     Handshake,
 }
 
-/// How long a handshake verdict is trusted: a server upgraded to the
-/// stateless revision would otherwise go on being spoken to the old way
-/// for as long as this process lives (a stateless verdict cannot go stale
-/// that way: a downgraded server fails the next request, which re-probes).
-pub const HANDSHAKE_VERDICT_MAX_AGE: Duration = Duration::from_secs(10 * 60);
-
-/// Verdicts with the time they were reached (ms since the epoch).
-fn cache() -> &'static Mutex<HashMap<String, (EraVerdict, f64)>> {
-    static CACHE: OnceLock<Mutex<HashMap<String, (EraVerdict, f64)>>> = OnceLock::new();
-    CACHE.get_or_init(Default::default)
-}
-
-/// The verdict remembered for a server, if any and still trusted.
-pub fn remembered_era(key: &str) -> Option<EraVerdict> {
-    let now = crate::runtime::now_millis();
-    let mut cache = cache().lock().unwrap_or_else(|p| p.into_inner());
-    match cache.get(key).copied() {
-        Some((EraVerdict::Handshake, at)) if now - at > HANDSHAKE_VERDICT_MAX_AGE.as_secs_f64() * 1000.0 => {
-            cache.remove(key);
-            None
-        }
-        other => other.map(|(verdict, _)| verdict),
+impl cache::Verdict for EraVerdict {
+    /// The handshake is the older era: a server may have been upgraded.
+    fn expires(&self) -> bool {
+        *self == EraVerdict::Handshake
     }
 }
 
+/// Era verdicts by server (URL, or stdio command line).
+static VERDICTS: VerdictCache<EraVerdict> = VerdictCache::new();
+
+/// The verdict remembered for a server, if any and still trusted.
+pub fn remembered_era(key: &str) -> Option<EraVerdict> {
+    VERDICTS.get(key)
+}
+
 pub(crate) fn remember_era(key: &str, verdict: EraVerdict) {
-    let now = crate::runtime::now_millis();
-    cache().lock().unwrap_or_else(|p| p.into_inner()).insert(key.to_owned(), (verdict, now));
+    VERDICTS.put(key, verdict);
 }
 
 /// Forgets what a server spoke, so the next connection probes again.
 pub fn forget_era(key: &str) {
-    cache().lock().unwrap_or_else(|p| p.into_inner()).remove(key);
-}
-
-/// The newest stateless revision in a list the server sent.
-pub(crate) fn newest_stateless(supported: &[String]) -> Option<ProtocolVersion> {
-    supported.iter().filter_map(|v| v.parse::<ProtocolVersion>().ok()).filter(|v| v.era() == Era::Stateless).max()
-}
-
-fn speaks_handshake(supported: &[String]) -> bool {
-    supported.iter().filter_map(|v| v.parse::<ProtocolVersion>().ok()).any(|v| v.era() == Era::Handshake)
-}
-
-pub(crate) fn no_mutual_version(supported: &[String]) -> Error {
-    Error::UnsupportedProtocolVersion {
-        method: super::SERVER_DISCOVER.into(),
-        requested: ProtocolVersion::LATEST_STATELESS.as_str().into(),
-        supported: supported.to_vec(),
-        error: crate::protocol::ErrorObject::new(
-            super::codes::UNSUPPORTED_PROTOCOL_VERSION,
-            "no protocol version in common with the server",
-        ),
-    }
+    VERDICTS.forget(key);
 }
 
 /// How the probe ended.
@@ -123,13 +80,7 @@ enum Step {
 fn classify(outcome: Result<Value, Error>, version: ProtocolVersion, corrected: bool) -> Step {
     match outcome {
         Ok(result) => {
-            let supported: Vec<String> = result
-                .get("supportedVersions")
-                .and_then(Value::as_array)
-                .into_iter()
-                .flatten()
-                .filter_map(|v| v.as_str().map(str::to_owned))
-                .collect();
+            let supported = supported_versions(result.get("supportedVersions"));
             match newest_stateless(&supported) {
                 Some(mutual) if mutual == version => Step::Done(Probed::Stateless(version, result)),
                 Some(mutual) if !corrected => Step::Retry(mutual),
@@ -172,15 +123,6 @@ fn classify(outcome: Result<Value, Error>, version: ProtocolVersion, corrected: 
         Err(other) => Step::Fail(other),
     }
 }
-
-/// How long a probe waits for an answer before taking silence for a
-/// handshake server.
-///
-/// Servers answer a probe at once, whatever era they speak; only a
-/// handshake server that ignores requests before `initialize` is silent, and
-/// it costs this much on the first connection. A stateless server too slow
-/// to answer in time is still found: `initialize` gets its -32022.
-pub(crate) const PROBE_TIMEOUT: Duration = Duration::from_secs(5);
 
 impl Client {
     /// Sends `server/discover` at the newest stateless revision and
@@ -307,6 +249,8 @@ impl Client {
 
 #[cfg(test)]
 mod tests {
+    use std::time::Duration;
+
     use serde_json::json;
 
     use super::*;
@@ -315,7 +259,7 @@ mod tests {
     fn rpc(code: i64, data: Value) -> Error {
         let mut error = ErrorObject::new(code, "x");
         error.data = Some(data);
-        super::super::typed_error(Error::Rpc { method: "server/discover".into(), error })
+        Error::Rpc { method: "server/discover".into(), error }.typed()
     }
 
     #[test]
@@ -353,26 +297,13 @@ mod tests {
 
     #[test]
     fn an_old_handshake_verdict_is_forgotten_and_a_stateless_one_kept() {
-        let old = crate::runtime::now_millis() - HANDSHAKE_VERDICT_MAX_AGE.as_secs_f64() * 1000.0 - 1000.0;
+        let old = crate::runtime::now_millis() - cache::VERDICT_MAX_AGE.as_secs_f64() * 1000.0 - 1000.0;
         let stateless = EraVerdict::Stateless(ProtocolVersion::V2026_07_28);
-        {
-            let mut cache = cache().lock().unwrap();
-            cache.insert("test:old-handshake".into(), (EraVerdict::Handshake, old));
-            cache.insert("test:old-stateless".into(), (stateless, old));
-        }
+        VERDICTS.put_at("test:old-handshake", EraVerdict::Handshake, old);
+        VERDICTS.put_at("test:old-stateless", stateless, old);
         remember_era("test:new-handshake", EraVerdict::Handshake);
         assert_eq!(remembered_era("test:old-handshake"), None);
         assert_eq!(remembered_era("test:old-stateless"), Some(stateless));
         assert_eq!(remembered_era("test:new-handshake"), Some(EraVerdict::Handshake));
-    }
-
-    #[test]
-    fn cache_hints_are_read_leniently() {
-        use super::super::{CacheHint, CacheScope};
-        assert_eq!(CacheHint::of(&json!({})), None);
-        let hint = CacheHint::of(&json!({"ttlMs": 1500, "cacheScope": "public"})).unwrap();
-        assert_eq!((hint.ttl, hint.scope), (Duration::from_millis(1500), CacheScope::Public));
-        let negative = CacheHint::of(&json!({"ttlMs": -5})).unwrap();
-        assert_eq!((negative.ttl, negative.scope), (Duration::ZERO, CacheScope::Private));
     }
 }

@@ -1,0 +1,156 @@
+//! What comes in from the server: responses routed to their requests,
+//! progress to its callback, notifications to the listeners and the
+//! subscriptions that asked for them, server requests to the handlers.
+
+use serde_json::{Value, json};
+
+use super::{SendPurpose, SessionLoop};
+use crate::client::error::Error;
+use crate::client::handlers::RequestContext;
+use crate::protocol::methods::SUBSCRIPTIONS_ACKNOWLEDGED;
+use crate::protocol::stateless::listen::subscription_id;
+use crate::protocol::types::Progress;
+use crate::protocol::{ErrorObject, Message, Notification, Request, RequestId, Response, codes, methods};
+use crate::runtime::boxed;
+use crate::transport::Transport;
+use futures::future::{AbortHandle, Abortable};
+
+impl<T: Transport> SessionLoop<T> {
+    pub(super) fn handle_message(&mut self, message: Message) {
+        match message {
+            Message::Response(response) => self.handle_response(response),
+            Message::Notification(notification) => self.handle_notification(notification),
+            Message::Request(request) => self.handle_request(request),
+        }
+    }
+
+    fn handle_response(&mut self, response: Response) {
+        let Some(id) = response.id else {
+            // An error about a message too malformed to carry an id: no
+            // request can be matched, so it is only reported.
+            if let Err(error) = response.outcome {
+                log::warn!("the server reported an error with no request id: {error}");
+            }
+            return;
+        };
+        let Some(pending) = self.pending.remove(&id) else {
+            log::warn!("ignoring a response with unknown id {id} (late, cancelled or never sent)");
+            return;
+        };
+        let outcome = response.outcome.map_err(|error| Error::Rpc { method: pending.method, error });
+        let _ = pending.reply.send(outcome);
+    }
+
+    fn handle_notification(&mut self, notification: Notification) {
+        match notification.method.as_str() {
+            methods::PROGRESS => {
+                let progress = notification.params.clone().map(serde_json::from_value::<Progress>);
+                match progress {
+                    Some(Ok(progress)) => {
+                        let route = RequestId::from_value(&progress.progress_token)
+                            .and_then(|id| self.pending.get(&id))
+                            .and_then(|pending| pending.progress.as_ref());
+                        match route {
+                            Some(route) => {
+                                let _ = route.unbounded_send(progress);
+                            }
+                            None => log::debug!("progress for an unknown token {}", progress.progress_token),
+                        }
+                    }
+                    Some(Err(e)) => log::warn!("ignoring malformed progress notification: {e}"),
+                    None => log::warn!("ignoring a progress notification with no params"),
+                }
+            }
+            methods::CANCELLED if self.stateless => self.cancelled_by_server(notification),
+            methods::CANCELLED => {
+                let id = notification.params.as_ref().and_then(|p| p.get("requestId")).and_then(RequestId::from_value);
+                match id.and_then(|id| self.handler_aborts.remove(&id)) {
+                    Some(abort) => abort.abort(),
+                    None => log::debug!("cancellation for a request that is not running"),
+                }
+            }
+            _ => {
+                // An acknowledgement concerns its subscription alone. Anything
+                // else reaches the listeners first: the first of them drops
+                // cached results it makes stale, before a subscriber can react.
+                if notification.method != SUBSCRIPTIONS_ACKNOWLEDGED {
+                    for listener in &self.listeners {
+                        listener(&notification);
+                    }
+                }
+                self.route_to_subscriptions(&notification);
+            }
+        }
+    }
+
+    /// Hands a notification to the subscriptions that asked for it.
+    fn route_to_subscriptions(&mut self, notification: &Notification) {
+        // A subscription whose handle is gone needs nothing more.
+        self.watches.retain(|_, watch| !watch.sink.is_closed());
+        if self.watches.is_empty() {
+            return;
+        }
+        match subscription_id(notification) {
+            Some(id) => match self.watches.get(&id) {
+                Some(watch) if watch.filter.is_none() => {
+                    let _ = watch.sink.unbounded_send(notification.clone());
+                }
+                _ => log::debug!("{} for subscription {id}, which is not open", notification.method),
+            },
+            None => {
+                for watch in self.watches.values() {
+                    if watch.filter.as_ref().is_some_and(|filter| filter.wants(notification)) {
+                        let _ = watch.sink.unbounded_send(notification.clone());
+                    }
+                }
+            }
+        }
+    }
+
+    /// 2026-07-28: a server sends `notifications/cancelled` only to end one
+    /// of our requests (a `subscriptions/listen`); the id is ours.
+    fn cancelled_by_server(&mut self, notification: Notification) {
+        let params = notification.params.unwrap_or(Value::Null);
+        let Some(id) = params.get("requestId").and_then(RequestId::from_value) else {
+            return log::warn!("ignoring a cancellation without a valid requestId");
+        };
+        let Some(pending) = self.pending.remove(&id) else {
+            return log::debug!("the server cancelled request {id}, which is not pending");
+        };
+        if let Some(exchange) = self.send_aborts.remove(&id) {
+            exchange.abort();
+        }
+        let reason = params.get("reason").and_then(Value::as_str).unwrap_or("no reason given");
+        let reason = Some(format!("the server ended it: {reason}"));
+        let _ = pending.reply.send(Err(Error::Cancelled { method: pending.method, reason }));
+    }
+
+    fn handle_request(&mut self, request: Request) {
+        let Request { id, method, params } = request;
+        if self.stateless {
+            // 2026-07-28: servers send no requests and clients send no responses.
+            log::warn!("protocol violation: a stateless server sent a {method} request (id {id}); not answered");
+            return;
+        }
+        if method == methods::PING {
+            return self.send(Message::result(id, json!({})), SendPurpose::Reply);
+        }
+        let Some(handler) = self.handlers.get(&method).cloned() else {
+            let error = ErrorObject::new(codes::METHOD_NOT_FOUND, format!("method not found: {method}"));
+            return self.send(Message::error(Some(id), error), SendPurpose::Reply);
+        };
+        let progress_token = params.as_ref().and_then(|p| p.get("_meta")).and_then(|m| m.get("progressToken")).cloned();
+        let context = RequestContext { id: id.clone(), method, progress_token };
+        let (abort, registration) = AbortHandle::new_pair();
+        let work = Abortable::new(handler.handle(params, context), registration);
+        self.handler_aborts.insert(id.clone(), abort);
+        self.running_handlers.push(boxed(async move {
+            match work.await {
+                Ok(Ok(result)) => Some(Message::result(id, result)),
+                Ok(Err(error)) => Some(Message::error(Some(id), error)),
+                // Cancelled by the server: it expects no answer.
+                Err(_aborted) => None,
+            }
+        }));
+    }
+}

@@ -1,0 +1,191 @@
+//! The engine of the handshake era (2024-11-05 to 2025-11-25): the
+//! `initialize` handshake and its version negotiation, the session a
+//! server may forget (restarted once, its resource subscriptions made
+//! again), and `resources/subscribe` shared by several subscriptions.
+//!
+//! [`Client::request`] hands a request here once the handshake settled a
+//! handshake-era version.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+
+use futures::channel::oneshot;
+use serde_json::{Value, json};
+
+use super::driver::Command;
+use super::listen::Subscription;
+use super::{Client, Error, Negotiated, RequestOptions, SessionEvent};
+use crate::protocol::stateless::ListenFilter;
+use crate::protocol::types::InitializeResult;
+use crate::protocol::version::supported_versions;
+use crate::protocol::{Era, ProtocolVersion, codes, methods};
+use crate::transport::TransportError;
+
+/// The longest `initialize` waits for the server's stream to open.
+const SERVER_STREAM_WAIT: std::time::Duration = std::time::Duration::from_secs(10);
+
+impl Client {
+    /// Runs the `initialize` handshake: offers the configured version,
+    /// accepts any version this client speaks, sends
+    /// `notifications/initialized`.
+    ///
+    /// If the server refuses the offered version with -32602 and lists
+    /// versions it supports, the newest one both sides speak is offered once
+    /// more. An answer with a version this client does not speak closes the
+    /// connection (the spec's "disconnect").
+    pub async fn initialize(&self) -> Result<Arc<Negotiated>, Error> {
+        let offered = match self.inner.options.protocol_version {
+            // A stateless revision has no handshake: offer the newest one that has.
+            version if version.era() == Era::Stateless => ProtocolVersion::LATEST,
+            version => version,
+        };
+        let result = match self.send_initialize(offered).await {
+            Err(Error::Rpc { error, .. }) if error.code == codes::INVALID_PARAMS => {
+                let fallback = supported_versions(error.data.as_ref().and_then(|d| d.get("supported")))
+                    .iter()
+                    .filter_map(|v| v.parse::<ProtocolVersion>().ok())
+                    .filter(|v| *v < offered)
+                    .max();
+                match fallback {
+                    Some(version) => self.send_initialize(version).await?,
+                    None => return Err(Error::Rpc { method: methods::INITIALIZE.into(), error }),
+                }
+            }
+            other => other?,
+        };
+        let result: InitializeResult = serde_json::from_value(result)
+            .map_err(|e| Error::InvalidResult { method: methods::INITIALIZE.into(), reason: e.to_string() })?;
+        let version = match result.protocol_version.parse::<ProtocolVersion>() {
+            Ok(version) if version.era() == Era::Handshake => version,
+            _ => {
+                self.close().await;
+                return Err(Error::UnsupportedVersion {
+                    offered: offered.to_string(),
+                    answered: result.protocol_version,
+                });
+            }
+        };
+        self.command(Command::Negotiated(version))?;
+        self.notify(methods::INITIALIZED, None).await?;
+        let (ready, opened) = oneshot::channel();
+        self.command(Command::Initialized { ready })?;
+        // A server may send a request (roots, sampling) on its stream right
+        // after the handshake: wait, boundedly, until that stream is open.
+        if let Ok(opened) = opened.await {
+            let limit = self.inner.options.request_timeout.min(SERVER_STREAM_WAIT);
+            let _ = futures::future::select(opened, Box::pin(crate::runtime::sleep(limit))).await;
+        }
+        let negotiated = Arc::new(Negotiated { version, result });
+        let mut state = self.state();
+        state.negotiated = Some(negotiated.clone());
+        state.generation += 1;
+        Ok(negotiated)
+    }
+
+    async fn send_initialize(&self, version: ProtocolVersion) -> Result<Value, Error> {
+        let options = &self.inner.options;
+        let params = json!({
+            "protocolVersion": version.as_str(),
+            "capabilities": options.capabilities(),
+            "clientInfo": options.client_info,
+        });
+        let mut request = RequestOptions { timeout: options.handshake_timeout, ..RequestOptions::default() };
+        self.send_request(methods::INITIALIZE, Some(params), &mut request).await
+    }
+
+    /// A request in a handshake-era session, started in generation
+    /// `generation`: shared resource subscriptions counted, a forgotten
+    /// session restarted and the request retried once.
+    pub(crate) async fn handshake_request(
+        &self,
+        method: &str,
+        params: Option<Value>,
+        options: RequestOptions,
+        generation: u64,
+    ) -> Result<Value, Error> {
+        let mut options = options;
+        let uri = params.as_ref().and_then(|p| p.get("uri")).and_then(Value::as_str).map(str::to_owned);
+        // Several subscriptions (`listen`, `subscribe_resource`) may share a
+        // resource: the server hears of the first and of the last only.
+        if let Some(uri) = &uri {
+            let mut subscribed = self.subscribed();
+            match (method, subscribed.get_mut(uri)) {
+                (methods::RESOURCES_SUBSCRIBE, Some(count)) => {
+                    *count += 1;
+                    return Ok(json!({}));
+                }
+                (methods::RESOURCES_UNSUBSCRIBE, Some(count)) if *count > 1 => {
+                    *count -= 1;
+                    return Ok(json!({}));
+                }
+                (methods::RESOURCES_UNSUBSCRIBE, _) => {
+                    subscribed.remove(uri);
+                }
+                _ => {}
+            }
+        }
+        let outcome = match self.send_request(method, params.clone(), &mut options).await {
+            Err(Error::Transport(TransportError::SessionExpired)) => {
+                self.restart_session(generation).await?;
+                self.send_request(method, params, &mut options).await
+            }
+            other => other,
+        };
+        // What a new session must subscribe to again.
+        if let (methods::RESOURCES_SUBSCRIBE, Some(uri), Ok(_)) = (method, uri, &outcome) {
+            *self.subscribed().entry(uri).or_insert(0) += 1;
+        }
+        outcome
+    }
+
+    pub(crate) fn subscribed(&self) -> std::sync::MutexGuard<'_, BTreeMap<String, usize>> {
+        // A plain set: a poisoned lock is still usable.
+        self.inner.subscribed.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// Starts a new session after the server forgot ours. Concurrent callers
+    /// that saw the same generation expire share one restart.
+    async fn restart_session(&self, expired_generation: u64) -> Result<(), Error> {
+        let _one_at_a_time = self.inner.restart_lock.lock().await;
+        if self.state().generation != expired_generation {
+            return Ok(());
+        }
+        self.state().negotiated = None;
+        self.initialize().await?;
+        // The server forgot the session's resource subscriptions with it.
+        let uris: Vec<String> = self.subscribed().keys().cloned().collect();
+        for uri in uris {
+            let params = Some(json!({ "uri": uri }));
+            let mut options = RequestOptions::default();
+            if let Err(error) = self.send_request(methods::RESOURCES_SUBSCRIBE, params, &mut options).await {
+                log::warn!("subscribing to {uri} again in the new session: {error}");
+            }
+        }
+        self.inner.restarts.fetch_add(1, Ordering::Relaxed);
+        for listener in &self.inner.options.event_listeners {
+            listener(&SessionEvent::SessionRestarted);
+        }
+        Ok(())
+    }
+
+    /// A subscription on the session's own stream: list changes come on
+    /// it; the resources asked for are subscribed with `resources/subscribe`.
+    pub(crate) async fn listen_on_session(
+        &self,
+        requested: ListenFilter,
+        offered: ListenFilter,
+    ) -> Result<Subscription, Error> {
+        let uris = offered.resource_subscriptions.clone();
+        let mut subscription = self.subscription(requested, offered.clone(), Some(offered));
+        subscription.subscribed = Some((self.clone(), Vec::new()));
+        for uri in uris {
+            // On failure the subscription is dropped, unsubscribing the rest.
+            self.subscribe_resource(&uri).await?;
+            if let Some((_, done)) = subscription.subscribed.as_mut() {
+                done.push(uri);
+            }
+        }
+        Ok(subscription)
+    }
+}

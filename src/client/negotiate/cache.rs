@@ -1,0 +1,107 @@
+//! The one verdict cache of connection negotiation: what a server was
+//! found to speak, so the next connection to it skips the probe.
+//!
+//! Two verdicts are cached, under the same rule: which HTTP transport a URL
+//! speaks ([`super::detect::Verdict`]) and which era a server speaks
+//! ([`super::era::EraVerdict`]). Each kind has its own store (a URL has one
+//! verdict of each kind); both are process-wide.
+//!
+//! The rule: a verdict for the older protocol of a pair (the handshake
+//! era; the legacy HTTP+SSE transport) is trusted for
+//! [`VERDICT_MAX_AGE`], because a server upgraded meanwhile would otherwise
+//! go on being spoken to the old way for as long as the process lives: it
+//! still answers the old way, so nothing would ever contradict the verdict.
+//! A verdict for the newer protocol (the stateless era; Streamable HTTP)
+//! does not expire: a server that stops speaking it fails the next
+//! connection, and a verdict the server contradicts is forgotten and the
+//! server probed again (the connecting code forgets it).
+
+use std::collections::BTreeMap;
+use std::sync::Mutex;
+use std::time::Duration;
+
+/// How long a verdict for the older protocol of a pair is trusted.
+pub const VERDICT_MAX_AGE: Duration = Duration::from_secs(10 * 60);
+
+/// A cached verdict.
+pub(crate) trait Verdict: Copy {
+    /// Whether it names the older protocol of its pair, and so expires
+    /// after [`VERDICT_MAX_AGE`].
+    fn expires(&self) -> bool;
+}
+
+/// Verdicts by key (a URL, a command line), with when each was reached
+/// (milliseconds since the epoch).
+pub(crate) struct VerdictCache<V> {
+    entries: Mutex<BTreeMap<String, (V, f64)>>,
+}
+
+impl<V: Verdict> VerdictCache<V> {
+    pub(crate) const fn new() -> Self {
+        VerdictCache { entries: Mutex::new(BTreeMap::new()) }
+    }
+
+    fn entries(&self) -> std::sync::MutexGuard<'_, BTreeMap<String, (V, f64)>> {
+        // A map of plain values: a poisoned lock is still usable.
+        self.entries.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// The verdict remembered for `key`, if any and still trusted.
+    pub(crate) fn get(&self, key: &str) -> Option<V> {
+        let now = crate::runtime::now_millis();
+        let mut entries = self.entries();
+        match entries.get(key).copied() {
+            Some((verdict, at)) if verdict.expires() && now - at > VERDICT_MAX_AGE.as_secs_f64() * 1000.0 => {
+                entries.remove(key);
+                None
+            }
+            other => other.map(|(verdict, _)| verdict),
+        }
+    }
+
+    /// Remembers `verdict` for `key`, from now.
+    pub(crate) fn put(&self, key: &str, verdict: V) {
+        self.put_at(key, verdict, crate::runtime::now_millis());
+    }
+
+    /// Remembers `verdict` for `key` as reached at `at`.
+    pub(crate) fn put_at(&self, key: &str, verdict: V, at: f64) {
+        self.entries().insert(key.to_owned(), (verdict, at));
+    }
+
+    /// Forgets the verdict for `key`: the next connection probes again.
+    pub(crate) fn forget(&self, key: &str) {
+        self.entries().remove(key);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(Debug, Clone, Copy, PartialEq)]
+    enum Test {
+        Old,
+        New,
+    }
+
+    impl Verdict for Test {
+        fn expires(&self) -> bool {
+            *self == Test::Old
+        }
+    }
+
+    #[test]
+    fn old_verdicts_of_the_older_protocol_expire_and_the_newer_last() {
+        let cache = VerdictCache::new();
+        let long_ago = crate::runtime::now_millis() - VERDICT_MAX_AGE.as_secs_f64() * 1000.0 - 1000.0;
+        cache.put_at("old", Test::Old, long_ago);
+        cache.put_at("new", Test::New, long_ago);
+        cache.put("fresh", Test::Old);
+        assert_eq!(cache.get("old"), None);
+        assert_eq!(cache.get("new"), Some(Test::New));
+        assert_eq!(cache.get("fresh"), Some(Test::Old));
+        cache.forget("new");
+        assert_eq!(cache.get("new"), None);
+    }
+}
