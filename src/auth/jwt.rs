@@ -9,6 +9,11 @@ use serde_json::{Value, json};
 use super::error::AuthError;
 use super::pkce::{base64url, random_bytes, random_string, sha256};
 
+/// The error of a build that left the named feature out.
+pub(crate) fn unavailable(feature: &str) -> AuthError {
+    AuthError::Config(format!("this build of mcp-edge has no ES256 signing for it: enable the `{feature}` feature"))
+}
+
 /// The client assertion type of RFC 7523.
 pub const CLIENT_ASSERTION_TYPE: &str = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer";
 
@@ -28,6 +33,11 @@ impl std::fmt::Debug for Es256Key {
 impl Es256Key {
     /// Reads a PKCS#8 (`BEGIN PRIVATE KEY`) or SEC1 (`BEGIN EC PRIVATE KEY`) PEM.
     pub fn from_pem(pem: &str, key_id: Option<String>) -> Result<Es256Key, AuthError> {
+        // A configured key is only ever a `private_key_jwt` client key; a
+        // build with DPoP alone says so instead of taking the key.
+        if !cfg!(feature = "private-key-jwt") {
+            return Err(unavailable("private-key-jwt"));
+        }
         let pem = pem.trim();
         let key = match SigningKey::from_pkcs8_pem(pem) {
             Ok(key) => key,

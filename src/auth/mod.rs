@@ -30,6 +30,10 @@ pub mod config;
 pub mod error;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod file_store;
+#[cfg(any(feature = "private-key-jwt", feature = "dpop"))]
+pub mod jwt;
+#[cfg(not(any(feature = "private-key-jwt", feature = "dpop")))]
+#[path = "jwt_off.rs"]
 pub mod jwt;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod loopback;
