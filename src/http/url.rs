@@ -219,6 +219,7 @@ impl std::fmt::Display for Url {
     }
 }
 
+#[cfg(any(feature = "legacy-sse", test))] // only the legacy transport resolves references
 /// The five components of a URI reference (RFC 3986, appendix B), borrowed
 /// from the text as written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -230,6 +231,7 @@ pub(crate) struct Reference<'a> {
     pub fragment: Option<&'a str>,
 }
 
+#[cfg(any(feature = "legacy-sse", test))] // only the legacy transport resolves references
 impl Reference<'_> {
     /// Splits a reference the way appendix B's regular expression does,
     /// taking a scheme only if it is well formed (`ALPHA *( ALPHA / DIGIT /
@@ -261,12 +263,14 @@ impl Reference<'_> {
     }
 }
 
+#[cfg(any(feature = "legacy-sse", test))] // only the legacy transport resolves references
 fn is_scheme(text: &str) -> bool {
     let mut chars = text.chars();
     chars.next().is_some_and(|c| c.is_ascii_alphabetic())
         && chars.all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'))
 }
 
+#[cfg(any(feature = "legacy-sse", test))] // only the legacy transport resolves references
 /// Resolves `reference` against the absolute `base` (RFC 3986 5.2.2,
 /// strict). The fragment is dropped: it never goes over HTTP.
 pub(crate) fn resolve(base: &str, reference: &str) -> Result<String, String> {
@@ -325,6 +329,7 @@ pub(crate) fn resolve(base: &str, reference: &str) -> Result<String, String> {
     Ok(out)
 }
 
+#[cfg(any(feature = "legacy-sse", test))] // only the legacy transport resolves references
 /// RFC 3986 5.2.3.
 fn merge(base_has_authority: bool, base_path: &str, reference_path: &str) -> String {
     if base_has_authority && base_path.is_empty() {
@@ -367,6 +372,7 @@ fn remove_dot_segments(path: &str) -> String {
     output
 }
 
+#[cfg(any(feature = "legacy-sse", test))] // only the legacy transport resolves references
 /// The host (lowercase, brackets kept for IPv6) and port of an authority.
 pub(crate) fn host_port(authority: &str) -> (String, Option<&str>) {
     let host_port = authority.rsplit_once('@').map_or(authority, |(_, after)| after);
@@ -387,6 +393,7 @@ pub(crate) fn host_port(authority: &str) -> (String, Option<&str>) {
     (host.to_ascii_lowercase(), port.filter(|p| !p.is_empty()))
 }
 
+#[cfg(any(feature = "legacy-sse", test))] // only the legacy transport resolves references
 /// The origin (scheme, host, port with the scheme's default filled in) of
 /// an absolute http(s) URL; `None` for anything else. Lenient where
 /// [`Url::parse`] is strict: it splits any text as a reference first.

@@ -42,6 +42,7 @@ pub(crate) enum StillInsufficient {
     Fail,
     /// The response itself, for the caller to report (the legacy GET turns
     /// it into "not an event stream" with the status and body).
+    #[cfg(feature = "legacy-sse")]
     Answer,
 }
 

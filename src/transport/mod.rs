@@ -12,6 +12,7 @@ use crate::runtime::{BoxFuture, MaybeSend};
 
 mod authorize;
 mod inbox;
+#[cfg(feature = "legacy-sse")]
 pub mod legacy;
 pub mod memory;
 pub mod sse;
@@ -169,6 +170,7 @@ pub enum TransportError {
     /// The legacy HTTP+SSE transport could not open or keep its stream
     /// (e.g. the server named a message endpoint on another origin).
     #[error(transparent)]
+    #[cfg(feature = "legacy-sse")]
     Legacy(legacy::LegacyError),
     /// Authorization failed (OAuth discovery, registration, the user's
     /// consent, the token endpoint): the message says what to configure.

@@ -21,7 +21,10 @@ impl<H: HttpClient> OAuthProvider<H> {
     fn dpop_key(&self, metadata: &AuthorizationServerMetadata) -> Result<Option<Es256Key>, AuthError> {
         // Without the `dpop` feature tokens are never bound: plain Bearer.
         let wants = cfg!(feature = "dpop")
-            && metadata.dpop_signing_alg_values_supported.as_ref().is_some_and(|algs| algs.iter().any(|a| a == "ES256"));
+            && metadata
+                .dpop_signing_alg_values_supported
+                .as_ref()
+                .is_some_and(|algs| algs.iter().any(|a| a == "ES256"));
         if !wants {
             return Ok(None);
         }

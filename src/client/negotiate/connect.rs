@@ -14,6 +14,7 @@ use super::detect::{self, Plan, TransportChoice, Verdict};
 use crate::auth::AuthProvider;
 use crate::client::{Client, ClientOptions, Error};
 use crate::http::{DefaultHttp, HttpClient};
+#[cfg(feature = "legacy-sse")]
 use crate::transport::legacy::{LegacyError, LegacySseOptions, LegacySseTransport};
 use crate::transport::streamable::{ReconnectPolicy, StreamableHttpOptions, StreamableHttpTransport};
 use crate::transport::{Transport, TransportError};
@@ -94,6 +95,7 @@ impl ConnectOptions {
         options
     }
 
+    #[cfg(feature = "legacy-sse")]
     fn legacy(&self, url: &str) -> LegacySseOptions {
         let mut options = LegacySseOptions::new(url);
         options.headers = self.headers.clone();
@@ -181,6 +183,18 @@ async fn probe<H: HttpClient + Clone>(
         },
         Err(other) => return Err(other),
     };
+    legacy_fallback(http, url, options, client, status).await
+}
+
+/// After a POST answered as only a legacy server would: try HTTP+SSE.
+#[cfg(feature = "legacy-sse")]
+async fn legacy_fallback<H: HttpClient>(
+    http: H,
+    url: &str,
+    options: &ConnectOptions,
+    client: ClientOptions,
+    status: u16,
+) -> Result<Client, Error> {
     log::debug!("POST {url} answered {status}: trying the legacy HTTP+SSE transport");
     let transport = match LegacySseTransport::connect(http, options.legacy(url)).await {
         Ok(transport) => transport,
@@ -214,6 +228,36 @@ async fn streamable<H: HttpClient>(
     handshake(StreamableHttpTransport::with_http(http, options.streamable(url)), client).await
 }
 
+/// A build without the `legacy-sse` feature cannot try HTTP+SSE: the POST's
+/// answer is all there is to report.
+#[cfg(not(feature = "legacy-sse"))]
+async fn legacy_fallback<H: HttpClient>(
+    _http: H,
+    url: &str,
+    _options: &ConnectOptions,
+    _client: ClientOptions,
+    status: u16,
+) -> Result<Client, Error> {
+    Err(Error::NotMcpServer {
+        url: url.to_owned(),
+        attempts: vec![detect::post_attempt(url, status), NO_LEGACY.to_owned()],
+    })
+}
+
+#[cfg(not(feature = "legacy-sse"))]
+const NO_LEGACY: &str = "the legacy HTTP+SSE transport is not in this build (enable the `legacy-sse` feature)";
+
+#[cfg(not(feature = "legacy-sse"))]
+async fn legacy<H: HttpClient>(
+    _http: H,
+    _url: &str,
+    _options: &ConnectOptions,
+    _client: ClientOptions,
+) -> Result<Client, Error> {
+    Err(Error::InvalidArgument(NO_LEGACY.to_owned()))
+}
+
+#[cfg(feature = "legacy-sse")]
 async fn legacy<H: HttpClient>(
     http: H,
     url: &str,
