@@ -106,6 +106,9 @@ type Printer = Arc<Mutex<Option<Box<dyn ExternalPrinter + Send>>>>;
 /// needs the user to press Enter first).
 static IDLE: AtomicBool = AtomicBool::new(false);
 
+/// Whether the first prompt has been shown.
+static READY: AtomicBool = AtomicBool::new(false);
+
 fn print_above(printer: &Printer, line: String) {
     let mut slot = lock(printer);
     let printed = match slot.as_mut() {
@@ -164,6 +167,11 @@ pub async fn run(
             .on_notification(move |notification| {
                 if notification.method.ends_with("/list_changed") {
                     lock(&catalog).stale = true;
+                    // Servers that add tools once a client is there say so
+                    // right after the handshake: not news to the user yet.
+                    if !READY.load(Ordering::SeqCst) {
+                        return;
+                    }
                 }
                 print_above(&printer, describe(notification));
             })
@@ -406,6 +414,7 @@ fn editor_loop(
     }
     loop {
         IDLE.store(true, Ordering::SeqCst);
+        READY.store(true, Ordering::SeqCst);
         let line = editor.readline("mcp> ");
         IDLE.store(false, Ordering::SeqCst);
         let line = match line {
