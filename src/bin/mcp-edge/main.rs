@@ -204,16 +204,6 @@ protocol or transport error.";
 
     #[derive(Debug, Subcommand)]
     enum Command {
-        /// List the servers of the configuration files found (or given with --config)
-        Servers,
-        /// Print a completion script: `source <(mcp-edge completions bash)`
-        Completions {
-            /// bash, zsh, fish, elvish or powershell
-            shell: clap_complete::Shell,
-        },
-        /// An interactive session on one connection: `tools`, `call NAME {json}`, `read URI`,
-        /// ... with history and tab completion (`help` lists the commands)
-        Shell,
         /// Show the server's name, version, protocol version, transport and capabilities
         Info,
         /// List the tools
@@ -281,6 +271,16 @@ protocol or transport error.";
             #[arg(long = "for", value_name = "SECS", value_parser = parse_timeout)]
             duration: Option<Duration>,
         },
+        /// List the servers of the configuration files found (or given with --config)
+        Servers,
+        /// Print a completion script: `source <(mcp-edge completions bash)`
+        Completions {
+            /// bash, zsh, fish, elvish or powershell
+            shell: clap_complete::Shell,
+        },
+        /// An interactive session on one connection: `tools`, `call NAME {json}`, `read URI`,
+        /// ... with history and tab completion (`help` lists the commands)
+        Shell,
     }
 
     fn parse_timeout(text: &str) -> Result<Duration, String> {
@@ -452,6 +452,9 @@ protocol or transport error.";
 
     async fn run(cli: Cli) -> ExitCode {
         use clap::CommandFactory;
+        if let (Some(server), Command::Completions { .. } | Command::Servers) = (&cli.server, &cli.command) {
+            return report(&Failure::Usage(format!("`servers` and `completions` take no SERVER (`{server}`)")));
+        }
         let server = match cli.command {
             Command::Completions { shell } => {
                 let mut command = Cli::command();
