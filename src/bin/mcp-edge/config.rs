@@ -372,14 +372,60 @@ impl Entry {
         if !std::io::stdin().is_terminal() {
             return Err(format!("`${{input:{id}}}` needs a value: set {var} (stdin is not a terminal to ask on)"));
         }
-        let description =
-            self.inputs.get(id).and_then(|i| i.get("description")).and_then(Value::as_str).unwrap_or(id).to_owned();
+        let input = self.inputs.get(id);
+        let description = input.and_then(|i| i.get("description")).and_then(Value::as_str).unwrap_or(id).to_owned();
+        let secret = input.and_then(|i| i.get("password")).and_then(Value::as_bool) == Some(true);
         let mut stderr = std::io::stderr().lock();
         let _ = write!(stderr, "{description} ({}): ", self.name);
         let _ = stderr.flush();
+        let echo = if secret { EchoOff::new() } else { None };
         let mut line = String::new();
-        std::io::stdin().lock().read_line(&mut line).map_err(|e| format!("cannot read `${{input:{id}}}`: {e}"))?;
+        let read = std::io::stdin().lock().read_line(&mut line);
+        if echo.is_some() {
+            drop(echo);
+            let _ = writeln!(stderr);
+        }
+        read.map_err(|e| format!("cannot read `${{input:{id}}}`: {e}"))?;
         Ok(line.trim_end_matches(['\r', '\n']).to_owned())
+    }
+}
+
+/// The terminal's echo turned off while a secret is typed (`"password":
+/// true` inputs), back on when dropped.
+struct EchoOff {
+    #[cfg(unix)]
+    saved: libc::termios,
+}
+
+impl EchoOff {
+    #[cfg(unix)]
+    fn new() -> Option<EchoOff> {
+        // SAFETY: tcgetattr/tcsetattr read and write the termios given,
+        // which lives on this stack frame; fd 0 is stdin (a terminal here).
+        unsafe {
+            let mut saved: libc::termios = std::mem::zeroed();
+            if libc::tcgetattr(0, &mut saved) != 0 {
+                return None;
+            }
+            let mut quiet = saved;
+            quiet.c_lflag &= !libc::ECHO;
+            (libc::tcsetattr(0, libc::TCSANOW, &quiet) == 0).then_some(EchoOff { saved })
+        }
+    }
+
+    #[cfg(not(unix))]
+    fn new() -> Option<EchoOff> {
+        None
+    }
+}
+
+impl Drop for EchoOff {
+    fn drop(&mut self) {
+        #[cfg(unix)]
+        // SAFETY: restores the settings read in `new`.
+        unsafe {
+            libc::tcsetattr(0, libc::TCSANOW, &self.saved);
+        }
     }
 }
 
