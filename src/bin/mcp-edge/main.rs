@@ -64,7 +64,8 @@ one).
 Values of -H and -e may name environment variables, expanded by mcp-edge
 itself so keys stay out of shell history: -H 'Authorization: Bearer $TOKEN'
 (also ${TOKEN}; $$ is a literal $). Headers are sent to the server's origin
-only: a redirect elsewhere is refused.
+only: a redirect elsewhere is refused. With an Authorization header, or one
+that names a key or token (X-API-Key), a 401 is reported as is: no OAuth.
 
 A server that answers 401 is authorized with OAuth: the authorization page
 opens in the system browser (or its URL is printed with --no-browser), the
