@@ -135,9 +135,21 @@ pub fn parse(file: &Path, text: &str) -> Result<Vec<Entry>, ConfigError> {
         .flatten()
         .filter_map(|input| Some((input.get("id")?.as_str()?.to_owned(), input.clone())))
         .collect();
+    // Claude Code's ~/.claude.json also keeps servers per project folder,
+    // which come before its user-wide ones.
+    let project = std::env::current_dir()
+        .ok()
+        .and_then(|cwd| object.get("projects")?.get(cwd.to_str()?)?.get("mcpServers").cloned());
     let mut entries = Vec::new();
-    for key in ["mcpServers", "servers"] {
-        let Some(servers) = object.get(key) else { continue };
+    for key in ["projects", "mcpServers", "servers"] {
+        let servers = match (key, object.get(key)) {
+            ("projects", _) => match &project {
+                Some(servers) => servers,
+                None => continue,
+            },
+            (_, Some(servers)) => servers,
+            (_, None) => continue,
+        };
         let Some(servers) = servers.as_object() else {
             return Err(ConfigError(format!(
                 "{}:{}: `{key}` must be an object of servers by name",
@@ -522,6 +534,18 @@ mod tests {
         }
         let s = entries.iter().find(|e| e.name == "s").unwrap();
         assert_eq!(s.target().unwrap(), Target::Http { url: "http://h//p".into(), headers: vec![], sse: false });
+    }
+
+    #[test]
+    fn claude_code_project_servers_come_first() {
+        let cwd = std::env::current_dir().unwrap().to_string_lossy().into_owned();
+        let text = serde_json::json!({
+            "mcpServers": {"user": {"command": "u"}},
+            "projects": {cwd: {"mcpServers": {"local": {"command": "l"}}}, "/elsewhere": {"mcpServers": {"x": {}}}}
+        })
+        .to_string();
+        let names: Vec<String> = parse(Path::new(".claude.json"), &text).unwrap().into_iter().map(|e| e.name).collect();
+        assert_eq!(names, ["local", "user"]);
     }
 
     #[test]
