@@ -6,7 +6,8 @@ use std::path::PathBuf;
 
 use serde_json::{Value, json};
 
-use crate::native::{Failure, emit};
+use crate::commands::emit;
+use crate::native::Failure;
 use crate::{config, connect, output};
 
 /// The configuration files to read: those given with --config, else the

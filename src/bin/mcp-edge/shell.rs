@@ -29,7 +29,8 @@ use crate::config::Target;
 mod complete;
 mod questions;
 
-use crate::native::{Failure, Outcome, Plan, Settings, execute, json_object, report, stringify_values};
+use crate::commands::execute;
+use crate::native::{Failure, Outcome, Plan, Settings, json_object, report, stringify_values};
 use crate::{connect, output};
 use complete::ShellHelper;
 use questions::answer;
