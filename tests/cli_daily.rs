@@ -236,6 +236,11 @@ fn headers_reach_a_server_that_wants_an_api_key() {
     assert_eq!(seen["x-api-key"], "sesame", "{run:?}");
     assert_eq!(seen["x-extra"], "sesame-2", "{run:?}");
 
+    // A wrong key is reported as the server's 401, without an OAuth attempt.
+    let run = sandbox.run(&["-H", "X-API-Key: wrong", &url, "tools"]);
+    assert_eq!(run.code, Some(2), "{run:?}");
+    assert!(run.error_line().contains("401") && !run.error_line().contains("OAuth"), "{run:?}");
+
     // Authorization: Bearer (no OAuth flow is attempted with it).
     let run =
         sandbox.run_with(&["--header", "Authorization: Bearer ${env:TOKEN}", &url, "tools"], &[("TOKEN", "sesame")]);

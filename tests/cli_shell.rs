@@ -38,13 +38,19 @@ struct Pane {
 impl Pane {
     /// Starts `mcp-edge ARGS... shell` in a 160x50 pane.
     fn start(tag: &str, args: &[&str]) -> Pane {
+        let mut args = args.to_vec();
+        args.push("shell");
+        Pane::run(tag, &peers(), &args)
+    }
+
+    /// Runs `mcp-edge ARGS...` in `dir`; the pane stays open after it ends.
+    fn run(tag: &str, dir: &Path, args: &[&str]) -> Pane {
         let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos();
         let socket = format!("mcp-edge-{tag}-{}-{nanos}", std::process::id());
         let home = std::env::temp_dir().join(&socket);
         std::fs::create_dir_all(&home).unwrap();
         let mut words = vec![env!("CARGO_BIN_EXE_mcp-edge").to_owned()];
         words.extend(args.iter().map(|a| a.to_string()));
-        words.push("shell".into());
         let command = shlex::try_join(words.iter().map(String::as_str)).unwrap();
         let pane = Pane { socket, home };
         let status = Command::new("tmux")
@@ -53,7 +59,7 @@ impl Pane {
             .args(["-e", &format!("XDG_STATE_HOME={}", pane.home.join("state").display())])
             .args(["-e", &format!("TMPDIR={}", pane.home.display())])
             .args(["-e", "RUST_LOG=off"])
-            .arg(format!("cd {} && exec {command}", shlex::try_quote(&peers().to_string_lossy()).unwrap()))
+            .arg(format!("cd {} && {command}; sleep 600", shlex::try_quote(&dir.to_string_lossy()).unwrap()))
             .status()
             .expect("tmux starts");
         assert!(status.success(), "tmux new-session failed");
@@ -309,4 +315,30 @@ fn shell_with_the_python_and_rmcp_peers() {
     pane.line("exit");
     let _ = peer.kill();
     let _ = peer.wait();
+}
+
+/// A VS Code `${input:ID}` marked `"password": true` is asked on the
+/// terminal without echo.
+#[test]
+fn config_inputs_are_asked_on_the_terminal_without_echo() {
+    if !tmux_available() {
+        return;
+    }
+    let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos();
+    let project = std::env::temp_dir().join(format!("mcp-edge-inputs-{}-{nanos}", std::process::id()));
+    std::fs::create_dir_all(project.join(".vscode")).unwrap();
+    let script = peers().join("node_modules/@modelcontextprotocol/server-everything/dist/index.js");
+    let config = serde_json::json!({
+        "inputs": [{ "type": "promptString", "id": "key", "description": "The API key", "password": true }],
+        "servers": { "e": { "command": "node", "args": [script, "stdio"], "env": { "SECRET_KEY": "${input:key}" } } }
+    });
+    std::fs::write(project.join(".vscode/mcp.json"), config.to_string()).unwrap();
+    let pane = Pane::run("inputs", &project, &["@e", "call", "get-env"]);
+    pane.wait_for("The API key (e): ");
+    pane.line("hunter2");
+    pane.wait_for("\"SECRET_KEY\": \"hunter2\"");
+    let screen = pane.screen();
+    let prompt_line = screen.lines().find(|l| l.contains("The API key (e):")).unwrap_or_default();
+    assert!(!prompt_line.contains("hunter2"), "the secret was echoed:\n{screen}");
+    let _ = std::fs::remove_dir_all(project);
 }

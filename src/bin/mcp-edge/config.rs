@@ -135,9 +135,21 @@ pub fn parse(file: &Path, text: &str) -> Result<Vec<Entry>, ConfigError> {
         .flatten()
         .filter_map(|input| Some((input.get("id")?.as_str()?.to_owned(), input.clone())))
         .collect();
+    // Claude Code's ~/.claude.json also keeps servers per project folder,
+    // which come before its user-wide ones.
+    let project = std::env::current_dir()
+        .ok()
+        .and_then(|cwd| object.get("projects")?.get(cwd.to_str()?)?.get("mcpServers").cloned());
     let mut entries = Vec::new();
-    for key in ["mcpServers", "servers"] {
-        let Some(servers) = object.get(key) else { continue };
+    for key in ["projects", "mcpServers", "servers"] {
+        let servers = match (key, object.get(key)) {
+            ("projects", _) => match &project {
+                Some(servers) => servers,
+                None => continue,
+            },
+            (_, Some(servers)) => servers,
+            (_, None) => continue,
+        };
         let Some(servers) = servers.as_object() else {
             return Err(ConfigError(format!(
                 "{}:{}: `{key}` must be an object of servers by name",
@@ -372,14 +384,60 @@ impl Entry {
         if !std::io::stdin().is_terminal() {
             return Err(format!("`${{input:{id}}}` needs a value: set {var} (stdin is not a terminal to ask on)"));
         }
-        let description =
-            self.inputs.get(id).and_then(|i| i.get("description")).and_then(Value::as_str).unwrap_or(id).to_owned();
+        let input = self.inputs.get(id);
+        let description = input.and_then(|i| i.get("description")).and_then(Value::as_str).unwrap_or(id).to_owned();
+        let secret = input.and_then(|i| i.get("password")).and_then(Value::as_bool) == Some(true);
         let mut stderr = std::io::stderr().lock();
         let _ = write!(stderr, "{description} ({}): ", self.name);
         let _ = stderr.flush();
+        let echo = if secret { EchoOff::new() } else { None };
         let mut line = String::new();
-        std::io::stdin().lock().read_line(&mut line).map_err(|e| format!("cannot read `${{input:{id}}}`: {e}"))?;
+        let read = std::io::stdin().lock().read_line(&mut line);
+        if echo.is_some() {
+            drop(echo);
+            let _ = writeln!(stderr);
+        }
+        read.map_err(|e| format!("cannot read `${{input:{id}}}`: {e}"))?;
         Ok(line.trim_end_matches(['\r', '\n']).to_owned())
+    }
+}
+
+/// The terminal's echo turned off while a secret is typed (`"password":
+/// true` inputs), back on when dropped.
+struct EchoOff {
+    #[cfg(unix)]
+    saved: libc::termios,
+}
+
+impl EchoOff {
+    #[cfg(unix)]
+    fn new() -> Option<EchoOff> {
+        // SAFETY: tcgetattr/tcsetattr read and write the termios given,
+        // which lives on this stack frame; fd 0 is stdin (a terminal here).
+        unsafe {
+            let mut saved: libc::termios = std::mem::zeroed();
+            if libc::tcgetattr(0, &mut saved) != 0 {
+                return None;
+            }
+            let mut quiet = saved;
+            quiet.c_lflag &= !libc::ECHO;
+            (libc::tcsetattr(0, libc::TCSANOW, &quiet) == 0).then_some(EchoOff { saved })
+        }
+    }
+
+    #[cfg(not(unix))]
+    fn new() -> Option<EchoOff> {
+        None
+    }
+}
+
+impl Drop for EchoOff {
+    fn drop(&mut self) {
+        #[cfg(unix)]
+        // SAFETY: restores the settings read in `new`.
+        unsafe {
+            libc::tcsetattr(0, libc::TCSANOW, &self.saved);
+        }
     }
 }
 
@@ -476,6 +534,18 @@ mod tests {
         }
         let s = entries.iter().find(|e| e.name == "s").unwrap();
         assert_eq!(s.target().unwrap(), Target::Http { url: "http://h//p".into(), headers: vec![], sse: false });
+    }
+
+    #[test]
+    fn claude_code_project_servers_come_first() {
+        let cwd = std::env::current_dir().unwrap().to_string_lossy().into_owned();
+        let text = serde_json::json!({
+            "mcpServers": {"user": {"command": "u"}},
+            "projects": {cwd: {"mcpServers": {"local": {"command": "l"}}}, "/elsewhere": {"mcpServers": {"x": {}}}}
+        })
+        .to_string();
+        let names: Vec<String> = parse(Path::new(".claude.json"), &text).unwrap().into_iter().map(|e| e.name).collect();
+        assert_eq!(names, ["local", "user"]);
     }
 
     #[test]

@@ -73,8 +73,9 @@ pub async fn connect(
             for (name, value) in headers {
                 connect = connect.header(name.clone(), value.clone());
             }
-            // A key given with -H is the credential: no OAuth flow on a 401.
-            if !headers.iter().any(|(name, _)| name.eq_ignore_ascii_case("authorization")) {
+            // A key given with -H is the credential: a 401 then means a
+            // wrong key, not a reason to open a browser for OAuth.
+            if !headers.iter().any(|(name, _)| is_credential(name)) {
                 connect = connect.with_auth(oauth_provider(url, auth)?);
             }
             let http = same_origin_http(url)?;
@@ -100,6 +101,13 @@ pub async fn connect(
             mcp_edge::client::connect_stdio(stdio, options).await
         }
     }
+}
+
+/// `Authorization`, or a header that names a key or token (`X-API-Key`,
+/// `Api-Key`, `X-Auth-Token`).
+fn is_credential(name: &str) -> bool {
+    let name = name.to_ascii_lowercase();
+    name == "authorization" || name.contains("key") || name.contains("token")
 }
 
 /// An HTTP client that follows redirects only within the server's origin:

@@ -1,13 +1,17 @@
 //! The native command-line client: `mcp-edge [OPTIONS] <SERVER> <COMMAND>`.
 //!
-//! This file holds the arguments and the dispatch; [`connect`] opens the
-//! session, [`output`] renders results for people or as JSON, [`progress`]
-//! shows `notifications/progress` on stderr. On wasm32 the binary is empty:
+//! This file holds the arguments and the dispatch; [`servers`] finds what
+//! SERVER names (with [`config`], the `mcpServers` files), [`connect`] opens
+//! the session, [`commands`] runs a command, [`output`] renders results for
+//! people or as JSON, [`progress`] shows `notifications/progress` on stderr,
+//! and [`shell`] is the interactive session. On wasm32 the binary is empty:
 //! it spawns processes and runs tokio, which a browser has neither of.
 
 #[cfg(target_arch = "wasm32")]
 fn main() {}
 
+#[cfg(not(target_arch = "wasm32"))]
+mod commands;
 #[cfg(not(target_arch = "wasm32"))]
 mod config;
 #[cfg(not(target_arch = "wasm32"))]
@@ -16,6 +20,8 @@ mod connect;
 mod output;
 #[cfg(not(target_arch = "wasm32"))]
 mod progress;
+#[cfg(not(target_arch = "wasm32"))]
+mod servers;
 #[cfg(not(target_arch = "wasm32"))]
 mod shell;
 
@@ -38,15 +44,12 @@ mod native {
     use clap::builder::TypedValueParser as _;
     use clap::{Parser, Subcommand};
     use mcp_edge::client::{EraChoice, ListenFilter};
-    use mcp_edge::protocol::methods;
-    use mcp_edge::protocol::types::{
-        CallToolResult, CompleteResult, CompletionReference, GetPromptResult, JsonObject, ReadResourceResult,
-    };
-    use mcp_edge::{Client, ClientOptions, Error, RequestOptions, TransportChoice};
-    use serde::de::DeserializeOwned;
-    use serde_json::{Value, json};
+    use mcp_edge::protocol::types::{CompletionReference, JsonObject};
+    use mcp_edge::{ClientOptions, Error, TransportChoice};
+    use serde_json::Value;
 
-    use crate::{config, connect, output, progress, shell};
+    use crate::commands::execute;
+    use crate::{connect, output, progress, servers, shell};
 
     const EXAMPLES: &str = "\
 SERVER is an http:// or https:// URL, a command line that starts a server
@@ -62,7 +65,8 @@ one).
 Values of -H and -e may name environment variables, expanded by mcp-edge
 itself so keys stay out of shell history: -H 'Authorization: Bearer $TOKEN'
 (also ${TOKEN}; $$ is a literal $). Headers are sent to the server's origin
-only: a redirect elsewhere is refused.
+only: a redirect elsewhere is refused. With an Authorization header, or one
+that names a key or token (X-API-Key), a 401 is reported as is: no OAuth.
 
 A server that answers 401 is authorized with OAuth: the authorization page
 opens in the system browser (or its URL is printed with --no-browser), the
@@ -202,16 +206,6 @@ protocol or transport error.";
 
     #[derive(Debug, Subcommand)]
     enum Command {
-        /// List the servers of the configuration files found (or given with --config)
-        Servers,
-        /// Print a completion script: `source <(mcp-edge completions bash)`
-        Completions {
-            /// bash, zsh, fish, elvish or powershell
-            shell: clap_complete::Shell,
-        },
-        /// An interactive session on one connection: `tools`, `call NAME {json}`, `read URI`,
-        /// ... with history and tab completion (`help` lists the commands)
-        Shell,
         /// Show the server's name, version, protocol version, transport and capabilities
         Info,
         /// List the tools
@@ -279,6 +273,16 @@ protocol or transport error.";
             #[arg(long = "for", value_name = "SECS", value_parser = parse_timeout)]
             duration: Option<Duration>,
         },
+        /// List the servers of the configuration files found (or given with --config)
+        Servers,
+        /// Print a completion script: `source <(mcp-edge completions bash)`
+        Completions {
+            /// bash, zsh, fish, elvish or powershell
+            shell: clap_complete::Shell,
+        },
+        /// An interactive session on one connection: `tools`, `call NAME {json}`, `read URI`,
+        /// ... with history and tab completion (`help` lists the commands)
+        Shell,
     }
 
     fn parse_timeout(text: &str) -> Result<Duration, String> {
@@ -450,6 +454,9 @@ protocol or transport error.";
 
     async fn run(cli: Cli) -> ExitCode {
         use clap::CommandFactory;
+        if let (Some(server), Command::Completions { .. } | Command::Servers) = (&cli.server, &cli.command) {
+            return report(&Failure::Usage(format!("`servers` and `completions` take no SERVER (`{server}`)")));
+        }
         let server = match cli.command {
             Command::Completions { shell } => {
                 let mut command = Cli::command();
@@ -458,7 +465,7 @@ protocol or transport error.";
                 return ExitCode::SUCCESS;
             }
             Command::Servers => {
-                return match list_servers(&cli.configs, cli.json) {
+                return match servers::list(&cli.configs, cli.json) {
                     Ok(()) => ExitCode::SUCCESS,
                     Err(failure) => report(&failure),
                 };
@@ -468,7 +475,7 @@ protocol or transport error.";
                 None => return report(&Failure::Usage("SERVER is missing (a URL, a command line or @NAME)".into())),
             },
         };
-        let target = match resolve(server, &cli.headers, &cli.env, cli.cwd.clone(), &cli.configs) {
+        let target = match servers::resolve(server, &cli.headers, &cli.env, cli.cwd.clone(), &cli.configs) {
             Ok(target) => target,
             Err(failure) => return report(&failure),
         };
@@ -518,376 +525,5 @@ protocol or transport error.";
         pub json: bool,
         pub timeout: Duration,
         pub output: Option<std::path::PathBuf>,
-    }
-
-    /// The configuration files to read: those given with --config, else the
-    /// usual places that exist.
-    fn config_entries(
-        configs: &[std::path::PathBuf],
-    ) -> Result<(Vec<config::Entry>, Vec<std::path::PathBuf>), Failure> {
-        let (files, explicit) = if configs.is_empty() {
-            let cwd = std::env::current_dir().unwrap_or_else(|_| ".".into());
-            (config::search_list(&cwd), false)
-        } else {
-            (configs.to_vec(), true)
-        };
-        let entries = config::load(&files, explicit).map_err(|e| Failure::Usage(e.to_string()))?;
-        Ok((entries, files))
-    }
-
-    /// `mcp-edge servers`: each configured server, where it was found, and
-    /// whether an earlier file's server of the same name shadows it.
-    fn list_servers(configs: &[std::path::PathBuf], json: bool) -> Result<(), Failure> {
-        let (entries, searched) = config_entries(configs)?;
-        let mut seen = std::collections::HashSet::new();
-        let listed: Vec<(&config::Entry, bool)> =
-            entries.iter().map(|entry| (entry, !seen.insert(entry.name.clone()))).collect();
-        if json {
-            let servers: Vec<Value> = listed
-                .iter()
-                .map(|(entry, shadowed)| {
-                    json!({
-                        "name": entry.name,
-                        "type": entry.kind(),
-                        "target": entry.summary(),
-                        "file": entry.file.display().to_string(),
-                        "shadowed": shadowed,
-                        "disabled": entry.disabled(),
-                    })
-                })
-                .collect();
-            let searched: Vec<String> = searched.iter().map(|f| f.display().to_string()).collect();
-            return emit(|out| output::json(out, &json!({ "servers": servers, "searched": searched })));
-        }
-        let rows = listed
-            .iter()
-            .map(|(entry, shadowed)| {
-                let mut name = entry.name.clone();
-                if *shadowed {
-                    name.push_str(" (shadowed)");
-                } else if entry.disabled() {
-                    name.push_str(" (disabled)");
-                }
-                vec![name, entry.kind().to_owned(), entry.summary(), entry.file.display().to_string()]
-            })
-            .collect();
-        emit(|out| {
-            output::servers(out, rows)?;
-            if entries.is_empty() {
-                writeln!(out, "looked in:")?;
-                for file in &searched {
-                    writeln!(out, "  {}", file.display())?;
-                }
-            }
-            Ok(())
-        })
-    }
-
-    /// The server SERVER names, with -H, -e and --cwd applied.
-    fn resolve(
-        server: &str,
-        headers: &[String],
-        env: &[String],
-        cwd: Option<std::path::PathBuf>,
-        configs: &[std::path::PathBuf],
-    ) -> Result<config::Target, Failure> {
-        let mut target = match server.strip_prefix('@') {
-            Some(name) => {
-                let (entries, searched) = config_entries(configs)?;
-                let entry = entries.iter().find(|e| e.name == name).ok_or_else(|| {
-                    let known: Vec<&str> = entries.iter().map(|e| e.name.as_str()).collect();
-                    let files = if configs.is_empty() {
-                        "the usual places (`mcp-edge servers` lists them)".to_owned()
-                    } else {
-                        searched.iter().map(|f| f.display().to_string()).collect::<Vec<_>>().join(", ")
-                    };
-                    if known.is_empty() {
-                        Failure::Usage(format!("no server `{name}`: no servers are configured in {files}"))
-                    } else {
-                        Failure::Usage(format!("no server `{name}` in {files}; known: {}", known.join(", ")))
-                    }
-                })?;
-                entry.target().map_err(|e| Failure::Usage(e.to_string()))?
-            }
-            None => connect::target_of(server)?,
-        };
-        let headers = headers.iter().map(|h| parse_header(h)).collect::<Result<Vec<_>, _>>()?;
-        let env = env.iter().map(|e| parse_env(e)).collect::<Result<Vec<_>, _>>()?;
-        match &mut target {
-            config::Target::Http { headers: mine, .. } => {
-                if !env.is_empty() || cwd.is_some() {
-                    return Err(Failure::Usage("-e/--env and --cwd apply to stdio servers, not URLs".into()));
-                }
-                for (name, value) in headers {
-                    mine.retain(|(n, _)| !n.eq_ignore_ascii_case(&name));
-                    mine.push((name, value));
-                }
-            }
-            config::Target::Stdio { env: mine, cwd: dir, .. } => {
-                if !headers.is_empty() {
-                    return Err(Failure::Usage("-H/--header applies to http(s) servers, not command lines".into()));
-                }
-                for (key, value) in env {
-                    mine.retain(|(k, _)| *k != key);
-                    mine.push((key, value));
-                }
-                if cwd.is_some() {
-                    *dir = cwd;
-                }
-            }
-        }
-        Ok(target)
-    }
-
-    /// `Name: value`, the value's variables expanded.
-    fn parse_header(text: &str) -> Result<(String, String), Failure> {
-        let usage = |why: &str| Failure::Usage(format!("-H `{text}`: {why}"));
-        let (name, value) = text.split_once(':').ok_or_else(|| usage("expected `Name: value`"))?;
-        let name = name.trim();
-        let token = |c: char| c.is_ascii_alphanumeric() || "!#$%&'*+-.^_`|~".contains(c);
-        if name.is_empty() || !name.chars().all(token) {
-            return Err(usage("the header name must be a token such as `X-API-Key`"));
-        }
-        let value = config::expand_env(value.trim()).map_err(|why| usage(&why))?;
-        if value.chars().any(|c| c == '\r' || c == '\n' || c == '\0') {
-            return Err(usage("the value must not hold line breaks"));
-        }
-        Ok((name.to_owned(), value))
-    }
-
-    /// `KEY=VALUE`, the value's variables expanded.
-    fn parse_env(text: &str) -> Result<(String, String), Failure> {
-        let usage = |why: &str| Failure::Usage(format!("-e `{text}`: {why}"));
-        let (key, value) = text.split_once('=').ok_or_else(|| usage("expected `KEY=VALUE`"))?;
-        if key.is_empty() || key.contains('\0') {
-            return Err(usage("the name is empty"));
-        }
-        let value = config::expand_env(value).map_err(|why| usage(&why))?;
-        Ok((key.to_owned(), value))
-    }
-
-    pub(crate) async fn execute(
-        client: &Client,
-        plan: Plan,
-        settings: &Settings,
-        files: &mut output::Files,
-    ) -> Result<Outcome, Failure> {
-        let (json, timeout) = (settings.json, settings.timeout);
-        match plan {
-            Plan::Info => {
-                let negotiated = client.negotiated().ok_or(Error::NotInitialized)?;
-                let kind = client.transport_kind().as_str();
-                if json {
-                    let result = &negotiated.result;
-                    emit(|out| {
-                        output::json(
-                            out,
-                            &json!({
-                                "serverInfo": result.server_info,
-                                "protocolVersion": negotiated.version.as_str(),
-                                "transport": kind,
-                                "capabilities": result.capabilities,
-                                "instructions": result.instructions,
-                            }),
-                        )
-                    })?;
-                } else {
-                    emit(|out| output::info(out, &negotiated, kind))?;
-                }
-            }
-            Plan::Tools => {
-                let tools = client.list_all_tools().await?;
-                emit(
-                    |out| {
-                        if json { output::json(out, &json!({ "tools": tools })) } else { output::tools(out, &tools) }
-                    },
-                )?;
-            }
-            Plan::Call { tool, arguments } => {
-                return call(client, &tool, arguments, json, timeout, files).await;
-            }
-            Plan::Resources => {
-                let resources = client.list_all_resources().await?;
-                emit(|out| {
-                    if json {
-                        output::json(out, &json!({ "resources": resources }))
-                    } else {
-                        output::resources(out, &resources)
-                    }
-                })?;
-            }
-            Plan::Templates => {
-                let templates = client.list_all_resource_templates().await?;
-                emit(|out| {
-                    if json {
-                        output::json(out, &json!({ "resourceTemplates": templates }))
-                    } else {
-                        output::templates(out, &templates)
-                    }
-                })?;
-            }
-            Plan::Read { uri } => {
-                let raw = raw(client, methods::RESOURCES_READ, json!({ "uri": uri })).await?;
-                if json {
-                    emit(|out| output::json(out, &raw))?;
-                } else {
-                    let result: ReadResourceResult = decode(methods::RESOURCES_READ, raw)?;
-                    emit_text(files, |out, files| output::read_result(out, &result, files))?;
-                }
-            }
-            Plan::Prompts => {
-                let prompts = client.list_all_prompts().await?;
-                emit(|out| {
-                    if json {
-                        output::json(out, &json!({ "prompts": prompts }))
-                    } else {
-                        output::prompts(out, &prompts)
-                    }
-                })?;
-            }
-            Plan::Prompt { name, arguments } => {
-                let mut params = json!({ "name": name });
-                if let Some(arguments) = arguments {
-                    params["arguments"] = Value::Object(arguments);
-                }
-                let raw = raw(client, methods::PROMPTS_GET, params).await?;
-                if json {
-                    emit(|out| output::json(out, &raw))?;
-                } else {
-                    let result: GetPromptResult = decode(methods::PROMPTS_GET, raw)?;
-                    emit_text(files, |out, files| output::prompt_result(out, &result, files))?;
-                }
-            }
-            Plan::Complete { reference, argument, value } => {
-                let params = json!({
-                    "ref": reference.to_value(),
-                    "argument": { "name": argument, "value": value },
-                });
-                let raw = raw(client, methods::COMPLETION_COMPLETE, params).await?;
-                if json {
-                    emit(|out| output::json(out, &raw))?;
-                } else {
-                    let result: CompleteResult = decode(methods::COMPLETION_COMPLETE, raw)?;
-                    emit(|out| output::completion(out, &result))?;
-                }
-            }
-            Plan::Watch { filter, count, duration } => watch(client, filter, count, duration, json).await?,
-            Plan::Ping => {
-                let started = std::time::Instant::now();
-                let raw = raw_request(client, methods::PING, None).await?;
-                let elapsed = started.elapsed();
-                emit(|out| if json { output::json(out, &raw) } else { output::pong(out, elapsed) })?;
-            }
-        }
-        Ok(Outcome::Success)
-    }
-
-    async fn call(
-        client: &Client,
-        tool: &str,
-        arguments: Option<JsonObject>,
-        json: bool,
-        timeout: Duration,
-        files: &mut output::Files,
-    ) -> Result<Outcome, Failure> {
-        let display = progress::Display::new();
-        let options = RequestOptions::default()
-            .with_progress(display.callback())
-            .reset_on_progress(Some(timeout.checked_mul(10).unwrap_or(Duration::MAX)));
-        let answer = client.call_tool_raw(tool, arguments, options).await;
-        display.finish();
-        let raw = answer?;
-        let result: CallToolResult = decode(methods::TOOLS_CALL, raw.clone())?;
-        if json {
-            emit(|out| output::json(out, &raw))?;
-        } else {
-            emit_text(files, |out, files| output::tool_result(out, &result, files))?;
-        }
-        Ok(if result.is_error() { Outcome::ToolError } else { Outcome::Success })
-    }
-
-    /// A request whose result is printed as the server sent it (with `--json`).
-    async fn raw(client: &Client, method: &str, params: Value) -> Result<Value, Error> {
-        raw_request(client, method, Some(params)).await
-    }
-
-    /// Prints each notification of a subscription (a line, or a JSON line
-    /// with --json) until `count` came or `duration` passed.
-    async fn watch(
-        client: &Client,
-        filter: ListenFilter,
-        count: Option<usize>,
-        duration: Option<Duration>,
-        json: bool,
-    ) -> Result<(), Failure> {
-        use futures::StreamExt;
-        let mut subscription = client.listen(filter).await?;
-        let granted = subscription.granted().clone();
-        log::info!("watching {}", serde_json::to_string(&granted).unwrap_or_default());
-        let deadline = duration.map(|d| tokio::time::Instant::now() + d);
-        let mut seen = 0;
-        while count.is_none_or(|count| seen < count) {
-            let next = match deadline {
-                Some(deadline) => match tokio::time::timeout_at(deadline, subscription.next()).await {
-                    Ok(next) => next,
-                    Err(_) => break,
-                },
-                None => subscription.next().await,
-            };
-            let notification = match next {
-                Some(Ok(notification)) => notification,
-                Some(Err(error)) => return Err(Failure::Client(error)),
-                None => {
-                    log::warn!("the server ended the subscription");
-                    break;
-                }
-            };
-            seen += 1;
-            emit(|out| {
-                let params = notification.params.clone().unwrap_or(Value::Null);
-                if json {
-                    // One line each, for `jq` and the like on a stream.
-                    let line = json!({ "method": notification.method, "params": params });
-                    writeln!(out, "{line}")
-                } else {
-                    writeln!(out, "{} {}", notification.method, params)
-                }
-            })?;
-        }
-        subscription.close().await;
-        Ok(())
-    }
-
-    async fn raw_request(client: &Client, method: &str, params: Option<Value>) -> Result<Value, Error> {
-        client.request(method, params, RequestOptions::default()).await
-    }
-
-    fn decode<T: DeserializeOwned>(method: &str, value: Value) -> Result<T, Error> {
-        serde_json::from_value(value)
-            .map_err(|e| Error::InvalidResult { method: method.to_owned(), reason: e.to_string() })
-    }
-
-    /// Like [`emit`], to stderr when binary content goes raw to stdout
-    /// (`--output -`).
-    fn emit_text(
-        files: &mut output::Files,
-        write: impl FnOnce(&mut dyn Write, &mut output::Files) -> io::Result<()>,
-    ) -> Result<(), Failure> {
-        if files.to_stdout() {
-            let mut err = io::stderr().lock();
-            return write(&mut err, files).and_then(|()| err.flush()).map_err(Failure::Output);
-        }
-        emit(|out| write(out, files))
-    }
-
-    /// Writes to stdout in one go. A reader that went away (`| head`) is not
-    /// an error worth reporting.
-    pub(crate) fn emit(write: impl FnOnce(&mut dyn Write) -> io::Result<()>) -> Result<(), Failure> {
-        let stdout = io::stdout();
-        let mut out = io::BufWriter::new(stdout.lock());
-        match write(&mut out).and_then(|()| out.flush()) {
-            Err(error) if error.kind() == io::ErrorKind::BrokenPipe => Ok(()),
-            other => other.map_err(Failure::Output),
-        }
     }
 }

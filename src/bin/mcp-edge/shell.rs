@@ -20,18 +20,20 @@ use mcp_edge::protocol::types::{
 };
 use mcp_edge::protocol::{ErrorObject, Notification};
 use mcp_edge::{Client, ClientOptions, TransportChoice};
-use rustyline::completion::{Completer, Pair};
-use rustyline::config::Configurer;
 use rustyline::error::ReadlineError;
-use rustyline::highlight::Highlighter;
-use rustyline::hint::Hinter;
-use rustyline::validate::Validator;
-use rustyline::{Context, Editor, ExternalPrinter, Helper, history::DefaultHistory};
+use rustyline::{Editor, ExternalPrinter, history::DefaultHistory};
 use serde_json::{Value, json};
 
 use crate::config::Target;
-use crate::native::{Failure, Outcome, Plan, Settings, execute, json_object, report, stringify_values};
+
+mod complete;
+mod questions;
+
+use crate::commands::execute;
+use crate::native::{Failure, Outcome, Plan, Settings, json_object, report, stringify_values};
 use crate::{connect, output};
+use complete::ShellHelper;
+use questions::answer;
 
 const HELP: &str = "\
 commands:
@@ -106,6 +108,9 @@ type Printer = Arc<Mutex<Option<Box<dyn ExternalPrinter + Send>>>>;
 /// needs the user to press Enter first).
 static IDLE: AtomicBool = AtomicBool::new(false);
 
+/// Whether the first prompt has been shown.
+static READY: AtomicBool = AtomicBool::new(false);
+
 fn print_above(printer: &Printer, line: String) {
     let mut slot = lock(printer);
     let printed = match slot.as_mut() {
@@ -164,6 +169,11 @@ pub async fn run(
             .on_notification(move |notification| {
                 if notification.method.ends_with("/list_changed") {
                     lock(&catalog).stale = true;
+                    // Servers that add tools once a client is there say so
+                    // right after the handshake: not news to the user yet.
+                    if !READY.load(Ordering::SeqCst) {
+                        return;
+                    }
                 }
                 print_above(&printer, describe(notification));
             })
@@ -406,6 +416,7 @@ fn editor_loop(
     }
     loop {
         IDLE.store(true, Ordering::SeqCst);
+        READY.store(true, Ordering::SeqCst);
         let line = editor.readline("mcp> ");
         IDLE.store(false, Ordering::SeqCst);
         let line = match line {
@@ -449,280 +460,4 @@ fn history_file() -> Option<PathBuf> {
         std::env::var_os("HOME").filter(|v| !v.is_empty()).map(|h| PathBuf::from(h).join(".local/state"))
     })?;
     Some(state.join("mcp-edge/history"))
-}
-
-fn answer(editor: &mut Editor<ShellHelper, DefaultHistory>, question: Question) {
-    match question {
-        Question::Elicit(params, reply) => {
-            let _ = reply.send(elicit(editor, &params));
-        }
-        Question::Sample(params, reply) => {
-            let _ = reply.send(sample(editor, &params));
-        }
-    }
-}
-
-/// Asks one line without putting it in the history.
-fn ask(editor: &mut Editor<ShellHelper, DefaultHistory>, prompt: &str) -> Result<String, ReadlineError> {
-    let helper = editor.helper_mut().map(|h| std::mem::take(&mut h.catalog));
-    editor.set_auto_add_history(false);
-    let line = editor.readline(prompt);
-    editor.set_auto_add_history(true);
-    if let (Some(catalog), Some(h)) = (helper, editor.helper_mut()) {
-        h.catalog = catalog;
-    }
-    line
-}
-
-/// A form for the requested schema, one field a line. Ctrl-C cancels,
-/// Ctrl-D declines.
-fn elicit(editor: &mut Editor<ShellHelper, DefaultHistory>, params: &ElicitParams) -> ElicitResult {
-    let refuse = |action| ElicitResult { action, content: None };
-    println!("? the server asks: {}", params.message);
-    if let Some(url) = &params.url {
-        println!("  open {url}");
-        return match ask(editor, "  press Enter when done (Ctrl-C cancels, Ctrl-D declines) ") {
-            Ok(_) => ElicitResult { action: ElicitAction::Accept, content: None },
-            Err(ReadlineError::Eof) => refuse(ElicitAction::Decline),
-            Err(_) => refuse(ElicitAction::Cancel),
-        };
-    }
-    println!("  (Enter keeps a default or skips an optional field; Ctrl-C cancels, Ctrl-D declines)");
-    let schema = params.requested_schema.clone().unwrap_or(Value::Null);
-    let required: Vec<&str> =
-        schema.get("required").and_then(Value::as_array).into_iter().flatten().filter_map(Value::as_str).collect();
-    let mut content = JsonObject::new();
-    let properties = schema.get("properties").and_then(Value::as_object).cloned().unwrap_or_default();
-    for (name, field) in &properties {
-        let is_required = required.contains(&name.as_str());
-        let prompt = field_prompt(name, field, is_required);
-        loop {
-            let line = match ask(editor, &prompt) {
-                Ok(line) => line,
-                Err(ReadlineError::Eof) => return refuse(ElicitAction::Decline),
-                Err(_) => return refuse(ElicitAction::Cancel),
-            };
-            let text = line.trim();
-            if text.is_empty() {
-                if field.get("default").is_some() || !is_required {
-                    // The client fills defaults in (fill_defaults).
-                    break;
-                }
-                println!("  {name} is required");
-                continue;
-            }
-            match field_value(field, text) {
-                Ok(value) => {
-                    content.insert(name.clone(), value);
-                    break;
-                }
-                Err(why) => println!("  {why}"),
-            }
-        }
-    }
-    ElicitResult { action: ElicitAction::Accept, content: Some(content) }
-}
-
-/// `  name* (Your full name) [string, default x]: `.
-fn field_prompt(name: &str, field: &Value, required: bool) -> String {
-    let text = |key: &str| field.get(key).and_then(Value::as_str);
-    let mut prompt = format!("  {name}{}", if required { "*" } else { "" });
-    if let Some(description) = text("description").or(text("title")) {
-        prompt.push_str(&format!(" ({description})"));
-    }
-    let mut kind = text("type").unwrap_or("string").to_owned();
-    if let Some(choices) = choices(field) {
-        kind = format!("one of {}", choices.join("|"));
-        if text("type") == Some("array") {
-            kind = format!("some of {}, comma-separated", choices.join("|"));
-        }
-    } else if let Some(format) = text("format") {
-        kind = format!("{kind}, {format}");
-    }
-    match field.get("default") {
-        Some(default) => prompt.push_str(&format!(" [{kind}, default {default}]: ")),
-        None => prompt.push_str(&format!(" [{kind}]: ")),
-    }
-    prompt
-}
-
-/// The values an enum field allows (`enum`, `oneOf` with `const`, or an
-/// array's `items`).
-fn choices(field: &Value) -> Option<Vec<String>> {
-    let of = |schema: &Value| -> Option<Vec<String>> {
-        if let Some(values) = schema.get("enum").and_then(Value::as_array) {
-            return Some(values.iter().filter_map(Value::as_str).map(str::to_owned).collect());
-        }
-        let options = schema.get("oneOf").or_else(|| schema.get("anyOf")).and_then(Value::as_array)?;
-        Some(options.iter().filter_map(|o| o.get("const").and_then(Value::as_str)).map(str::to_owned).collect())
-    };
-    of(field).or_else(|| field.get("items").and_then(of))
-}
-
-/// A typed answer for a field.
-fn field_value(field: &Value, text: &str) -> Result<Value, String> {
-    let allowed = choices(field);
-    let check = |value: &str| -> Result<Value, String> {
-        match &allowed {
-            Some(choices) if !choices.iter().any(|c| c == value) => {
-                Err(format!("`{value}` is not one of {}", choices.join(", ")))
-            }
-            _ => Ok(Value::String(value.to_owned())),
-        }
-    };
-    match field.get("type").and_then(Value::as_str) {
-        Some("boolean") => match text.to_ascii_lowercase().as_str() {
-            "y" | "yes" | "true" | "1" => Ok(Value::Bool(true)),
-            "n" | "no" | "false" | "0" => Ok(Value::Bool(false)),
-            _ => Err("answer yes or no".into()),
-        },
-        Some("integer") => text.parse::<i64>().map(Value::from).map_err(|_| "a whole number, please".into()),
-        Some("number") => text
-            .parse::<f64>()
-            .ok()
-            .and_then(|n| serde_json::Number::from_f64(n).map(Value::Number))
-            .ok_or_else(|| "a number, please".into()),
-        Some("array") => {
-            text.split(',').map(|item| check(item.trim())).collect::<Result<Vec<_>, _>>().map(Value::Array)
-        }
-        _ => check(text),
-    }
-}
-
-/// Shows the conversation the server wants completed; the user's line is
-/// the answer (None: declined with Ctrl-C or Ctrl-D).
-fn sample(editor: &mut Editor<ShellHelper, DefaultHistory>, params: &CreateMessageParams) -> Option<String> {
-    println!("? the server asks for a completion (max {} tokens):", params.max_tokens);
-    if let Some(system) = &params.system_prompt {
-        println!("  [system] {system}");
-    }
-    for message in &params.messages {
-        let blocks = match &message.content {
-            Value::Array(blocks) => blocks.clone(),
-            block => vec![block.clone()],
-        };
-        for block in blocks {
-            let text = match block.get("text").and_then(Value::as_str) {
-                Some(text) => text.to_owned(),
-                None => format!("[{}]", block.get("type").and_then(Value::as_str).unwrap_or("content")),
-            };
-            println!("  [{}] {text}", message.role);
-        }
-    }
-    ask(editor, "  your reply (Ctrl-C declines): ").ok()
-}
-
-/// Tab completion from the catalog.
-struct ShellHelper {
-    catalog: SharedCatalog,
-}
-
-impl ShellHelper {
-    fn candidates(&self, line: &str) -> (usize, Vec<String>) {
-        let catalog = lock(&self.catalog);
-        let Some((command, rest)) = line.split_once(' ') else {
-            return (0, matching(COMMANDS.iter().map(|c| c.to_string()), line));
-        };
-        let offset = command.len() + 1;
-        let names = match command {
-            "call" => Some(&catalog.tools),
-            "prompt" => Some(&catalog.prompts),
-            "read" | "watch" => {
-                let start = offset + rest.rfind(' ').map_or(0, |i| i + 1);
-                return (start, matching(catalog.resources.iter().cloned(), &line[start..]));
-            }
-            "help" if !rest.contains(' ') => return (offset, matching(COMMANDS.iter().map(|c| c.to_string()), rest)),
-            _ => None,
-        };
-        let Some(names) = names else { return (line.len(), Vec::new()) };
-        let Some((name, json)) = rest.split_once(' ') else {
-            return (offset, matching(names.keys().cloned(), rest));
-        };
-        // Inside the JSON: complete `"argument": ` after `{`, `,` or a quote.
-        let Some(arguments) = names.get(name) else { return (line.len(), Vec::new()) };
-        let json_start = offset + name.len() + 1;
-        let cut = json.rfind(['{', ',', ' ', '"']).map_or(0, |i| i + 1);
-        let mut start = json_start + cut;
-        if json[..cut].ends_with('"') {
-            start -= 1;
-        }
-        let partial = line[start..].trim_start_matches('"');
-        let unused =
-            arguments.iter().filter(|a| !json.contains(&format!("\"{a}\""))).filter(|a| a.starts_with(partial));
-        let mut out: Vec<String> = unused.map(|a| format!("\"{a}\": ")).collect();
-        if json.trim().is_empty() {
-            // Nothing typed yet: open the object.
-            out = arguments.iter().map(|a| format!("{{\"{a}\": ")).collect();
-            start = json_start + (json.len() - json.trim_start().len());
-        }
-        (start, out)
-    }
-}
-
-fn matching(names: impl Iterator<Item = String>, prefix: &str) -> Vec<String> {
-    names.filter(|n| n.starts_with(prefix)).collect()
-}
-
-impl Completer for ShellHelper {
-    type Candidate = Pair;
-
-    fn complete(&self, line: &str, pos: usize, _: &Context<'_>) -> rustyline::Result<(usize, Vec<Pair>)> {
-        let (start, names) = self.candidates(&line[..pos]);
-        let pairs = names
-            .into_iter()
-            .map(|name| {
-                // A lone command or name gets a space after it.
-                let replacement = if name.ends_with(' ') || name.starts_with('{') || name.starts_with('"') {
-                    name.clone()
-                } else {
-                    format!("{name} ")
-                };
-                Pair { display: name, replacement }
-            })
-            .collect();
-        Ok((start, pairs))
-    }
-}
-
-impl Hinter for ShellHelper {
-    type Hint = String;
-}
-impl Highlighter for ShellHelper {}
-impl Validator for ShellHelper {}
-impl Helper for ShellHelper {}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn helper() -> ShellHelper {
-        let mut catalog = Catalog::default();
-        catalog.tools.insert("echo".into(), vec!["message".into()]);
-        catalog.tools.insert("get-sum".into(), vec!["a".into(), "b".into()]);
-        catalog.resources.push("demo://x".into());
-        ShellHelper { catalog: Arc::new(Mutex::new(catalog)) }
-    }
-
-    #[test]
-    fn completes_commands_names_and_arguments() {
-        let h = helper();
-        assert_eq!(h.candidates("ca"), (0, vec!["call".to_owned()]));
-        assert_eq!(h.candidates("call e"), (5, vec!["echo".to_owned()]));
-        assert_eq!(h.candidates("call echo "), (10, vec!["{\"message\": ".to_owned()]));
-        assert_eq!(h.candidates("call get-sum {\"a\": 1, "), (22, vec!["\"b\": ".to_owned()]));
-        assert_eq!(h.candidates("call get-sum {\"a\": 1, \"b"), (22, vec!["\"b\": ".to_owned()]));
-        assert_eq!(h.candidates("read de"), (5, vec!["demo://x".to_owned()]));
-    }
-
-    #[test]
-    fn fields_are_typed() {
-        let int = json!({"type": "integer"});
-        assert_eq!(field_value(&int, "42"), Ok(json!(42)));
-        assert!(field_value(&int, "x").is_err());
-        let choice = json!({"type": "string", "enum": ["a", "b"]});
-        assert!(field_value(&choice, "c").is_err());
-        let many = json!({"type": "array", "items": {"enum": ["a", "b"]}});
-        assert_eq!(field_value(&many, "a, b"), Ok(json!(["a", "b"])));
-        assert_eq!(field_value(&json!({"type": "boolean"}), "y"), Ok(json!(true)));
-    }
 }
