@@ -21,7 +21,7 @@ use mcp_edge::http::DefaultHttp;
 use mcp_edge::transport::legacy::{LegacyError, LegacySseOptions, LegacySseTransport};
 use mcp_edge::web::McpClient;
 use mcp_edge::{Client, ClientOptions, ConnectOptions, TransportChoice, connect_url};
-use serde_json::{Value, json};
+use serde_json::json;
 use support::{arguments, texts};
 use wasm_bindgen_test::{wasm_bindgen_test, wasm_bindgen_test_configure};
 use web::{required_url, within};

@@ -266,8 +266,12 @@ fn bad_usage_exits_2() {
     let Some(server) = server() else { return };
     let run = mcp_edge(&[&server]);
     assert_eq!(run.code, Some(2), "{run:?}");
+    assert!(run.stderr.contains("requires a subcommand"), "{run:?}");
+    assert!(run.stdout.is_empty(), "{run:?}");
     let run = mcp_edge(&["--timeout", "soon", &server, "ping"]);
     assert_eq!(run.code, Some(2), "{run:?}");
+    assert!(run.stderr.contains("invalid value 'soon' for '--timeout"), "{run:?}");
+    assert!(run.stdout.is_empty(), "{run:?}");
     let run = mcp_edge(&[&server, "complete", "tool:x", "arg"]);
     assert_eq!(run.code, Some(2), "{run:?}");
     assert!(run.error_line().contains("prompt:<name>"), "{run:?}");
@@ -282,7 +286,7 @@ fn prompts_resources_and_completions() {
 
     let run = mcp_edge(&[&server, "read", "demo://resource/dynamic/text/1"]);
     assert_eq!(run.code, Some(0), "{run:?}");
-    assert!(!run.stdout.trim().is_empty(), "{run:?}");
+    assert!(run.stdout.starts_with("Resource 1: This is a plaintext resource"), "{run:?}");
 
     let run = mcp_edge(&[&server, "complete", "prompt:completable-prompt", "department", "E"]);
     assert_eq!(run.code, Some(0), "{run:?}");
@@ -290,7 +294,7 @@ fn prompts_resources_and_completions() {
 
     let run = mcp_edge(&["--json", &server, "ping"]);
     assert_eq!(run.code, Some(0), "{run:?}");
-    assert!(run.json().is_object(), "{run:?}");
+    assert_eq!(run.json(), serde_json::json!({}), "ping's empty result: {run:?}");
 }
 
 /// Sends each line of `pipe` down a channel, so reads can be bounded.

@@ -437,6 +437,7 @@ async fn cli_transport_option() {
 
         let (code, _, stderr) = cli(&["--transport", "websocket", &url, "tools"]).await;
         assert_eq!(code, Some(2), "{stderr}");
+        assert!(stderr.contains("invalid value 'websocket' for '--transport"), "{stderr}");
     })
     .await
 }
