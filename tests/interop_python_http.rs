@@ -5,6 +5,8 @@
 //!
 //! Needs tests/peers/.venv (`cargo xtask setup`): without it the tests are
 //! skipped, or fail when env `CI` is set.
+// Native only (tokio, processes); `wasm-pack test` builds every test target for wasm32.
+#![cfg(not(target_arch = "wasm32"))]
 
 use std::future::Future;
 use std::path::PathBuf;

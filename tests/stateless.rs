@@ -2,6 +2,8 @@
 //! transport, and era detection over stdio against a handshake-only server
 //! (one that answers the probe with -32601, one that exits on it), a
 //! stateless-only one, and a Python SDK (`mcp` 2.3.0) server.
+// Native only (tokio, processes); `wasm-pack test` builds every test target for wasm32.
+#![cfg(not(target_arch = "wasm32"))]
 
 use std::future::Future;
 use std::path::PathBuf;
