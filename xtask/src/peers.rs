@@ -179,8 +179,8 @@ pub const PEERS_ENV: &str = "target/test-peers.env";
 /// `cargo xtask peers`: starts the servers of the wasm suites and keeps them
 /// up until interrupted, with their URLs as `export` lines in PEERS_ENV, so
 /// that `wasm-pack test` can be run by hand in another shell.
+/// It installs nothing: each server says what `cargo xtask setup` left out.
 pub fn serve() -> Res {
-    crate::setup::setup(&[crate::setup::Step::Npm, crate::setup::Step::Python, crate::setup::Step::RmcpPeer])?;
     let peers = BrowserPeers::start()?;
     let lines: String = peers.env().map(|(name, url)| format!("export {name}={url}\n")).collect();
     let file = root().join(PEERS_ENV);
