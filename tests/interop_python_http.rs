@@ -6,6 +6,9 @@
 //! Needs tests/peers/.venv (`cargo xtask setup`): without it the tests fail
 //! under CI, else are skipped (tests/support/native.rs).
 
+// Native only (tokio, processes); `wasm-pack test` builds every test target for wasm32.
+#![cfg(not(target_arch = "wasm32"))]
+
 mod support;
 
 use std::sync::Arc;

@@ -6,6 +6,8 @@
 //! The scripted server runs on any Python 3; the SDK server needs
 //! tests/peers/.venv (`cargo xtask setup`). A missing one fails the test
 //! under CI (tests/support/native.rs).
+// Native only (tokio, processes); `wasm-pack test` builds every test target for wasm32.
+#![cfg(not(target_arch = "wasm32"))]
 
 mod support;
 

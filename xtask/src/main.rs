@@ -22,18 +22,27 @@ type Task = fn() -> util::Res;
 const COMMANDS: &[(&str, &str, Task)] = &[
     (
         "setup",
-        "install the wasm32 and Windows targets (+ MinGW), wasm-bindgen-cli, Chromium + ChromeDriver, npm test peers, twiggy",
+        "install the wasm32 and Windows targets (+ MinGW), wasm-bindgen-cli, wasm-pack, Chromium + ChromeDriver, npm test peers, twiggy",
         || setup::setup(setup::ALL),
     ),
-    ("test", "setup, then native tests and wasm tests in headless Chromium", test::test),
+    ("test", "setup, then native tests and wasm tests in headless Chromium (wasm-pack test)", test::test),
     ("features", "cargo check every Cargo feature set (native, wasm32) and the Windows build", features::features_task),
+    (
+        "peers",
+        "start the servers the wasm suites need and print their URLs as `export` lines (for wasm-pack test by hand)",
+        peers::serve,
+    ),
     (
         "conformance",
         "run every client scenario of the official MCP conformance suites (native and wasm adapters)",
         conformance::conformance,
     ),
     ("demo", "build the CLI and drive the reference MCP server with it", demo::demo),
-    ("package", "build the npm package: target/npm/pkg/ and target/npm/mcp-edge-<version>.tgz", package::package),
+    (
+        "package",
+        "build the npm package (wasm-pack build, then the multi-runtime entries): target/npm/pkg/ and the .tgz",
+        package::package,
+    ),
     (
         "package-test",
         "pack the npm package and test the tarball in Vite+Chromium (page, worker), Node 22, Deno, workerd",

@@ -1,15 +1,18 @@
 //! `cargo xtask package`: the npm package `mcp-edge`.
 //!
-//! Builds the library for wasm32 in release, runs wasm-bindgen (`--target
-//! web`) and wasm-opt, adds what `pkg-config/` holds (package.json template,
-//! npm README, the per-environment entry shims) and packs it. The layout is
-//! a contract other tasks rely on:
+//! `wasm-pack build --target web` makes the base (the wasm32 release build
+//! and wasm-bindgen's `mcp_edge.js`, `.d.ts` and `_bg.wasm`); on top of it
+//! this task runs wasm-opt and adds what `pkg-config/` holds: a package.json
+//! whose `exports` serve pages and bundlers, Node, Deno and workerd (where
+//! wasm-pack's names one entry for one target), the npm README and the
+//! per-environment entry shims. Then it packs. The layout is a contract
+//! other tasks rely on:
 //!
 //! - `target/npm/pkg/` – the unpacked package (`node.js` is the Node entry);
 //! - `target/npm/mcp-edge-<version>.tgz` – the tarball `npm pack` made of it.
 
-use crate::setup::{self, Step, WASM_TARGET};
-use crate::util::{Res, capture, cargo, cmd, root, run_echo};
+use crate::setup::{self, Step};
+use crate::util::{Res, capture, cmd, root, run_echo};
 use std::fs;
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -71,18 +74,27 @@ pub fn package() -> Res {
 
 /// Builds target/npm/pkg and the tarball (setup of what it needs included).
 pub fn build() -> Res<Built> {
-    setup::setup(&[Step::WasmTarget, Step::WasmBindgen, Step::Npm])?;
+    setup::setup(&[Step::WasmTarget, Step::WasmBindgen, Step::WasmPack, Step::Npm])?;
     let version = crate_version()?;
     let npm = root().join("target").join("npm");
     let dir = npm.join("pkg");
 
-    run_echo(cmd(cargo()).args(["build", "--lib", "--release", "--target", WASM_TARGET]))?;
-    let input = root().join("target").join(WASM_TARGET).join("release").join(format!("{STEM}.wasm"));
-
     if dir.exists() {
         fs::remove_dir_all(&dir).map_err(|e| format!("cannot remove {}: {e}", dir.display()))?;
     }
-    run_echo(cmd("wasm-bindgen").args(["--target", "web", "--out-dir"]).arg(&dir).arg(&input))?;
+    // `--no-pack`: the package.json, README and entries are ours (below).
+    // `--no-opt`: wasm-pack would download a wasm-opt; `optimize` runs the
+    // pinned one. `--mode no-install`: use the wasm-bindgen-cli setup
+    // installed (on PATH, the Cargo.lock version), never download one.
+    run_echo(
+        cmd("wasm-pack")
+            .args(["build", "--target", "web", "--release", "--no-pack", "--no-opt", "--mode", "no-install"])
+            .args(["--out-name", STEM, "--out-dir"])
+            .arg(&dir),
+    )?;
+    // wasm-pack leaves a `.gitignore` of `*` in its output; the package
+    // lists its files in package.json, and target/ is ignored anyway.
+    let _ = fs::remove_file(dir.join(".gitignore"));
     let wasm = dir.join(format!("{STEM}_bg.wasm"));
     optimize(&wasm)?;
 

@@ -139,3 +139,61 @@ fn free_port() -> Res<u16> {
         .map(|address| address.port())
         .map_err(|e| format!("no free port on 127.0.0.1: {e}"))
 }
+
+/// The servers the wasm test suites (test::WASM_TESTS) reach, each named by
+/// the variable that carries its URL into the suites. A page cannot read
+/// the environment, so the suites take the URLs at compile time
+/// (`option_env!`): the variables must be set for the build, which
+/// `wasm-pack test` runs, not only for the run.
+pub struct BrowserPeers {
+    peers: Vec<(&'static str, Peer)>,
+}
+
+impl BrowserPeers {
+    pub fn start() -> Res<BrowserPeers> {
+        let peers = vec![
+            ("MCP_EDGE_TEST_SERVER_URL", Peer::everything_http()?),
+            ("MCP_EDGE_TEST_CHAOS_URL", Peer::chaos_http()?),
+            ("MCP_EDGE_TEST_LEGACY_URL", Peer::everything_sse()?),
+            // The Python SDK over Streamable HTTP, dual-era (2026-07-28 and
+            // the handshake era on one endpoint); and the same with a
+            // handshake-era CORS allowlist, which refuses the probe's
+            // `Mcp-Method` preflight.
+            ("MCP_EDGE_TEST_MODERN_URL", Peer::python_http()?),
+            ("MCP_EDGE_TEST_STRICT_CORS_URL", Peer::python_http_strict_cors()?),
+            // rmcp's server (Rust), dual-era too.
+            ("MCP_EDGE_TEST_RMCP_URL", Peer::rmcp_http()?),
+        ];
+        Ok(BrowserPeers { peers })
+    }
+
+    /// (variable, URL) for each server.
+    pub fn env(&self) -> impl Iterator<Item = (&'static str, &str)> {
+        self.peers.iter().map(|(name, peer)| (*name, peer.url.as_str()))
+    }
+}
+
+/// Where `cargo xtask peers` writes the `export` lines (relative to the root).
+pub const PEERS_ENV: &str = "target/test-peers.env";
+
+/// `cargo xtask peers`: starts the servers of the wasm suites and keeps them
+/// up until interrupted, with their URLs as `export` lines in PEERS_ENV, so
+/// that `wasm-pack test` can be run by hand in another shell.
+/// It installs nothing: each server says what `cargo xtask setup` left out.
+pub fn serve() -> Res {
+    let peers = BrowserPeers::start()?;
+    let lines: String = peers.env().map(|(name, url)| format!("export {name}={url}\n")).collect();
+    let file = root().join(PEERS_ENV);
+    if let Some(dir) = file.parent() {
+        std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    }
+    std::fs::write(&file, &lines).map_err(|e| format!("cannot write {}: {e}", file.display()))?;
+    println!("\n{lines}");
+    println!("(also in {PEERS_ENV}). In another shell, from the repository root:");
+    println!("  . {PEERS_ENV}");
+    println!("  wasm-pack test --headless --chrome -- --test browser");
+    println!("The servers run until this command is interrupted (Ctrl-C).");
+    loop {
+        thread::sleep(Duration::from_secs(3600));
+    }
+}

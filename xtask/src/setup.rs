@@ -19,6 +19,11 @@ pub const NPM_DIRS: &[&str] = &["tests/peers", "tests/npm", "tests/conformance",
 /// The Python virtual environment of the test peers, made from
 /// `requirements.txt` beside it (relative to the root).
 pub const PYTHON_VENV: &str = "tests/peers/.venv";
+/// The wasm-pack `cargo xtask test` and `package` run (`cargo install
+/// --locked`). It finds the wasm-bindgen-cli installed below on PATH (same
+/// version as Cargo.lock) and ChromeDriver at CHROMEDRIVER, so it downloads
+/// nothing.
+pub const WASM_PACK_VERSION: &str = "0.15.1";
 /// The twiggy `cargo xtask size` uses (`cargo install --locked`).
 pub const TWIGGY_VERSION: &str = "0.7.0";
 /// The rmcp test peer (a crate with its own workspace and Cargo.lock) and
@@ -37,6 +42,8 @@ pub enum Step {
     WindowsTarget,
     /// wasm-bindgen-cli at the Cargo.lock version of `wasm-bindgen`
     WasmBindgen,
+    /// wasm-pack at WASM_PACK_VERSION
+    WasmPack,
     /// Chromium + ChromeDriver from Debian
     Browser,
     /// `npm ci` in every NPM_DIRS entry
@@ -53,6 +60,7 @@ pub const ALL: &[Step] = &[
     Step::WasmTarget,
     Step::WindowsTarget,
     Step::WasmBindgen,
+    Step::WasmPack,
     Step::Browser,
     Step::Npm,
     Step::Python,
@@ -76,6 +84,7 @@ pub fn setup(steps: &[Step]) -> Res {
             Step::WasmTarget => rust_target(WASM_TARGET),
             Step::WindowsTarget => windows_target(&mut ctx),
             Step::WasmBindgen => wasm_bindgen(),
+            Step::WasmPack => wasm_pack(),
             Step::Browser => browser(&mut ctx),
             Step::Npm => npm(&mut ctx),
             Step::Python => python(&mut ctx),
@@ -178,6 +187,24 @@ fn wasm_bindgen() -> Res {
     Ok(())
 }
 
+/// wasm-pack at WASM_PACK_VERSION (`cargo install --locked`, a few minutes).
+fn wasm_pack() -> Res {
+    let what = format!("wasm-pack {WASM_PACK_VERSION}");
+    // `wasm-pack --version` prints "wasm-pack 0.15.1".
+    if tool_version("wasm-pack").as_deref() == Some(WASM_PACK_VERSION) {
+        line(&what, "ok");
+        return Ok(());
+    }
+    line(&what, "installing (cargo install, a few minutes) ...");
+    run(cmd(cargo()).args(["install", "wasm-pack", "--locked", "--force", "--version", WASM_PACK_VERSION]))?;
+    match tool_version("wasm-pack") {
+        Some(v) if v == WASM_PACK_VERSION => Ok(()),
+        other => Err(format!(
+            "after installing, `wasm-pack --version` is {other:?}, not {WASM_PACK_VERSION}: another wasm-pack earlier in PATH?"
+        )),
+    }
+}
+
 /// `apt-get install -y <packages>`, with one `apt-get update` per run.
 fn apt_install(ctx: &mut Ctx, packages: &[&str]) -> Res {
     let list = packages.join(" ");
@@ -242,6 +269,12 @@ fn npm(ctx: &mut Ctx) -> Res {
         };
         if mtime(&stamp).is_some_and(|t| t >= lock_time) {
             line(&what, "ok");
+            continue;
+        }
+        // A node_modules that is a link to another checkout's: `npm ci` would
+        // empty and refill that one, under whoever else is using it.
+        if fs::symlink_metadata(abs.join("node_modules")).is_ok_and(|m| m.file_type().is_symlink()) {
+            line(&what, "older than package-lock.json, but node_modules is a link: left alone");
             continue;
         }
         line(&what, "installing (npm ci) ...");

@@ -1,7 +1,7 @@
 //! `cargo xtask test`: setup, then the native and the browser test suites.
 
-use crate::peers::Peer;
-use crate::setup::{self, CHROMEDRIVER, WASM_TARGET};
+use crate::peers::BrowserPeers;
+use crate::setup::{self, CHROMEDRIVER};
 use crate::util::{Res, cargo, cmd, root, run_echo};
 use std::fs;
 use std::time::{Duration, Instant};
@@ -27,52 +27,7 @@ pub fn test() -> Res {
         run_echo(cmd(cargo()).args(["test", "--workspace", "--no-fail-fast"]))
     });
 
-    summary.step("browser tests (wasm32 in headless Chromium)", || {
-        let mut c = cmd(cargo());
-        c.args(["test", "--no-fail-fast", "--target", WASM_TARGET]);
-        for t in WASM_TESTS {
-            c.args(["--test", t]);
-        }
-        // wasm-bindgen-test-runner picks the browser from CHROMEDRIVER and
-        // merges webdriver.json (headless, no sandbox: we may run as root)
-        // into the session capabilities. It looks for ./webdriver.json, and
-        // cargo runs it from the crate root; the variable makes that explicit.
-        c.env("CHROMEDRIVER", CHROMEDRIVER).env("WASM_BINDGEN_TEST_WEBDRIVER_JSON", root().join("webdriver.json"));
-        // chromedriver gives each session a fresh profile in $TMPDIR, but the
-        // runner kills it without ending the session, so the profile (~12 MB)
-        // would stay in /tmp. Give the run its own TMPDIR and remove it after.
-        let tmp = root().join("target").join("xtask-tmp").join(std::process::id().to_string());
-        fs::create_dir_all(&tmp).map_err(|e| format!("cannot create {}: {e}", tmp.display()))?;
-        c.env("TMPDIR", &tmp);
-        // The browser tests reach a real server cross-origin; its URL is
-        // compiled into the test (`option_env!`), as a page cannot read env.
-        let server = Peer::everything_http()?;
-        c.env("MCP_EDGE_TEST_SERVER_URL", &server.url);
-        let chaos = Peer::chaos_http()?;
-        c.env("MCP_EDGE_TEST_CHAOS_URL", &chaos.url);
-        let legacy = Peer::everything_sse()?;
-        c.env("MCP_EDGE_TEST_LEGACY_URL", &legacy.url);
-        // The Python SDK over Streamable HTTP, dual-era (2026-07-28 and the
-        // handshake era on one endpoint); and the same with a handshake-era
-        // CORS allowlist, which refuses the probe's `Mcp-Method` preflight.
-        let modern = Peer::python_http()?;
-        c.env("MCP_EDGE_TEST_MODERN_URL", &modern.url);
-        let strict = Peer::python_http_strict_cors()?;
-        c.env("MCP_EDGE_TEST_STRICT_CORS_URL", &strict.url);
-        // rmcp's server (Rust), dual-era too.
-        let rmcp = Peer::rmcp_http()?;
-        c.env("MCP_EDGE_TEST_RMCP_URL", &rmcp.url);
-        let result = run_echo(&mut c);
-        drop(server);
-        drop(chaos);
-        drop(legacy);
-        drop(modern);
-        drop(strict);
-        drop(rmcp);
-        let _ = fs::remove_dir_all(&tmp);
-        let _ = tmp.parent().map(fs::remove_dir); // only if now empty
-        result
-    });
+    summary.step("browser tests (wasm-pack test --headless --chrome)", browser_tests);
 
     // The packed npm package (target/npm/mcp-edge-<version>.tgz), installed
     // into a fresh project and run in five real environments.
@@ -93,6 +48,56 @@ pub fn test() -> Res {
     summary.step("conformance (official suites 0.1.16 and 0.2.0-alpha.12)", crate::conformance::conformance);
 
     summary.finish()
+}
+
+/// Every suite of WASM_TESTS through `wasm-pack test --headless --chrome`,
+/// one run per suite so that a failing suite does not hide the next (cargo's
+/// `--no-fail-fast` cannot be passed: wasm-pack gives the same arguments to
+/// its `cargo build --tests`, which has no such flag). The suites all
+/// `run_in_browser`, so `--node` would skip them.
+fn browser_tests() -> Res {
+    // chromedriver gives each session a fresh profile in $TMPDIR, but the
+    // runner kills it without ending the session, so the profile (~12 MB)
+    // would stay in /tmp. Give the run its own TMPDIR and remove it after.
+    let tmp = root().join("target").join("xtask-tmp").join(std::process::id().to_string());
+    fs::create_dir_all(&tmp).map_err(|e| format!("cannot create {}: {e}", tmp.display()))?;
+    let result = BrowserPeers::start().and_then(|peers| {
+        let mut failed = Vec::new();
+        for suite in WASM_TESTS {
+            let mut c = wasm_pack_test(suite);
+            c.env("TMPDIR", &tmp);
+            // The browser tests reach real servers cross-origin; their URLs
+            // are compiled into the tests (`option_env!`).
+            for (name, url) in peers.env() {
+                c.env(name, url);
+            }
+            if let Err(e) = run_echo(&mut c) {
+                println!("browser tests: {suite}: {e}");
+                failed.push(*suite);
+            }
+        }
+        if failed.is_empty() { Ok(()) } else { Err(format!("failed suites: {}", failed.join(", "))) }
+    });
+    let _ = fs::remove_dir_all(&tmp);
+    let _ = tmp.parent().map(fs::remove_dir); // only if now empty
+    result
+}
+
+/// `wasm-pack test --headless --chrome` of one suite (tests/<suite>.rs),
+/// the command the README gives. `--mode no-install`: wasm-pack must use
+/// the wasm-bindgen-cli setup installed (on PATH, the Cargo.lock version)
+/// and fail rather than download one; `--chromedriver`: Debian's, matching
+/// its Chromium, rather than one it would download.
+fn wasm_pack_test(suite: &str) -> std::process::Command {
+    let mut c = cmd("wasm-pack");
+    c.args(["test", "--headless", "--chrome", "--mode", "no-install", "--chromedriver", CHROMEDRIVER]);
+    c.args(["--", "--test", suite]);
+    // wasm-bindgen-test-runner merges webdriver.json (headless, no sandbox:
+    // we may run as root) into the session capabilities. It looks for
+    // ./webdriver.json, and cargo runs it from the crate root; the variable
+    // makes that explicit.
+    c.env("WASM_BINDGEN_TEST_WEBDRIVER_JSON", root().join("webdriver.json"));
+    c
 }
 
 #[derive(Default)]
