@@ -125,6 +125,19 @@ impl Client {
 
 /// Puts `_meta.progressToken` (the request id) into the params object.
 fn with_progress_token(params: Option<Value>, id: &RequestId) -> Result<Value, Error> {
+    let object = with_meta(params, |meta| {
+        meta.insert("progressToken".into(), id.to_value());
+    })?;
+    Ok(Value::Object(object))
+}
+
+/// The params object (none becomes `{}`) after `fill` wrote into its
+/// `_meta` object (made when absent); params or `_meta` that are not
+/// objects are the caller's mistake.
+pub(crate) fn with_meta(
+    params: Option<Value>,
+    fill: impl FnOnce(&mut Map<String, Value>),
+) -> Result<Map<String, Value>, Error> {
     let mut object = match params {
         None => Map::new(),
         Some(Value::Object(object)) => object,
@@ -134,6 +147,6 @@ fn with_progress_token(params: Option<Value>, id: &RequestId) -> Result<Value, E
     let Value::Object(meta) = meta else {
         return Err(Error::InvalidArgument("`_meta` in request params must be a JSON object".into()));
     };
-    meta.insert("progressToken".into(), id.to_value());
-    Ok(Value::Object(object))
+    fill(meta);
+    Ok(object)
 }

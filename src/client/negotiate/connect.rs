@@ -293,16 +293,7 @@ fn launch_key(options: &StdioOptions) -> String {
 
 #[cfg(not(target_arch = "wasm32"))]
 async fn attempt(options: &StdioOptions, client: ClientOptions) -> Result<Client, Error> {
-    let transport = StdioTransport::spawn(options.clone())?;
-    let (client, driver) = Client::new(transport, client);
-    crate::runtime::spawn(driver)?;
-    match client.start().await {
-        Ok(_) => Ok(client),
-        Err(error) => {
-            client.close().await;
-            Err(error)
-        }
-    }
+    handshake(StdioTransport::spawn(options.clone())?, client).await
 }
 
 /// Starts the server and talks to it in the era [`ClientOptions::era`]

@@ -118,23 +118,17 @@ impl Client {
 
     /// `params` with the request `_meta` of revision `version`.
     fn stamp(&self, params: Option<Value>, version: ProtocolVersion) -> Result<Map<String, Value>, Error> {
-        let mut object = match params {
-            None => Map::new(),
-            Some(Value::Object(object)) => object,
-            Some(_) => return Err(Error::InvalidArgument("request params must be a JSON object".into())),
-        };
-        let meta = object.entry("_meta").or_insert_with(|| Value::Object(Map::new()));
-        let Value::Object(meta) = meta else {
-            return Err(Error::InvalidArgument("`_meta` in request params must be a JSON object".into()));
-        };
-        meta.insert(meta::PROTOCOL_VERSION.into(), Value::from(version.as_str()));
-        meta.insert(meta::CLIENT_CAPABILITIES.into(), self.stateless_capabilities());
+        let capabilities = self.stateless_capabilities();
         let info = serde_json::to_value(&self.inner.options.client_info).unwrap_or(Value::Null);
-        meta.insert(meta::CLIENT_INFO.into(), info);
-        if let Some(level) = self.stateless_state().log_level {
-            meta.insert(meta::LOG_LEVEL.into(), serde_json::to_value(level).unwrap_or(Value::Null));
-        }
-        Ok(object)
+        let level = self.stateless_state().log_level;
+        super::request::with_meta(params, |meta| {
+            meta.insert(meta::PROTOCOL_VERSION.into(), Value::from(version.as_str()));
+            meta.insert(meta::CLIENT_CAPABILITIES.into(), capabilities);
+            meta.insert(meta::CLIENT_INFO.into(), info);
+            if let Some(level) = level {
+                meta.insert(meta::LOG_LEVEL.into(), serde_json::to_value(level).unwrap_or(Value::Null));
+            }
+        })
     }
 
     /// Sends one round: a fresh id, stamped `_meta`, the era's headers.
