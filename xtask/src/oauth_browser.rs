@@ -12,8 +12,8 @@ use crate::setup::{self, CHROMIUM, Step};
 use crate::util::{Res, cmd, display_args, root};
 use std::time::Duration;
 
-/// The test's directory (an NPM_DIRS entry: playwright-core, pinned).
-pub const DIR: &str = "tests/oauth-browser";
+/// The test's directory (an NPM_DIRS entry).
+const DIR: &str = crate::setup::OAUTH_BROWSER_DIR;
 /// How long the browser test may take in all (it bounds itself at 5 min).
 const TIMEOUT: Duration = Duration::from_secs(330);
 

@@ -15,7 +15,9 @@ pub const CHROMIUM: &str = "/usr/bin/chromium";
 pub const CHROMEDRIVER: &str = "/usr/bin/chromedriver";
 /// Directories (relative to the root) with a package.json + package-lock.json
 /// whose node_modules the tests or the demo need. Add more here.
-pub const NPM_DIRS: &[&str] = &["tests/peers", "tests/npm", "tests/conformance", crate::oauth_browser::DIR];
+pub const NPM_DIRS: &[&str] = &["tests/peers", "tests/npm", "tests/conformance", OAUTH_BROWSER_DIR];
+/// The OAuth browser test's directory (playwright-core, pinned).
+pub const OAUTH_BROWSER_DIR: &str = "tests/oauth-browser";
 /// The Python virtual environment of the test peers, made from
 /// `requirements.txt` beside it (relative to the root).
 pub const PYTHON_VENV: &str = "tests/peers/.venv";
