@@ -88,7 +88,7 @@ impl Peer {
         Peer::start(command, port, "/mcp")
     }
 
-    /// tests/peers/rmcp-server (`rmcp-peer http`): rmcp 3.9.0, the official
+    /// tests/peers/rmcp-server (`rmcp-peer http`): rmcp 3.11.0, the official
     /// Rust SDK, over Streamable HTTP, serving 2026-07-28 and the handshake
     /// era on one endpoint, with CORS for any origin that mirrors the
     /// requested headers.
