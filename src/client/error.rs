@@ -8,6 +8,7 @@ use crate::transport::TransportError;
 
 /// Everything a client call can fail with.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
 pub enum Error {
     /// The server answered with a JSON-RPC error.
     #[error("the server answered {method} with an error: {error}")]

@@ -129,6 +129,7 @@ pub enum TransportEvent {
 
 /// A failure below the protocol: the process, the network, the bytes.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
 pub enum TransportError {
     /// The server process could not be started.
     #[error("could not start the server `{command}`: {reason}")]
