@@ -7,6 +7,15 @@ use crate::protocol::{ErrorObject, codes};
 use crate::transport::TransportError;
 
 /// Everything a client call can fail with.
+///
+/// Ask what kind of failure it is with the predicates ([`is_timeout`](Self::is_timeout),
+/// [`is_auth`](Self::is_auth), [`is_connect`](Self::is_connect), [`rpc_code`](Self::rpc_code)...)
+/// rather than by matching on the text. The message already includes the
+/// text of every cause, so wrapped failures are transparent (their
+/// [`source`](std::error::Error::source) is the wrapped error's own, not the
+/// wrapped error): a chain reporter prints each cause once. The causes
+/// themselves are reached typed, by [`transport_error`](Self::transport_error),
+/// [`auth_error`](Self::auth_error) and [`rpc_error`](Self::rpc_error).
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 #[non_exhaustive]
 pub enum Error {
