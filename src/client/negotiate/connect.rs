@@ -120,8 +120,8 @@ impl ConnectOptions {
 ///
 /// When neither transport answers, the error ([`Error::NotMcpServer`]) says
 /// what was tried and what each attempt got. An `endpoint` on another origin
-/// is refused with
-/// [`LegacyError::ForeignEndpoint`](crate::transport::legacy::LegacyError::ForeignEndpoint).
+/// is refused with `LegacyError::ForeignEndpoint` (the legacy transport is
+/// the `legacy-sse` feature).
 ///
 /// ```no_run
 /// # async fn run() -> Result<(), mcp_edge::Error> {
