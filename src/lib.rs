@@ -30,6 +30,7 @@
 //!   No effect natively.
 
 #![warn(missing_debug_implementations)]
+#![warn(missing_docs)]
 
 pub mod auth;
 pub mod client;

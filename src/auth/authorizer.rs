@@ -5,7 +5,7 @@
 //! following redirects and reads `Location`: for servers that authorize
 //! without a human, like the conformance suite's); a browser popup, a
 //! full-page redirect and an app callback in the JS API (`crate::web`);
-//! [`super::loopback::LoopbackAuthorizer`] natively (a loopback listener and
+//! `LoopbackAuthorizer` (`auth::loopback`) natively (a loopback listener and
 //! the system browser).
 //!
 //! An authorizer that leaves the page (a full-page redirect) cannot hand the
@@ -99,7 +99,7 @@ pub trait Authorizer: std::fmt::Debug + MaybeSend + MaybeSync + 'static {
 /// the `Location` it redirects to. Works only where the authorization
 /// server redirects at once (no login page): test servers, or an AS that
 /// already knows the user. The HTTP client must not follow redirects
-/// itself (natively: [`crate::http::DefaultHttp::without_redirects`]).
+/// itself (natively: `DefaultHttp::without_redirects`).
 #[derive(Clone)]
 pub struct HeadlessAuthorizer<H: HttpClient> {
     http: H,

@@ -3,6 +3,7 @@
 /// An authorization failure. The messages name the server, the URL and the
 /// setting involved; they never contain a token or a secret.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum AuthError {
     /// The configuration cannot work.
     #[error("OAuth configuration: {0}")]

@@ -38,6 +38,7 @@ pub type Opener = Arc<dyn Fn(&str) -> Result<(), String> + Send + Sync>;
 
 /// What went wrong in the loopback step.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum LoopbackError {
     /// The listener could not be bound or used.
     #[error("the loopback listener failed: {0}")]

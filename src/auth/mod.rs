@@ -12,10 +12,10 @@
 //!   the redirect back ([`HeadlessAuthorizer`] for servers that redirect at
 //!   once; in the JS API a popup, a full-page redirect that
 //!   [`OAuthProvider::complete_authorization`] finishes on the next page
-//!   load, or the app's own function; natively [`loopback::LoopbackAuthorizer`]);
+//!   load, or the app's own function; natively `loopback::LoopbackAuthorizer`);
 //! - [`TokenStore`]: where tokens and client registrations are kept
 //!   ([`MemoryTokenStore`] here; `sessionStorage`, `localStorage` or the
-//!   app's own storage in the JS API; natively [`file_store::FileTokenStore`]).
+//!   app's own storage in the JS API; natively `file_store::FileTokenStore`).
 //!
 //! Plug it into a connection with [`crate::ConnectOptions::auth`] (used by
 //! whichever transport is detected), or into one transport with

@@ -7,7 +7,17 @@ use crate::protocol::{ErrorObject, codes};
 use crate::transport::TransportError;
 
 /// Everything a client call can fail with.
+///
+/// Ask what kind of failure it is with the predicates ([`is_timeout`](Self::is_timeout),
+/// [`is_auth`](Self::is_auth), [`is_connect`](Self::is_connect), [`rpc_code`](Self::rpc_code)...)
+/// rather than by matching on the text. The message already includes the
+/// text of every cause, so wrapped failures are transparent (their
+/// [`source`](std::error::Error::source) is the wrapped error's own, not the
+/// wrapped error): a chain reporter prints each cause once. The causes
+/// themselves are reached typed, by [`transport_error`](Self::transport_error),
+/// [`auth_error`](Self::auth_error) and [`rpc_error`](Self::rpc_error).
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
 pub enum Error {
     /// The server answered with a JSON-RPC error.
     #[error("the server answered {method} with an error: {error}")]
@@ -138,13 +148,90 @@ pub enum Error {
 impl Error {
     /// The JSON-RPC error code, when the server sent one.
     pub fn rpc_code(&self) -> Option<i64> {
+        self.rpc_error().map(|error| error.code)
+    }
+
+    /// The JSON-RPC error the server answered with, whichever variant
+    /// carries it (the stateless revision's codes have typed variants).
+    pub fn rpc_error(&self) -> Option<&ErrorObject> {
         match self {
             Error::Rpc { error, .. }
             | Error::UnsupportedProtocolVersion { error, .. }
             | Error::MissingClientCapability { error, .. }
-            | Error::HeaderMismatch { error, .. } => Some(error.code),
+            | Error::HeaderMismatch { error, .. } => Some(error),
             _ => None,
         }
+    }
+
+    /// Whether the server answered with a JSON-RPC error
+    /// ([`rpc_error`](Self::rpc_error) says which).
+    pub fn is_rpc(&self) -> bool {
+        self.rpc_error().is_some()
+    }
+
+    /// Whether something did not happen in time: a request with no answer
+    /// ([`Error::Timeout`]) or a transport that gave up waiting.
+    pub fn is_timeout(&self) -> bool {
+        match self {
+            Error::Timeout { .. } => true,
+            Error::Transport(error) => error.is_timeout(),
+            _ => false,
+        }
+    }
+
+    /// Whether the request was cancelled (by the caller, or by the server
+    /// cancelling its task).
+    pub fn is_cancelled(&self) -> bool {
+        matches!(self, Error::Cancelled { .. })
+    }
+
+    /// Whether authorization failed: an [`AuthError`](crate::auth::AuthError)
+    /// at any depth. A bare HTTP 401/403 (no auth provider configured) is not
+    /// one; see [`http_status`](Self::http_status).
+    pub fn is_auth(&self) -> bool {
+        self.auth_error().is_some()
+    }
+
+    /// The authorization failure, if this is one ([`is_auth`](Self::is_auth)).
+    pub fn auth_error(&self) -> Option<&crate::auth::AuthError> {
+        self.transport_error().and_then(TransportError::auth_error)
+    }
+
+    /// Whether the failure is below the protocol (the process, the network,
+    /// the bytes, authorization): a [`TransportError`].
+    pub fn is_transport(&self) -> bool {
+        self.transport_error().is_some()
+    }
+
+    /// The transport's failure, if this is one ([`is_transport`](Self::is_transport)).
+    pub fn transport_error(&self) -> Option<&TransportError> {
+        match self {
+            Error::Transport(error) => Some(error),
+            _ => None,
+        }
+    }
+
+    /// Whether the server could not be reached or started (the process did
+    /// not spawn; DNS, refused connection, TLS, or in a browser maybe CORS).
+    pub fn is_connect(&self) -> bool {
+        self.transport_error().is_some_and(TransportError::is_connect)
+    }
+
+    /// Whether the connection is gone: closed by either side, or the server
+    /// process exited.
+    pub fn is_closed(&self) -> bool {
+        self.transport_error().is_some_and(TransportError::is_closed)
+    }
+
+    /// Whether the server ended the session (HTTP 404 on a request that
+    /// carried `Mcp-Session-Id`), after the engine's one new-session retry.
+    pub fn is_session_expired(&self) -> bool {
+        self.transport_error().is_some_and(TransportError::is_session_expired)
+    }
+
+    /// The HTTP status code of the server's refusal, when the failure was one.
+    pub fn http_status(&self) -> Option<u16> {
+        self.transport_error().and_then(TransportError::http_status)
     }
 }
 
@@ -170,4 +257,55 @@ impl Error {
 
 fn human(d: Duration) -> String {
     if d.as_millis() < 1000 { format!("{} ms", d.as_millis()) } else { format!("{:.1} s", d.as_secs_f64()) }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::auth::AuthError;
+
+    fn rpc(code: i64) -> Error {
+        Error::Rpc { method: "tools/call".into(), error: ErrorObject::new(code, "nope") }
+    }
+
+    #[test]
+    fn a_json_rpc_error_is_rpc_and_nothing_else() {
+        let error = rpc(-32601);
+        assert!(error.is_rpc());
+        assert_eq!(error.rpc_code(), Some(-32601));
+        assert_eq!(error.rpc_error(), Some(&ErrorObject::new(-32601, "nope")));
+        assert!(!error.is_transport() && !error.is_timeout() && !error.is_auth());
+        assert_eq!(error.http_status(), None);
+        let typed = rpc(codes::HEADER_MISMATCH).typed();
+        assert!(matches!(typed, Error::HeaderMismatch { .. }));
+        assert_eq!(typed.rpc_code(), Some(codes::HEADER_MISMATCH));
+        assert!(typed.is_rpc());
+    }
+
+    #[test]
+    fn timeouts_and_cancellations() {
+        let timeout = Error::Timeout { method: "ping".into(), after: Duration::from_millis(50) };
+        assert!(timeout.is_timeout() && !timeout.is_cancelled() && !timeout.is_rpc());
+        assert_eq!(timeout.rpc_code(), None);
+        let cancelled = Error::Cancelled { method: "ping".into(), reason: None };
+        assert!(cancelled.is_cancelled() && !cancelled.is_timeout());
+    }
+
+    #[test]
+    fn transport_failures_are_seen_through_the_wrapper() {
+        let refused = Error::from(TransportError::Io("connection refused".into()));
+        assert!(refused.is_transport() && refused.is_connect() && !refused.is_closed());
+        let exited = Error::from(TransportError::ProcessExited { status: "signal 9".into(), stderr_tail: vec![] });
+        assert!(exited.is_closed() && !exited.is_connect());
+        let expired = Error::from(TransportError::SessionExpired);
+        assert!(expired.is_session_expired() && expired.is_transport());
+        let refusal = Error::from(TransportError::Http { status: 403, message: "Forbidden".into() });
+        assert_eq!(refusal.http_status(), Some(403));
+        assert!(!refusal.is_auth());
+        let auth = Error::from(TransportError::Auth(AuthError::Config("no client_id".into())));
+        assert!(auth.is_auth() && auth.is_transport() && !auth.is_connect());
+        assert_eq!(auth.auth_error(), Some(&AuthError::Config("no client_id".into())));
+        assert!(!Error::NotInitialized.is_transport());
+        assert!(!Error::NotInitialized.is_session_expired());
+    }
 }

@@ -104,6 +104,7 @@ impl HttpResponse {
 
 /// Why an HTTP exchange failed below the status code.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum HttpError {
     /// The URL cannot be used.
     #[error("invalid URL {url:?}: {reason}")]

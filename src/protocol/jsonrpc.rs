@@ -229,6 +229,7 @@ impl Serialize for Message {
 
 /// Why bytes from a peer are not a JSON-RPC message.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum DecodeError {
     /// Not JSON at all.
     #[error("not JSON: {0}")]

@@ -20,6 +20,9 @@ pub mod sse;
 pub mod stdio;
 pub mod streamable;
 
+#[cfg(feature = "legacy-sse")]
+use legacy::LegacyError;
+
 /// A bidirectional channel of JSON-RPC messages to one server.
 pub trait Transport: MaybeSend + 'static {
     /// Hands one message to the server.
@@ -129,6 +132,7 @@ pub enum TransportEvent {
 
 /// A failure below the protocol: the process, the network, the bytes.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
 pub enum TransportError {
     /// The server process could not be started.
     #[error("could not start the server `{command}`: {reason}")]
@@ -181,10 +185,127 @@ pub enum TransportError {
     Other(String),
 }
 
+impl TransportError {
+    /// Whether something did not happen in time (the legacy transport's
+    /// `endpoint` event). Request timeouts are [`crate::client::Error::Timeout`].
+    pub fn is_timeout(&self) -> bool {
+        match self {
+            #[cfg(feature = "legacy-sse")]
+            TransportError::Legacy(LegacyError::Timeout { .. }) => true,
+            _ => false,
+        }
+    }
+
+    /// Whether authorization failed: an [`AuthError`](crate::auth::AuthError)
+    /// at any depth. A bare 401/403 with no auth provider configured is not
+    /// one; see [`http_status`](Self::http_status).
+    pub fn is_auth(&self) -> bool {
+        self.auth_error().is_some()
+    }
+
+    /// The authorization failure, if this is one ([`is_auth`](Self::is_auth)).
+    pub fn auth_error(&self) -> Option<&crate::auth::AuthError> {
+        match self {
+            TransportError::Auth(error) => Some(error),
+            #[cfg(feature = "legacy-sse")]
+            TransportError::Legacy(LegacyError::Auth(error)) => Some(error),
+            _ => None,
+        }
+    }
+
+    /// Whether the server could not be reached or started: the process did
+    /// not spawn, or the network failed (DNS, refused connection, TLS, and in
+    /// a browser possibly CORS).
+    pub fn is_connect(&self) -> bool {
+        match self {
+            TransportError::Spawn { .. } | TransportError::Io(_) => true,
+            #[cfg(feature = "legacy-sse")]
+            TransportError::Legacy(LegacyError::Unreachable { .. }) => true,
+            _ => false,
+        }
+    }
+
+    /// Whether the connection is gone: closed by either side, or the server
+    /// process exited.
+    pub fn is_closed(&self) -> bool {
+        match self {
+            TransportError::Closed(_) | TransportError::ProcessExited { .. } => true,
+            #[cfg(feature = "legacy-sse")]
+            TransportError::Legacy(LegacyError::Closed) => true,
+            _ => false,
+        }
+    }
+
+    /// Whether the server ended the session (HTTP 404 on a request that
+    /// carried `Mcp-Session-Id`).
+    pub fn is_session_expired(&self) -> bool {
+        matches!(self, TransportError::SessionExpired)
+    }
+
+    /// The HTTP status code of the server's refusal, when the failure was one.
+    pub fn http_status(&self) -> Option<u16> {
+        match self {
+            TransportError::Http { status, .. } => Some(*status),
+            #[cfg(feature = "legacy-sse")]
+            TransportError::Legacy(LegacyError::NotAnEventStream { status, .. }) => Some(*status),
+            _ => None,
+        }
+    }
+}
+
 fn stderr_suffix(lines: &[String]) -> String {
     if lines.is_empty() {
         "; it wrote nothing to stderr".to_owned()
     } else {
         format!("; its last stderr lines:\n  {}", lines.join("\n  "))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::auth::AuthError;
+
+    #[test]
+    fn the_predicates_say_what_kind_of_failure_it_is() {
+        let io = TransportError::Io("connection refused".into());
+        assert!(io.is_connect() && !io.is_closed() && !io.is_auth() && !io.is_timeout());
+        let spawn = TransportError::Spawn { command: "srv".into(), reason: "not found".into() };
+        assert!(spawn.is_connect());
+        let exited = TransportError::ProcessExited { status: "exit status: 1".into(), stderr_tail: vec![] };
+        assert!(exited.is_closed() && !exited.is_connect());
+        assert!(TransportError::Closed("bye".into()).is_closed());
+        assert!(TransportError::SessionExpired.is_session_expired());
+        assert!(!TransportError::SessionExpired.is_closed());
+        let http = TransportError::Http { status: 401, message: "Unauthorized".into() };
+        assert_eq!(http.http_status(), Some(401));
+        assert!(!http.is_auth(), "a bare 401 is not an AuthError");
+        assert_eq!(io.http_status(), None);
+        let auth = TransportError::Auth(AuthError::Config("no client_id".into()));
+        assert!(auth.is_auth() && !auth.is_connect());
+        assert_eq!(auth.auth_error(), Some(&AuthError::Config("no client_id".into())));
+        assert!(!TransportError::Other("odd".into()).is_auth());
+    }
+
+    #[cfg(feature = "legacy-sse")]
+    #[test]
+    fn the_predicates_see_through_a_legacy_error() {
+        let url = String::from("http://127.0.0.1:3001/sse");
+        let timeout =
+            TransportError::Legacy(LegacyError::Timeout { url: url.clone(), after: std::time::Duration::from_secs(5) });
+        assert!(timeout.is_timeout() && !timeout.is_connect());
+        let auth = TransportError::Legacy(LegacyError::Auth(AuthError::Config("x".into())));
+        assert!(auth.is_auth());
+        let unreachable =
+            TransportError::Legacy(LegacyError::Unreachable { url: url.clone(), reason: "refused".into() });
+        assert!(unreachable.is_connect());
+        assert!(TransportError::Legacy(LegacyError::Closed).is_closed());
+        let html = LegacyError::NotAnEventStream {
+            url,
+            status: 200,
+            media_type: Some("text/html".into()),
+            detail: String::new(),
+        };
+        assert_eq!(TransportError::Legacy(html).http_status(), Some(200));
     }
 }

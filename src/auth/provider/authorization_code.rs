@@ -18,7 +18,7 @@ use crate::runtime::now_secs;
 
 impl<H: HttpClient> OAuthProvider<H> {
     /// Finishes an authorization code flow that an earlier page load started
-    /// (a full-page redirect, see [`Authorizer::remember`]): checks the
+    /// (a full-page redirect, see [`Authorizer::remember`](crate::auth::Authorizer::remember)): checks the
     /// redirect the browser came back with (`state`, RFC 9207 `iss`, an
     /// `error`), exchanges the code with the PKCE verifier, and keeps the
     /// tokens in the store.

@@ -11,19 +11,19 @@
 //!
 //! The flow is spread over one file per step, all of them methods on
 //! [`OAuthProvider`]:
-//! - [`discovery`](self::discovery): protected resource metadata, then the
+//! - `discovery`: protected resource metadata, then the
 //!   authorization server's metadata (or the 2025-03-26 defaults);
-//! - [`registration`](self::registration): which client identity to use,
+//! - `registration`: which client identity to use,
 //!   registering dynamically when there is none;
-//! - [`grants`](self::grants): choosing and running a grant (client
+//! - `grants`: choosing and running a grant (client
 //!   credentials, JWT bearer, ID-JAG), and
-//!   [`authorization_code`](self::authorization_code): the one with a person
+//!   `authorization_code`: the one with a person
 //!   in it (PKCE, the authorizer, the redirect back);
-//! - [`tokens`](self::tokens): token requests with client authentication and
+//! - `tokens`: token requests with client authentication and
 //!   DPoP, token responses, refresh;
-//! - [`recovery`](self::recovery): what the transport asks for each request
+//! - `recovery`: what the transport asks for each request
 //!   (headers) and after a 401/403 (recovery, step-up);
-//! - [`fetch`](self::fetch): the bounded HTTP exchanges under all of them.
+//! - `fetch`: the bounded HTTP exchanges under all of them.
 //!
 //! This file holds the types, the provider's state and its public surface.
 

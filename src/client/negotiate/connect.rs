@@ -14,14 +14,15 @@ use super::detect::{self, Plan, TransportChoice, Verdict};
 use crate::auth::AuthProvider;
 use crate::client::{Client, ClientOptions, Error};
 use crate::http::{DefaultHttp, HttpClient};
+use crate::transport::Transport;
 #[cfg(feature = "legacy-sse")]
 use crate::transport::legacy::{LegacyError, LegacySseOptions, LegacySseTransport};
 use crate::transport::streamable::{ReconnectPolicy, StreamableHttpOptions, StreamableHttpTransport};
-use crate::transport::{Transport, TransportError};
 #[cfg(not(target_arch = "wasm32"))]
 use {
     super::era::{EraVerdict, remembered_era},
     crate::client::EraChoice,
+    crate::transport::TransportError,
     crate::transport::stdio::{StdioOptions, StdioTransport},
 };
 
@@ -119,8 +120,8 @@ impl ConnectOptions {
 ///
 /// When neither transport answers, the error ([`Error::NotMcpServer`]) says
 /// what was tried and what each attempt got. An `endpoint` on another origin
-/// is refused with
-/// [`LegacyError::ForeignEndpoint`](crate::transport::legacy::LegacyError::ForeignEndpoint).
+/// is refused with `LegacyError::ForeignEndpoint` (the legacy transport is
+/// the `legacy-sse` feature).
 ///
 /// ```no_run
 /// # async fn run() -> Result<(), mcp_edge::Error> {
@@ -264,9 +265,8 @@ async fn legacy<H: HttpClient>(
     options: &ConnectOptions,
     client: ClientOptions,
 ) -> Result<Client, Error> {
-    let transport = LegacySseTransport::connect(http, options.legacy(url))
-        .await
-        .map_err(|error| Error::Transport(TransportError::from(error)))?;
+    let transport =
+        LegacySseTransport::connect(http, options.legacy(url)).await.map_err(|error| Error::Transport(error.into()))?;
     handshake(transport, client).await
 }
 

@@ -160,7 +160,7 @@ impl Client {
     /// one. With `Auto`, a probe that ended the connection fails with
     /// [`Error::Transport`] ([`TransportError::Closed`]): whoever made the
     /// transport may make another and connect it with the handshake
-    /// ([`crate::client::connect_stdio`] does).
+    /// (`connect_stdio` does, natively).
     pub async fn start(&self) -> Result<Arc<Negotiated>, Error> {
         let options = &self.inner.options;
         let key = options.era_cache_key.clone();

@@ -1,7 +1,7 @@
 //! Connection negotiation, in one place: which transport a URL speaks
 //! ([`detect`]), which era a server speaks ([`era`]), the one cache of both
 //! verdicts and its expiry rule ([`cache`]), and the entry points that do
-//! the trying (`connect.rs`: [`connect_url`] and [`connect_stdio`]).
+//! the trying (`connect.rs`: [`connect_url`] and, natively, `connect_stdio`).
 
 pub mod cache;
 mod connect;

@@ -8,6 +8,7 @@ use crate::auth::AuthError;
 
 /// Why a legacy HTTP+SSE connection could not be opened or kept.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
 pub enum LegacyError {
     /// The SSE URL is not an absolute http(s) URL.
     #[error("{url:?} is not an http:// or https:// URL: {reason}")]

@@ -70,6 +70,7 @@ pub struct SseEvent {
 /// The parser stays usable: it drops the rest of the offending event (up to
 /// and including its terminating blank line) and parses the next one.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum SseError {
     /// A single line is longer than the limit (in bytes, line end excluded).
     #[error("an event-stream line is longer than the limit of {limit} bytes")]
