@@ -372,7 +372,7 @@ fn remove_dot_segments(path: &str) -> String {
     output
 }
 
-#[cfg(any(feature = "legacy-sse", test))] // only the legacy transport resolves references
+#[cfg(feature = "legacy-sse")] // only the legacy transport checks endpoint origins
 /// The host (lowercase, brackets kept for IPv6) and port of an authority.
 pub(crate) fn host_port(authority: &str) -> (String, Option<&str>) {
     let host_port = authority.rsplit_once('@').map_or(authority, |(_, after)| after);
@@ -393,7 +393,7 @@ pub(crate) fn host_port(authority: &str) -> (String, Option<&str>) {
     (host.to_ascii_lowercase(), port.filter(|p| !p.is_empty()))
 }
 
-#[cfg(any(feature = "legacy-sse", test))] // only the legacy transport resolves references
+#[cfg(feature = "legacy-sse")] // only the legacy transport checks endpoint origins
 /// The origin (scheme, host, port with the scheme's default filled in) of
 /// an absolute http(s) URL; `None` for anything else. Lenient where
 /// [`Url::parse`] is strict: it splits any text as a reference first.
