@@ -251,7 +251,7 @@ async fn streamable_http_servers_work_like_stdio_ones() {
     assert!(run.stdout.contains("protocol: 2025-11-25"), "{run:?}");
     let run = mcp_edge(&[&url, "tools"]);
     assert_eq!(run.code, Some(0), "{run:?}");
-    assert!(run.stdout_lines().iter().any(|l| l.starts_with("echo - ")), "{run:?}");
+    assert!(run.stdout_lines().iter().any(|l| l.starts_with("echo ") && l.contains(" message* ")), "{run:?}");
     let run = mcp_edge(&[&url, "call", "echo", r#"{"message":"hi"}"#]);
     assert_eq!(run.code, Some(0), "{run:?}");
     assert_eq!(run.stdout_lines(), ["Echo: hi"], "{run:?}");
