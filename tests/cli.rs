@@ -10,12 +10,12 @@ mod support;
 
 use std::io::Read;
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::thread;
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
-use support::native::{Lines, Server, everything_index, rmcp_peer};
+use support::native::{Lines, Server, drain, everything_index, rmcp_peer, run_to_end};
 
 /// Longest any one run may take.
 const DEADLINE: Duration = Duration::from_secs(60);
@@ -62,43 +62,12 @@ impl std::fmt::Debug for Run {
     }
 }
 
-fn drain(mut pipe: impl Read + Send + 'static) -> thread::JoinHandle<String> {
-    thread::spawn(move || {
-        let mut bytes = Vec::new();
-        let _ = pipe.read_to_end(&mut bytes);
-        String::from_utf8_lossy(&bytes).into_owned()
-    })
-}
-
 /// Runs `mcp-edge ARGS...` to the end, killing it after [`DEADLINE`].
 fn mcp_edge(args: &[&str]) -> Run {
-    let mut child: Child = Command::new(env!("CARGO_BIN_EXE_mcp-edge"))
-        .args(args)
-        .env_remove("RUST_LOG")
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("the mcp-edge binary starts");
-    let stdout = drain(child.stdout.take().expect("stdout is piped"));
-    let stderr = drain(child.stderr.take().expect("stderr is piped"));
-    let started = Instant::now();
-    let status = loop {
-        if let Some(status) = child.try_wait().expect("waiting for mcp-edge") {
-            break status;
-        }
-        if started.elapsed() > DEADLINE {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("mcp-edge {args:?} did not finish within {DEADLINE:?}");
-        }
-        thread::sleep(Duration::from_millis(20));
-    };
-    Run {
-        code: status.code(),
-        stdout: stdout.join().expect("stdout reader"),
-        stderr: stderr.join().expect("stderr reader"),
-    }
+    let mut command = Command::new(env!("CARGO_BIN_EXE_mcp-edge"));
+    command.args(args).env_remove("RUST_LOG");
+    let done = run_to_end(command, DEADLINE, &format!("mcp-edge {args:?}"));
+    Run { code: done.code, stdout: done.stdout, stderr: done.stderr }
 }
 
 #[test]

@@ -8,13 +8,15 @@
 //! real user's configuration files are never read.
 #![cfg(not(target_arch = "wasm32"))]
 
-use std::io::Read;
+mod support;
+
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::thread;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use serde_json::Value;
+use support::native::run_to_end;
 
 const DEADLINE: Duration = Duration::from_secs(60);
 
@@ -137,40 +139,9 @@ impl std::fmt::Debug for Run {
     }
 }
 
-fn drain(mut pipe: impl Read + Send + 'static) -> thread::JoinHandle<Vec<u8>> {
-    thread::spawn(move || {
-        let mut bytes = Vec::new();
-        let _ = pipe.read_to_end(&mut bytes);
-        bytes
-    })
-}
-
-fn run(mut command: Command, args: &[&str]) -> Run {
-    let mut child = command
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("the mcp-edge binary starts");
-    let stdout = drain(child.stdout.take().unwrap());
-    let stderr = drain(child.stderr.take().unwrap());
-    let started = Instant::now();
-    let status = loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            break status;
-        }
-        if started.elapsed() > DEADLINE {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("mcp-edge {args:?} did not finish within {DEADLINE:?}");
-        }
-        thread::sleep(Duration::from_millis(20));
-    };
-    Run {
-        code: status.code(),
-        stdout: String::from_utf8_lossy(&stdout.join().unwrap()).into_owned(),
-        stderr: String::from_utf8_lossy(&stderr.join().unwrap()).into_owned(),
-    }
+fn run(command: Command, args: &[&str]) -> Run {
+    let done = run_to_end(command, DEADLINE, &format!("mcp-edge {args:?}"));
+    Run { code: done.code, stdout: done.stdout, stderr: done.stderr }
 }
 
 /// tests/peers/header-server.mjs: its main URL base, its foreign port, and

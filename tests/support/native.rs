@@ -314,3 +314,54 @@ impl Server {
         format!("http://127.0.0.1:{}{path}", self.port)
     }
 }
+
+/// Reads a child's pipe to its end on a thread of its own, as text.
+pub fn drain(mut pipe: impl std::io::Read + Send + 'static) -> std::thread::JoinHandle<String> {
+    std::thread::spawn(move || {
+        let mut bytes = Vec::new();
+        let _ = pipe.read_to_end(&mut bytes);
+        String::from_utf8_lossy(&bytes).into_owned()
+    })
+}
+
+/// What a finished process printed, as text.
+#[derive(Debug)]
+pub struct Finished {
+    /// Its exit code (`None` if a signal ended it).
+    pub code: Option<i32>,
+    /// Everything it wrote to stdout.
+    pub stdout: String,
+    /// Everything it wrote to stderr.
+    pub stderr: String,
+}
+
+/// Runs `command` with stdin closed and its output captured, to its end;
+/// kills it and fails the test after `deadline`. Blocking: the tests that
+/// run the CLI call it from their own thread.
+pub fn run_to_end(mut command: std::process::Command, deadline: Duration, what: &str) -> Finished {
+    let mut child = command
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("{what} does not start: {e}"));
+    let stdout = drain(child.stdout.take().expect("stdout is piped"));
+    let stderr = drain(child.stderr.take().expect("stderr is piped"));
+    let started = Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("waiting for the process") {
+            break status;
+        }
+        if started.elapsed() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("{what} did not finish within {deadline:?}");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    Finished {
+        code: status.code(),
+        stdout: stdout.join().expect("stdout reader"),
+        stderr: stderr.join().expect("stderr reader"),
+    }
+}
