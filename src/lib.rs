@@ -50,6 +50,7 @@
 #![warn(unnameable_types)]
 
 pub mod auth;
+mod cause;
 mod client;
 pub mod http;
 pub mod protocol;
@@ -58,6 +59,7 @@ pub mod transport;
 #[cfg(all(target_arch = "wasm32", feature = "js"))]
 pub mod web;
 
+pub use cause::Cause;
 #[cfg(not(target_arch = "wasm32"))]
 pub use client::connect_stdio;
 pub use client::{

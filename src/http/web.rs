@@ -10,6 +10,7 @@ use wasm_bindgen_futures::JsFuture;
 use web_sys::{AbortController, Headers, Request, RequestCredentials, RequestInit, Response};
 
 use super::{HttpClient, HttpError, HttpRequest, HttpResponse};
+use crate::Cause;
 use crate::runtime::{BoxFuture, boxed};
 
 #[wasm_bindgen]
@@ -117,13 +118,16 @@ impl HttpClient for FetchHttp {
             let guard = AbortOnDrop(controller);
             let method = request.method;
             let answered = JsFuture::from(global_fetch(&js_request)).await.map_err(|e| {
-                HttpError::Network(format!(
-                    "{} {} failed ({}). The browser gives no detail: the server may be unreachable, \
+                // A JS exception is not `Send`: its message stands in for it
+                // as the source.
+                let thrown = js_message(&e);
+                let text = format!(
+                    "{} {} failed ({thrown}). The browser gives no detail: the server may be unreachable, \
                      or its CORS policy may not allow this origin, method or headers",
                     method.as_str(),
                     request.url,
-                    js_message(&e)
-                ))
+                );
+                HttpError::Network(Cause::with_source(text, Cause::new(thrown)))
             })?;
             let response: Response = answered
                 .dyn_into()
@@ -137,7 +141,9 @@ impl HttpClient for FetchHttp {
                     Box::pin(chunks.map(move |chunk| {
                         // The guard lives as long as the body is being read.
                         let _keep = &guard;
-                        chunk.map(|value| Uint8Array::new(&value).to_vec()).map_err(|e| HttpError::Body(js_message(&e)))
+                        chunk
+                            .map(|value| Uint8Array::new(&value).to_vec())
+                            .map_err(|e| HttpError::Body(Cause::of(Cause::new(js_message(&e)))))
                     }))
                 }
             };

@@ -7,6 +7,7 @@
 
 use std::task::{Context, Poll};
 
+use crate::Cause;
 use crate::protocol::{Message, ProtocolVersion};
 use crate::runtime::{BoxFuture, MaybeSend};
 
@@ -143,8 +144,10 @@ pub enum TransportError {
     Spawn {
         /// The command line.
         command: String,
-        /// What the OS said.
-        reason: String,
+        /// What the OS said; its [`source`](std::error::Error::source) is
+        /// the OS error, when there was one.
+        #[source]
+        reason: Cause,
     },
     /// The server process exited.
     #[error("the server process exited ({status}){}", stderr_suffix(.stderr_tail))]
@@ -163,7 +166,7 @@ pub enum TransportError {
     Closed(String),
     /// An I/O error on the connection.
     #[error("I/O error: {0}")]
-    Io(String),
+    Io(#[source] Cause),
     /// An HTTP-level failure with a status code.
     #[error("HTTP {status}: {message}")]
     Http {
