@@ -22,7 +22,8 @@
 //   /forbidden        every POST 403, nothing else
 //   /no-caps          initialize result without `capabilities`
 //
-// The second listener logs what reaches it on stderr (`foreign saw ...`).
+// The second listener (another origin) serves /ok whatever the path and logs
+// what reaches it on stderr (`foreign saw ...`). Both answer CORS preflights.
 // Prints `listening http://127.0.0.1:<port>` on stdout (PORT=0: any port).
 import { createServer } from 'node:http';
 import { gzipSync, deflateSync, brotliCompressSync } from 'node:zlib';
@@ -37,14 +38,16 @@ const BAD = {
   empty: () => '',
 };
 
-const foreign = createServer((request, response) => {
-  const h = request.headers;
-  process.stderr.write(
-    `foreign saw ${request.method} ${request.url} session=${h['mcp-session-id'] ?? '-'} ` +
-      `authorization=${h.authorization ?? '-'} x-extra=${h['x-extra'] ?? '-'}\n`,
-  );
-  response.writeHead(404).end();
-});
+// Pages on other origins (the browser suites) may call either listener.
+function cors(request, response) {
+  response.setHeader('access-control-allow-origin', '*');
+  response.setHeader('access-control-allow-methods', 'GET, POST, DELETE, OPTIONS');
+  response.setHeader('access-control-allow-headers', request.headers['access-control-request-headers'] ?? '*');
+  response.setHeader('access-control-expose-headers', 'mcp-session-id, www-authenticate');
+  if (request.method !== 'OPTIONS') return false;
+  response.writeHead(204).end();
+  return true;
+}
 
 const counters = new Map();
 const count = (key) => {
@@ -93,10 +96,28 @@ function answer(mode, message) {
   return { jsonrpc: '2.0', id, error: { code: -32601, message: `no method ${method}` } };
 }
 
+// The other origin serves /ok too (so a client that followed a redirect
+// there would get on with it), logging what each request carried.
+const foreign = createServer((request, response) => {
+  const h = request.headers;
+  if (request.method !== 'OPTIONS') {
+    process.stderr.write(
+      `foreign saw ${request.method} ${request.url} session=${h['mcp-session-id'] ?? '-'} ` +
+        `authorization=${h.authorization ?? '-'} x-extra=${h['x-extra'] ?? '-'}\n`,
+    );
+  }
+  serve(request, response, 'ok');
+});
+
 const main = createServer((request, response) => {
   const url = new URL(request.url, 'http://x');
   const mode = url.pathname.split('/')[1] ?? '';
-  if (mode === 'silent') return; // neither answers nor closes
+  if (mode === 'silent') return; // neither answers nor closes (not even a preflight)
+  serve(request, response, mode);
+});
+
+function serve(request, response, mode) {
+  if (cors(request, response)) return;
   if (mode === 'away') {
     const port = foreign.address().port;
     response.writeHead(307, { location: `http://127.0.0.1:${port}/ok` }).end();
@@ -153,7 +174,7 @@ const main = createServer((request, response) => {
     }
     reply(response, mode, request, 200, answer(mode, message));
   });
-});
+}
 
 foreign.listen(0, '127.0.0.1', () => {
   main.listen(Number(process.env.PORT ?? 0), '127.0.0.1', () => {
