@@ -190,6 +190,17 @@ pub enum AuthError {
         /// How many authorizations were tried.
         attempts: u32,
     },
+    /// The server refused a DPoP-bound token and its challenge offers Bearer only.
+    #[error(
+        "OAuth: {server} accepts Bearer tokens only (its WWW-Authenticate challenge names no DPoP scheme) and \
+         refused the DPoP-bound token; DPoP was used because {why}"
+    )]
+    DpopRefused {
+        /// The MCP server.
+        server: String,
+        /// Why the client bound its token with DPoP.
+        why: String,
+    },
     /// A key or assertion could not be made.
     #[error("OAuth: {0}")]
     Crypto(String),

@@ -104,6 +104,15 @@ pub trait AuthProvider: std::fmt::Debug + MaybeSend + MaybeSync + 'static {
     /// credentials that may work. An error ends the request.
     fn challenged<'a>(&'a self, challenge: &'a AuthChallenge) -> BoxFuture<'a, Result<Recovery, AuthError>>;
 
+    /// A 401 that no new token can cure, in words (e.g. a server that takes
+    /// Bearer only refusing a DPoP-bound token): the request fails with it
+    /// instead of the bare status. `None` (the default) lets the usual
+    /// recovery run.
+    fn refused(&self, challenge: &AuthChallenge) -> Option<AuthError> {
+        let _ = challenge;
+        None
+    }
+
     /// The longest [`AuthProvider::challenged`] may take (a person signing
     /// in, plus the exchanges around it), so a request that meets a
     /// challenge can be given that much more time. Zero by default.
@@ -137,6 +146,9 @@ struct State {
     requested: Option<Vec<String>>,
     /// Authorizations per scope set, for the step-up bound.
     attempts: Vec<(Vec<String>, u32)>,
+    /// Why tokens are DPoP-bound: the MCP server asked (its challenge or
+    /// metadata) or the configuration says so; `None`: Bearer.
+    dpop_reason: Option<&'static str>,
     /// The key DPoP proofs are signed with, once the server wants them.
     dpop_key: Option<Es256Key>,
     /// The resource server's latest DPoP nonce.
@@ -283,6 +295,10 @@ impl<H: HttpClient> AuthProvider for OAuthProvider<H> {
 
     fn challenged<'a>(&'a self, challenge: &'a AuthChallenge) -> BoxFuture<'a, Result<Recovery, AuthError>> {
         boxed(self.recover(challenge))
+    }
+
+    fn refused(&self, challenge: &AuthChallenge) -> Option<AuthError> {
+        self.dpop_refusal(challenge)
     }
 
     /// The authorization page's limit when there is an authorizer, plus

@@ -5,7 +5,8 @@
 //! (discovery runs again, the server may have moved), or a step-up to more
 //! scopes, bounded per scope set.
 
-use super::{AuthChallenge, OAuthProvider, Recovery, authorization_value};
+use super::tokens::{DPOP_CHALLENGE, DPOP_CONFIGURED};
+use super::{AuthChallenge, OAuthProvider, Recovery, authorization_value, fingerprint};
 use crate::auth::challenge::{self, BearerChallenge};
 use crate::auth::error::AuthError;
 use crate::auth::jwt;
@@ -60,6 +61,12 @@ impl<H: HttpClient> OAuthProvider<H> {
             // Someone got new credentials while this request was out.
             return Ok(Recovery::Credentials);
         }
+        if let Some(refusal) = self.dpop_refusal(challenge) {
+            return Err(refusal);
+        }
+        if names_dpop(challenge) && self.state().dpop_reason.is_none() {
+            self.state().dpop_reason = Some(DPOP_CHALLENGE);
+        }
         let version = challenge.protocol_version.as_deref();
         match challenge.status {
             403 => self.step_up(bearer.unwrap_or_default(), version).await.map(|()| Recovery::Credentials),
@@ -103,6 +110,23 @@ impl<H: HttpClient> OAuthProvider<H> {
         }
     }
 
+    /// A 401 for a DPoP-bound token from a server whose challenge offers
+    /// Bearer only: it refuses the scheme itself, and a new token of the same
+    /// kind cannot help. The error says why DPoP was used.
+    pub(super) fn dpop_refusal(&self, challenge: &AuthChallenge) -> Option<AuthError> {
+        let state = self.state();
+        let tokens = state.record.tokens.as_ref()?;
+        let refused = challenge.status == 401
+            && tokens.token_type.eq_ignore_ascii_case("dpop")
+            && challenge.rejected.as_deref() == Some(fingerprint(&authorization_value(tokens)).as_str())
+            && !challenge.www_authenticate.is_empty()
+            && !names_dpop(challenge);
+        refused.then(|| AuthError::DpopRefused {
+            server: self.server_url.clone(),
+            why: state.dpop_reason.unwrap_or(DPOP_CONFIGURED).to_owned(),
+        })
+    }
+
     async fn step_up(&self, bearer: BearerChallenge, version: Option<&str>) -> Result<(), AuthError> {
         let held = self.state().requested.clone();
         let base = held.or_else(|| self.config.scopes.clone());
@@ -133,4 +157,14 @@ impl<H: HttpClient> OAuthProvider<H> {
         *entry += 1;
         Ok(())
     }
+}
+
+/// Whether a challenge names the DPoP scheme (RFC 9449 §7.1).
+fn names_dpop(challenge: &AuthChallenge) -> bool {
+    challenge
+        .www_authenticate
+        .iter()
+        .filter_map(|value| challenge::parse(value).ok())
+        .flatten()
+        .any(|c| c.scheme == "dpop")
 }
