@@ -643,6 +643,7 @@ async fn stored_tokens_are_used_without_a_new_flow() {
             token_type: "Bearer".into(),
             refresh_token: None,
             expires_at: None,
+            issued_at: None,
             scope: None,
         }),
         clients: Vec::new(),

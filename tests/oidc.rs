@@ -165,7 +165,8 @@ async fn short_lived_tokens_are_refreshed_once_per_expiry() {
         // three calls in a row refresh it once.
         oidc.configure(json!({ "accessTtl": 4 })).await;
         drop(client);
-        let client = connect(&oidc, provider(&oidc, AuthConfig::new(loopback(1)), store.clone())).await.unwrap();
+        let store = Arc::new(MemoryTokenStore::new());
+        let client = connect(&oidc, provider(&oidc, AuthConfig::new(loopback(1)), store)).await.unwrap();
         let before = oidc.grants("refresh_token").await.len();
         tokio::time::sleep(Duration::from_millis(2500)).await;
         for round in 0..3 {

@@ -168,6 +168,7 @@ mod tests {
                 token_type: "Bearer".into(),
                 refresh_token: Some("rt".into()),
                 expires_at: Some(42),
+                issued_at: None,
                 scope: None,
             }),
             clients: vec![ClientRegistration {

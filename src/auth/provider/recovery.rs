@@ -19,8 +19,7 @@ impl<H: HttpClient> OAuthProvider<H> {
     pub(super) async fn headers_for(&self, method: Method, url: &str) -> Result<Vec<(String, String)>, AuthError> {
         self.ensure_loaded().await?;
         let margin = self.config.refresh_margin.as_secs();
-        let expiring =
-            |t: &Tokens| t.refresh_token.is_some() && t.expires_at.is_some_and(|at| at <= now_secs() + margin);
+        let expiring = |t: &Tokens| t.refresh_due(now_secs(), margin);
         if self.state().record.tokens.as_ref().is_some_and(expiring) {
             let _flow = self.flow.lock().await;
             // Another request may have refreshed while this one waited.

@@ -231,6 +231,7 @@ fn parse_tokens(body: &[u8], endpoint: &str, dpop: bool) -> Result<Tokens, AuthE
         token_type: token_type.into(),
         refresh_token: response.refresh_token.filter(|t| !t.is_empty()),
         expires_at: expires_in.map(|secs| now_secs().saturating_add(secs)),
+        issued_at: expires_in.map(|_| now_secs()),
         scope: response.scope,
     })
 }
