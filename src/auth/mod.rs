@@ -52,4 +52,4 @@ pub use file_store::FileTokenStore;
 #[cfg(not(target_arch = "wasm32"))]
 pub use loopback::{LoopbackAuthorizer, LoopbackError};
 pub use provider::{AuthChallenge, AuthProvider, Discovery, OAuthProvider, Recovery, fingerprint};
-pub use store::{AuthRecord, ClientRegistration, MemoryTokenStore, TokenStore, Tokens};
+pub use store::{AuthRecord, ClientRegistration, MemoryTokenStore, StoreLock, TokenStore, Tokens};

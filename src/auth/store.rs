@@ -124,6 +124,44 @@ pub trait TokenStore: std::fmt::Debug + MaybeSend + MaybeSync + 'static {
     fn save<'a>(&'a self, server: &'a str, record: &'a AuthRecord) -> BoxFuture<'a, Result<(), AuthError>>;
     /// Forgets a server (sign-out).
     fn clear<'a>(&'a self, server: &'a str) -> BoxFuture<'a, Result<(), AuthError>>;
+
+    /// Holds other processes (or tabs) sharing this store off `server`'s
+    /// record until the returned guard is dropped. The flow takes it around
+    /// read - refresh - write, and reads the record again once it has it, so
+    /// a refresh token rotated by someone else is never presented twice (an
+    /// authorization server that detects reuse revokes the whole grant).
+    /// The default holds nothing: a store only this process uses.
+    fn lock<'a>(&'a self, server: &'a str) -> BoxFuture<'a, Result<StoreLock, AuthError>> {
+        let _ = server;
+        boxed(async { Ok(StoreLock::none()) })
+    }
+}
+
+/// What [`TokenStore::lock`] holds; dropping it lets the others in.
+pub struct StoreLock {
+    _held: Option<Box<dyn Held>>,
+}
+
+/// Anything a [`StoreLock`] can hold (a locked file, a Web Lock's release).
+pub trait Held: MaybeSend {}
+impl<T: MaybeSend> Held for T {}
+
+impl StoreLock {
+    /// A guard that holds nothing.
+    pub fn none() -> Self {
+        StoreLock { _held: None }
+    }
+
+    /// A guard that releases the lock when `held` is dropped.
+    pub fn holding(held: impl Held + 'static) -> Self {
+        StoreLock { _held: Some(Box::new(held)) }
+    }
+}
+
+impl std::fmt::Debug for StoreLock {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("StoreLock").field("held", &self._held.is_some()).finish()
+    }
 }
 
 /// Keeps records in memory for the life of the process (or page).

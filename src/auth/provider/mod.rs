@@ -277,6 +277,18 @@ impl<H: HttpClient> OAuthProvider<H> {
         Ok(())
     }
 
+    /// Takes what the store holds now (another process or tab may have
+    /// refreshed): called with the store's lock held.
+    async fn reload(&self) -> Result<(), AuthError> {
+        let Some(record) = self.store.load(&self.store_key).await? else { return Ok(()) };
+        let mut state = self.state();
+        if state.record != record {
+            log::debug!("the token store changed since it was read: using what another process stored");
+            state.record = record;
+        }
+        Ok(())
+    }
+
     async fn save(&self) -> Result<(), AuthError> {
         let record = self.state().record.clone();
         self.store.save(&self.store_key, &record).await

@@ -23,11 +23,16 @@ impl<H: HttpClient> OAuthProvider<H> {
         if self.state().record.tokens.as_ref().is_some_and(expiring) {
             let _flow = self.flow.lock().await;
             // Another request may have refreshed while this one waited.
-            if self.state().record.tokens.as_ref().is_some_and(expiring)
-                && let Err(error) = self.refresh().await
-            {
-                log::warn!("refreshing the access token failed ({error}); the next 401 starts a new authorization");
-                self.drop_tokens().await?;
+            if self.state().record.tokens.as_ref().is_some_and(expiring) {
+                // And another process (or tab) sharing the store.
+                let _held = self.store.lock(&self.store_key).await?;
+                self.reload().await?;
+                if self.state().record.tokens.as_ref().is_some_and(expiring)
+                    && let Err(error) = self.refresh().await
+                {
+                    log::warn!("refreshing the access token failed ({error}); the next 401 starts a new authorization");
+                    self.drop_tokens().await?;
+                }
             }
         }
         let (tokens, dpop_key, nonce) = {
@@ -86,6 +91,12 @@ impl<H: HttpClient> OAuthProvider<H> {
                 }
                 let has_refresh = self.state().record.tokens.as_ref().is_some_and(|t| t.refresh_token.is_some());
                 if has_refresh && challenge.rejected.is_some() && !moved {
+                    let _held = self.store.lock(&self.store_key).await?;
+                    self.reload().await?;
+                    if self.current_fingerprint() != challenge.rejected {
+                        // Another process refreshed meanwhile.
+                        return Ok(Recovery::Credentials);
+                    }
                     match self.refresh().await {
                         Ok(()) => return Ok(Recovery::Credentials),
                         Err(error) => log::info!("refresh after 401 failed ({error}); authorizing again"),
