@@ -147,6 +147,10 @@ impl TokenStore for FileTokenStore {
     fn lock<'a>(&'a self, server: &'a str) -> BoxFuture<'a, Result<StoreLock, AuthError>> {
         boxed(self.lock_now(server))
     }
+
+    fn persistent(&self) -> bool {
+        true
+    }
 }
 
 /// How long [`TokenStore::lock`] waits for another process: longer than a
@@ -222,6 +226,7 @@ mod tests {
                 client_secret: None,
                 token_endpoint_auth_method: Some("none".into()),
                 client_secret_expires_at: None,
+                redirect_uris: Vec::new(),
             }],
         }
     }

@@ -90,6 +90,9 @@ pub struct ClientRegistration {
     /// When the secret expires (RFC 7591 `client_secret_expires_at`; 0 = never).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub client_secret_expires_at: Option<u64>,
+    /// The redirect URIs it was registered with (empty: not known).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub redirect_uris: Vec<String>,
 }
 
 impl std::fmt::Debug for ClientRegistration {
@@ -99,6 +102,7 @@ impl std::fmt::Debug for ClientRegistration {
             .field("client_id", &self.client_id)
             .field("client_secret", &self.client_secret.as_ref().map(|_| "<redacted>"))
             .field("token_endpoint_auth_method", &self.token_endpoint_auth_method)
+            .field("redirect_uris", &self.redirect_uris)
             .finish()
     }
 }
@@ -124,6 +128,13 @@ pub trait TokenStore: std::fmt::Debug + MaybeSend + MaybeSync + 'static {
     fn save<'a>(&'a self, server: &'a str, record: &'a AuthRecord) -> BoxFuture<'a, Result<(), AuthError>>;
     /// Forgets a server (sign-out).
     fn clear<'a>(&'a self, server: &'a str) -> BoxFuture<'a, Result<(), AuthError>>;
+
+    /// Whether records outlive this session (a file, `localStorage`, the
+    /// app's own storage): then a refresh token is worth asking for, and the
+    /// flow adds `offline_access` where the authorization server lists it.
+    fn persistent(&self) -> bool {
+        false
+    }
 
     /// Holds other processes (or tabs) sharing this store off `server`'s
     /// record until the returned guard is dropped. The flow takes it around

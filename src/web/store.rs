@@ -100,6 +100,10 @@ impl TokenStore for WebStorageStore {
         let outcome = self.storage.remove_item(&record_key(server)).map_err(|e| self.fail("could not be cleared", &e));
         boxed(async move { outcome })
     }
+
+    fn persistent(&self) -> bool {
+        self.kind == WebStorage::Local
+    }
 }
 
 /// The app's own storage: `{ load(key), save(key, value), clear(key) }`,
@@ -172,5 +176,10 @@ impl TokenStore for CallbackStore {
             let key = JsValue::from_str(&record_key(server));
             self.call("clear", &self.clear, &[key]).await.map(drop)
         })
+    }
+
+    /// The app keeps its records where it chooses: assume they outlive the session.
+    fn persistent(&self) -> bool {
+        true
     }
 }

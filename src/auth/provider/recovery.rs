@@ -143,7 +143,8 @@ impl<H: HttpClient> OAuthProvider<H> {
         let scopes = scope::union(base.as_deref(), bearer.scope.as_deref());
         self.count_attempt(&scopes)?;
         let discovery = self.discover(bearer.resource_metadata.as_deref(), version).await?;
-        log::info!("step-up: the server needs scopes {:?}; authorizing with {scopes:?}", bearer.scope);
+        let shown = |s: &Option<Vec<String>>| s.as_deref().map(|s| s.join(" ")).unwrap_or_else(|| "(none)".into());
+        log::info!("step-up: the server needs scopes {}; authorizing with {}", shown(&bearer.scope), shown(&scopes));
         self.authorize(&discovery, scopes).await
     }
 
