@@ -359,3 +359,88 @@ async fn loopback_registrations_follow_the_port() {
     })
     .await
 }
+
+/// Runs the CLI with `--no-browser` and plays the user: reads the
+/// authorization URL it prints, signs in through the test's browser, and
+/// pastes the redirect. Returns the exit code and stdout.
+async fn cli_sign_in(config: &std::path::Path, args: &[&str], env: &[(&str, &str)]) -> (Option<i32>, String) {
+    use std::io::{BufRead, Read, Write};
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_mcp-edge"))
+        .args(args)
+        .env("XDG_CONFIG_HOME", config)
+        .env_remove("RUST_LOG")
+        .envs(env.iter().copied())
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let stderr = child.stderr.take().unwrap();
+    let (send, receive) = std::sync::mpsc::channel::<String>();
+    std::thread::spawn(move || {
+        for line in std::io::BufReader::new(stderr).lines().map_while(Result::ok) {
+            let _ = send.send(line);
+        }
+    });
+    let url = tokio::task::spawn_blocking(move || {
+        loop {
+            let line = receive.recv_timeout(Duration::from_secs(30)).expect("the authorization URL on stderr");
+            if line.starts_with("http") && line.contains("/auth?") {
+                return line;
+            }
+        }
+    })
+    .await
+    .unwrap();
+    let redirect_uri = reqwest::Url::parse(&url)
+        .unwrap()
+        .query_pairs()
+        .find(|(k, _)| k == "redirect_uri")
+        .map(|(_, v)| v.into_owned())
+        .unwrap();
+    let location = Browser::default().follow(&url, &redirect_uri).await.unwrap();
+    child.stdin.take().unwrap().write_all(format!("{location}\n").as_bytes()).unwrap();
+    tokio::task::spawn_blocking(move || {
+        let status = child.wait().unwrap();
+        let mut stdout = String::new();
+        child.stdout.take().unwrap().read_to_string(&mut stdout).unwrap();
+        (status.code(), stdout)
+    })
+    .await
+    .unwrap()
+}
+
+/// Issue 15 point 4: the confidential client's secret from a file and from
+/// the environment, never on the command line.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn client_secret_from_a_file_and_the_environment() {
+    bounded(async {
+        let Some(oidc) = Oidc::start(json!({})).await else { return };
+        let root = std::env::temp_dir().join(format!("mcp-edge-oidc-secret-{}", std::process::id()));
+        std::fs::create_dir_all(&root).unwrap();
+        let file = root.join("secret");
+        std::fs::write(&file, "oidc-confidential-secret-value\n").unwrap();
+        let file_text = file.to_string_lossy().into_owned();
+        let call = ["call", "echo", r#"{"message":"confidential"}"#];
+        let by_file: Vec<&str> =
+            ["--no-browser", "--client-id", "oidc-confidential", "--client-secret-file", &file_text]
+                .into_iter()
+                .chain([oidc.mcp.as_str()])
+                .chain(call)
+                .collect();
+        let (code, stdout) = cli_sign_in(&root.join("a"), &by_file, &[]).await;
+        assert_eq!(code, Some(0), "{stdout}\n{:#?}", oidc.log().await);
+        assert!(stdout.contains("Echo: confidential"), "{stdout}");
+        let by_env: Vec<&str> =
+            ["--no-browser", "--client-id", "oidc-confidential", oidc.mcp.as_str()].into_iter().chain(call).collect();
+        let secret = [("MCP_EDGE_CLIENT_SECRET", "oidc-confidential-secret-value")];
+        let (code, stdout) = cli_sign_in(&root.join("b"), &by_env, &secret).await;
+        assert_eq!(code, Some(0), "{stdout}\n{:#?}", oidc.log().await);
+        let codes = oidc.grants("authorization_code").await;
+        assert_eq!(codes.len(), 2, "{codes:#?}");
+        assert!(codes.iter().all(|c| c["client"] == "basic" && c["status"] == 200), "{codes:#?}");
+        assert_eq!(oidc.count(|e| e["path"] == "/reg").await, 0, "a configured client registers nothing");
+        let _ = std::fs::remove_dir_all(&root);
+    })
+    .await
+}
