@@ -252,6 +252,9 @@ impl<H: HttpClient> OAuthProvider<H> {
     /// Forgets the tokens (sign-out); registrations are kept.
     pub async fn sign_out(&self) -> Result<(), AuthError> {
         let _flow = self.flow.lock().await;
+        // Read first: saving a record never loaded would drop the stored
+        // registrations with the tokens.
+        self.ensure_loaded().await?;
         let record = {
             let mut state = self.state();
             state.record.tokens = None;
