@@ -145,7 +145,11 @@ export async function start({ host = '127.0.0.1', port = 0, settings: given = {}
     const entry = { method: request.method, path: request.path };
     log.push(entry);
     const origin = request.headers.origin;
-    if (origin) response.set({ ...CORS, 'access-control-allow-origin': origin });
+    if (origin) {
+      // Whatever headers the page's preflight asks for (MCP adds its own).
+      const asked = request.headers['access-control-request-headers'];
+      response.set({ ...CORS, 'access-control-allow-origin': origin, ...(asked ? { 'access-control-allow-headers': asked } : {}) });
+    }
     if (request.method === 'OPTIONS' && origin) {
       response.status(204).end();
       return;
