@@ -18,8 +18,7 @@ use mcp_edge::auth::{
     AuthConfig, AuthError, AuthorizationRequest, Authorizer, FileTokenStore, MemoryTokenStore, OAuthProvider,
     TokenStore,
 };
-use mcp_edge::runtime::{BoxFuture, boxed};
-use mcp_edge::{Client, ClientOptions, ConnectOptions, connect_url};
+use mcp_edge::{BoxFuture, Client, ClientOptions, ConnectOptions, connect_url};
 use serde_json::{Value, json};
 use support::native::{Lines, Server, bounded, sdk_script_path};
 
@@ -114,7 +113,7 @@ impl Browser {
 
 impl Authorizer for Browser {
     fn authorize<'a>(&'a self, request: &'a AuthorizationRequest) -> BoxFuture<'a, Result<String, AuthError>> {
-        boxed(self.follow(&request.url, &request.redirect_uri))
+        Box::pin(self.follow(&request.url, &request.redirect_uri))
     }
 }
 

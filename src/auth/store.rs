@@ -154,7 +154,7 @@ pub struct StoreLock {
 }
 
 /// Anything a [`StoreLock`] can hold (a locked file, a Web Lock's release).
-pub trait Held: MaybeSend {}
+trait Held: MaybeSend {}
 impl<T: MaybeSend> Held for T {}
 
 impl StoreLock {
@@ -164,7 +164,7 @@ impl StoreLock {
     }
 
     /// A guard that releases the lock when `held` is dropped.
-    pub fn holding(held: impl Held + 'static) -> Self {
+    pub fn holding(held: impl MaybeSend + 'static) -> Self {
         StoreLock { _held: Some(Box::new(held)) }
     }
 }

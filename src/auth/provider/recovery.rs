@@ -79,8 +79,9 @@ impl<H: HttpClient> OAuthProvider<H> {
                 // moved to another authorization server, whose tokens (and
                 // client registration) the old one cannot provide.
                 let previous = self.state().discovery.as_ref().map(|d| d.metadata.issuer.clone());
+                let asked = bearer.is_some();
                 let bearer = bearer.unwrap_or_default();
-                let discovery = self.discover(bearer.resource_metadata.as_deref(), version).await?;
+                let discovery = self.discover(bearer.resource_metadata.as_deref(), version, asked).await?;
                 let moved = previous.as_ref().is_some_and(|p| *p != discovery.metadata.issuer);
                 if moved {
                     log::info!(
@@ -142,7 +143,7 @@ impl<H: HttpClient> OAuthProvider<H> {
         let base = held.or_else(|| self.config.scopes.clone());
         let scopes = scope::union(base.as_deref(), bearer.scope.as_deref());
         self.count_attempt(&scopes)?;
-        let discovery = self.discover(bearer.resource_metadata.as_deref(), version).await?;
+        let discovery = self.discover(bearer.resource_metadata.as_deref(), version, true).await?;
         let shown = |s: &Option<Vec<String>>| s.as_deref().map(|s| s.join(" ")).unwrap_or_else(|| "(none)".into());
         log::info!("step-up: the server needs scopes {}; authorizing with {}", shown(&bearer.scope), shown(&scopes));
         self.authorize(&discovery, scopes).await
