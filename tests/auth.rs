@@ -472,10 +472,12 @@ async fn the_full_flow_then_bearer_on_every_request() {
 
 #[tokio::test]
 async fn expiring_tokens_are_refreshed_before_use_with_the_resource() {
-    let mock = Mock::new(Knobs { expires_in: 10, ..Knobs::default() });
+    let mock = Mock::new(Knobs { expires_in: 2, ..Knobs::default() });
     let mut transport = transport(&mock, provider(&mock, config(), Browser::default()));
     request(&mut transport, 1).await.unwrap();
-    // access-1 expires within the refresh margin: the next request refreshes first.
+    // The margin is half the 2 s lifetime: after a second access-1 is due,
+    // and the next request refreshes first.
+    tokio::time::sleep(std::time::Duration::from_millis(1100)).await;
     request(&mut transport, 2).await.unwrap();
     let world = mock.world.lock().unwrap();
     let refresh = world.token_forms.iter().find(|f| get(f, "grant_type") == Some("refresh_token")).unwrap();
@@ -690,6 +692,7 @@ async fn stored_tokens_are_used_without_a_new_flow() {
             token_type: "Bearer".into(),
             refresh_token: None,
             expires_at: None,
+            issued_at: None,
             scope: None,
         }),
         clients: Vec::new(),

@@ -85,6 +85,12 @@ pub struct AuthConfig {
     pub refresh_margin: Duration,
     /// How many authorizations one scope set may take before step-up gives up.
     pub max_step_up_attempts: u32,
+    /// Bind tokens with DPoP (RFC 9449) even where the MCP server does not
+    /// ask for it. Without this, DPoP is used only when the server does (a
+    /// `DPoP` challenge, or `dpop_bound_access_tokens_required` in its
+    /// protected resource metadata), never because the authorization
+    /// server offers it: MCP servers take `Bearer` unless they say otherwise.
+    pub dpop: bool,
 }
 
 impl std::fmt::Debug for AuthConfig {
@@ -121,6 +127,7 @@ impl AuthConfig {
             authorization_timeout: Duration::from_secs(300),
             refresh_margin: Duration::from_secs(60),
             max_step_up_attempts: 3,
+            dpop: false,
         }
     }
 

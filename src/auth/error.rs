@@ -43,8 +43,8 @@ pub enum AuthError {
     },
     /// The authorization server metadata names another issuer (RFC 8414 §3.3).
     #[error(
-        "OAuth: the authorization server metadata at {metadata_url} names the issuer {found:?}, but it was \
-         looked up for {expected:?}; RFC 8414 §3.3 requires them to be identical, so it is not used \
+        "OAuth: the authorization server metadata at {metadata_url} names the issuer \"{found}\", but it was \
+         looked up for \"{expected}\"; RFC 8414 §3.3 requires them to be identical, so it is not used \
          (the server's metadata is misconfigured, or someone is impersonating it)"
     )]
     IssuerMismatch {
@@ -83,7 +83,7 @@ pub enum AuthError {
     #[error(
         "OAuth: the authorization server {issuer} does not advertise PKCE with S256 ({}), which MCP requires: \
          refusing to start an authorization code flow",
-        match .advertised { Some(m) => format!("code_challenge_methods_supported is {m:?}"), None => "code_challenge_methods_supported is missing".to_owned() }
+        match .advertised { Some(m) => format!("code_challenge_methods_supported is [{}]", m.join(", ")), None => "code_challenge_methods_supported is missing".to_owned() }
     )]
     PkceUnsupported {
         /// The issuer.
@@ -156,8 +156,9 @@ pub enum AuthError {
     StateMismatch,
     /// RFC 9207: the response's `iss` is not the issuer we asked.
     #[error(
-        "OAuth: the authorization response names issuer {found:?} where {expected:?} was expected (RFC 9207): \
-         ignoring it (possible mix-up attack)"
+        "OAuth: the authorization response {} where \"{expected}\" was expected (RFC 9207): \
+         ignoring it (possible mix-up attack)",
+        match .found { Some(found) => format!("names the issuer \"{found}\""), None => "names no issuer (no iss parameter)".to_owned() }
     )]
     IssuerParameterMismatch {
         /// The issuer asked.
@@ -190,8 +191,8 @@ pub enum AuthError {
     },
     /// Step-up authorization did not satisfy the server.
     #[error(
-        "OAuth: the server keeps refusing with insufficient_scope (needs {scopes:?}) after {attempts} \
-         authorizations: the account or client may not be allowed these scopes"
+        "OAuth: the server keeps refusing with insufficient_scope (needs \"{}\") after {attempts} \
+         authorizations: the account or client may not be allowed these scopes", .scopes.join(" ")
     )]
     InsufficientScope {
         /// The scopes required.
@@ -209,6 +210,17 @@ pub enum AuthError {
         server: String,
         /// How many authorizations were tried.
         attempts: u32,
+    },
+    /// The server refused a DPoP-bound token and its challenge offers Bearer only.
+    #[error(
+        "OAuth: {server} accepts Bearer tokens only (its WWW-Authenticate challenge names no DPoP scheme) and \
+         refused the DPoP-bound token; DPoP was used because {why}"
+    )]
+    DpopRefused {
+        /// The MCP server.
+        server: String,
+        /// Why the client bound its token with DPoP.
+        why: String,
     },
     /// A key or assertion could not be made.
     #[error("OAuth: {0}")]
@@ -246,5 +258,40 @@ fn hint(error: &Option<String>) -> &'static str {
         Some("invalid_scope") => " (the requested scopes are unknown or not allowed: check the configured scopes)",
         Some("invalid_target") => " (the authorization server does not issue tokens for this MCP server's URL)",
         _ => "",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// No Rust debug formatting (`Some("...")`, `None`, `[...]` of quoted
+    /// strings) in what users read.
+    #[test]
+    fn texts_have_no_debug_formatting() {
+        let texts = [
+            AuthError::IssuerParameterMismatch { expected: "https://as.example".into(), found: None }.to_string(),
+            AuthError::IssuerParameterMismatch {
+                expected: "https://as.example".into(),
+                found: Some("https://evil.example".into()),
+            }
+            .to_string(),
+            AuthError::PkceUnsupported { issuer: "https://as.example".into(), advertised: Some(vec!["plain".into()]) }
+                .to_string(),
+            AuthError::InsufficientScope { scopes: vec!["a".into(), "b".into()], attempts: 3 }.to_string(),
+            AuthError::IssuerMismatch {
+                metadata_url: "https://as.example/.well-known/x".into(),
+                expected: "https://as.example".into(),
+                found: "https://other.example".into(),
+            }
+            .to_string(),
+        ];
+        for text in &texts {
+            assert!(!text.contains("Some(") && !text.contains("None") && !text.contains("[\""), "{text}");
+        }
+        assert!(texts[0].contains("names no issuer"), "{}", texts[0]);
+        assert!(texts[1].contains("names the issuer \"https://evil.example\""), "{}", texts[1]);
+        assert!(texts[2].contains("is [plain]"), "{}", texts[2]);
+        assert!(texts[3].contains("needs \"a b\""), "{}", texts[3]);
     }
 }

@@ -2,7 +2,8 @@
 //! configuration directory (`$XDG_CONFIG_HOME/mcp-edge/tokens/`, else
 //! `~/.config/mcp-edge/tokens/`), readable by the owner only (0600 files in
 //! 0700 directories on Unix), replaced atomically (a temporary file renamed
-//! over the old one).
+//! over the old one). Processes sharing the directory take an advisory lock
+//! (`<name>.lock`, [`std::fs::File::try_lock`]) around read - refresh - write.
 
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
@@ -10,7 +11,7 @@ use std::path::{Path, PathBuf};
 use sha2::{Digest as _, Sha256};
 
 use super::error::AuthError;
-use super::store::{AuthRecord, TokenStore};
+use super::store::{AuthRecord, StoreLock, TokenStore};
 use crate::runtime::{BoxFuture, boxed};
 
 /// Keeps one [`AuthRecord`] per server in a file of its own.
@@ -81,6 +82,42 @@ impl FileTokenStore {
         Ok(())
     }
 
+    /// The advisory lock on `server`'s record, waiting (polling, so the
+    /// caller's runtime is not blocked) up to [`LOCK_WAIT`] for another
+    /// process to let go. The lock ends when the file is closed, also when
+    /// a process dies holding it.
+    async fn lock_now(&self, server: &str) -> Result<StoreLock, AuthError> {
+        create_private_dir(&self.dir)?;
+        let path = self.path_for(server).with_extension("lock");
+        let mut options = std::fs::OpenOptions::new();
+        options.read(true).write(true).create(true).truncate(false);
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::OpenOptionsExt as _;
+            options.mode(0o600);
+        }
+        let file = options.open(&path).map_err(|e| AuthError::Store(format!("cannot open {}: {e}", path.display())))?;
+        let started = std::time::Instant::now();
+        loop {
+            match file.try_lock() {
+                Ok(()) => return Ok(StoreLock::holding(file)),
+                Err(std::fs::TryLockError::WouldBlock) if started.elapsed() < LOCK_WAIT => {
+                    crate::runtime::sleep(std::time::Duration::from_millis(20)).await;
+                }
+                Err(std::fs::TryLockError::WouldBlock) => {
+                    return Err(AuthError::Store(format!(
+                        "{} is locked by another process for over {} s",
+                        path.display(),
+                        LOCK_WAIT.as_secs()
+                    )));
+                }
+                Err(std::fs::TryLockError::Error(e)) => {
+                    return Err(AuthError::Store(format!("cannot lock {}: {e}", path.display())));
+                }
+            }
+        }
+    }
+
     fn clear_now(&self, server: &str) -> Result<(), AuthError> {
         let path = self.path_for(server);
         match std::fs::remove_file(&path) {
@@ -106,7 +143,19 @@ impl TokenStore for FileTokenStore {
         let result = self.clear_now(server);
         boxed(async move { result })
     }
+
+    fn lock<'a>(&'a self, server: &'a str) -> BoxFuture<'a, Result<StoreLock, AuthError>> {
+        boxed(self.lock_now(server))
+    }
+
+    fn persistent(&self) -> bool {
+        true
+    }
 }
+
+/// How long [`TokenStore::lock`] waits for another process: longer than a
+/// refresh takes, shorter than a user would wait for a stuck one.
+const LOCK_WAIT: std::time::Duration = std::time::Duration::from_secs(60);
 
 /// `$XDG_CONFIG_HOME/mcp-edge/tokens`, else `$HOME/.config/mcp-edge/tokens`
 /// (`%APPDATA%\mcp-edge\tokens` on Windows).
@@ -168,6 +217,7 @@ mod tests {
                 token_type: "Bearer".into(),
                 refresh_token: Some("rt".into()),
                 expires_at: Some(42),
+                issued_at: None,
                 scope: None,
             }),
             clients: vec![ClientRegistration {
@@ -176,12 +226,13 @@ mod tests {
                 client_secret: None,
                 token_endpoint_auth_method: Some("none".into()),
                 client_secret_expires_at: None,
+                redirect_uris: Vec::new(),
             }],
         }
     }
 
     fn block<T>(future: impl std::future::Future<Output = T>) -> T {
-        tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(future)
+        tokio::runtime::Builder::new_current_thread().enable_time().build().unwrap().block_on(future)
     }
 
     #[test]
@@ -231,6 +282,24 @@ mod tests {
         let nested = FileTokenStore::in_dir(root.join("n/tokens"));
         block(nested.save("k", &record())).unwrap();
         assert_eq!(mode(&root.join("n/tokens")), 0o700);
+        std::fs::remove_dir_all(&root).unwrap();
+    }
+
+    #[test]
+    fn the_lock_holds_others_off_until_dropped() {
+        let root = temp_dir("lock");
+        let store = FileTokenStore::in_dir(&root);
+        block(async {
+            let held = store.lock("k").await.unwrap();
+            // A second holder (another open file description, as in another
+            // process) waits while the first holds it.
+            let waiting = tokio::time::timeout(std::time::Duration::from_millis(150), store.lock("k")).await;
+            assert!(waiting.is_err(), "the lock was taken twice");
+            // Another server's record is not held.
+            drop(store.lock("other").await.unwrap());
+            drop(held);
+            drop(store.lock("k").await.unwrap());
+        });
         std::fs::remove_dir_all(&root).unwrap();
     }
 

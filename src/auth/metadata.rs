@@ -29,6 +29,9 @@ pub struct ProtectedResourceMetadata {
     /// A human-readable name.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub resource_name: Option<String>,
+    /// RFC 9728: it takes DPoP-bound access tokens only.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dpop_bound_access_tokens_required: Option<bool>,
 }
 
 /// RFC 8414 / OIDC authorization server metadata (the fields the client uses).

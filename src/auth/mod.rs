@@ -53,4 +53,4 @@ pub use file_store::FileTokenStore;
 pub use loopback::{LoopbackAuthorizer, LoopbackError};
 pub use metadata::{AuthorizationServerMetadata, ProtectedResourceMetadata};
 pub use provider::{AuthChallenge, AuthProvider, Discovery, OAuthProvider, Recovery, fingerprint};
-pub use store::{AuthRecord, ClientRegistration, MemoryTokenStore, TokenStore, Tokens};
+pub use store::{AuthRecord, ClientRegistration, MemoryTokenStore, StoreLock, TokenStore, Tokens};

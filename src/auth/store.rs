@@ -26,6 +26,10 @@ pub struct Tokens {
     /// When the access token expires, in seconds since the Unix epoch.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub expires_at: Option<u64>,
+    /// When it was issued (seconds since the Unix epoch): with `expires_at`
+    /// it gives the token's lifetime, which bounds the refresh margin.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub issued_at: Option<u64>,
     /// The scopes granted, space-separated, when the server said.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub scope: Option<String>,
@@ -38,8 +42,29 @@ impl std::fmt::Debug for Tokens {
             .field("token_type", &self.token_type)
             .field("refresh_token", &self.refresh_token.as_deref().map(redacted))
             .field("expires_at", &self.expires_at)
+            .field("issued_at", &self.issued_at)
             .field("scope", &self.scope)
             .finish()
+    }
+}
+
+impl Tokens {
+    /// How long before expiry a refresh is due: `margin`, but at most half
+    /// the token's lifetime, so a token that lives 60 s or less is not
+    /// "expiring" from the moment it is issued (and its successor is not
+    /// either: one expiry, one refresh).
+    pub fn refresh_margin(&self, margin: u64) -> u64 {
+        match (self.issued_at, self.expires_at) {
+            (Some(issued), Some(expires)) => margin.min(expires.saturating_sub(issued) / 2),
+            _ => margin,
+        }
+    }
+
+    /// Whether the access token should be refreshed at `now`: it has a
+    /// refresh token and expires within [`Tokens::refresh_margin`].
+    pub fn refresh_due(&self, now: u64, margin: u64) -> bool {
+        self.refresh_token.is_some()
+            && self.expires_at.is_some_and(|at| now.saturating_add(self.refresh_margin(margin)) >= at)
     }
 }
 
@@ -65,6 +90,9 @@ pub struct ClientRegistration {
     /// When the secret expires (RFC 7591 `client_secret_expires_at`; 0 = never).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub client_secret_expires_at: Option<u64>,
+    /// The redirect URIs it was registered with (empty: not known).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub redirect_uris: Vec<String>,
 }
 
 impl std::fmt::Debug for ClientRegistration {
@@ -74,6 +102,7 @@ impl std::fmt::Debug for ClientRegistration {
             .field("client_id", &self.client_id)
             .field("client_secret", &self.client_secret.as_ref().map(|_| "<redacted>"))
             .field("token_endpoint_auth_method", &self.token_endpoint_auth_method)
+            .field("redirect_uris", &self.redirect_uris)
             .finish()
     }
 }
@@ -99,6 +128,51 @@ pub trait TokenStore: std::fmt::Debug + MaybeSend + MaybeSync + 'static {
     fn save<'a>(&'a self, server: &'a str, record: &'a AuthRecord) -> BoxFuture<'a, Result<(), AuthError>>;
     /// Forgets a server (sign-out).
     fn clear<'a>(&'a self, server: &'a str) -> BoxFuture<'a, Result<(), AuthError>>;
+
+    /// Whether records outlive this session (a file, `localStorage`, the
+    /// app's own storage): then a refresh token is worth asking for, and the
+    /// flow adds `offline_access` where the authorization server lists it.
+    fn persistent(&self) -> bool {
+        false
+    }
+
+    /// Holds other processes (or tabs) sharing this store off `server`'s
+    /// record until the returned guard is dropped. The flow takes it around
+    /// read - refresh - write, and reads the record again once it has it, so
+    /// a refresh token rotated by someone else is never presented twice (an
+    /// authorization server that detects reuse revokes the whole grant).
+    /// The default holds nothing: a store only this process uses.
+    fn lock<'a>(&'a self, server: &'a str) -> BoxFuture<'a, Result<StoreLock, AuthError>> {
+        let _ = server;
+        boxed(async { Ok(StoreLock::none()) })
+    }
+}
+
+/// What [`TokenStore::lock`] holds; dropping it lets the others in.
+pub struct StoreLock {
+    _held: Option<Box<dyn Held>>,
+}
+
+/// Anything a [`StoreLock`] can hold (a locked file, a Web Lock's release).
+trait Held: MaybeSend {}
+impl<T: MaybeSend> Held for T {}
+
+impl StoreLock {
+    /// A guard that holds nothing.
+    pub fn none() -> Self {
+        StoreLock { _held: None }
+    }
+
+    /// A guard that releases the lock when `held` is dropped.
+    pub fn holding(held: impl MaybeSend + 'static) -> Self {
+        StoreLock { _held: Some(Box::new(held)) }
+    }
+}
+
+impl std::fmt::Debug for StoreLock {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("StoreLock").field("held", &self._held.is_some()).finish()
+    }
 }
 
 /// Keeps records in memory for the life of the process (or page).
@@ -139,5 +213,40 @@ impl TokenStore for MemoryTokenStore {
     fn clear<'a>(&'a self, server: &'a str) -> BoxFuture<'a, Result<(), AuthError>> {
         self.lock().remove(server);
         boxed(async { Ok(()) })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tokens(issued_at: Option<u64>, expires_at: Option<u64>) -> Tokens {
+        Tokens {
+            access_token: "a".into(),
+            token_type: "Bearer".into(),
+            refresh_token: Some("r".into()),
+            expires_at,
+            issued_at,
+            scope: None,
+        }
+    }
+
+    #[test]
+    fn the_refresh_margin_scales_with_the_lifetime() {
+        // An hour-long token: the configured 60 s.
+        assert_eq!(tokens(Some(1000), Some(4600)).refresh_margin(60), 60);
+        // A 30 s token: half of it, so it is fresh when issued.
+        let short = tokens(Some(1000), Some(1030));
+        assert_eq!(short.refresh_margin(60), 15);
+        assert!(!short.refresh_due(1000, 60));
+        assert!(!short.refresh_due(1014, 60));
+        assert!(short.refresh_due(1015, 60));
+        // A token from an older store (no issued_at): the configured margin.
+        assert!(tokens(None, Some(1030)).refresh_due(1000, 60));
+        // No expiry or no refresh token: never due.
+        assert!(!tokens(Some(1000), None).refresh_due(5000, 60));
+        let mut without = short.clone();
+        without.refresh_token = None;
+        assert!(!without.refresh_due(2000, 60));
     }
 }

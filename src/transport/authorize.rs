@@ -77,6 +77,9 @@ where
         if let Some(auth) = auth
             && let Some(challenge) = challenge_in(&response, credential, context.protocol_version())
         {
+            if let Some(refusal) = auth.refused(&challenge) {
+                return Err(TransportError::Auth(refusal).into());
+            }
             if recoveries.allow(&challenge) {
                 drop(response);
                 let _authorizing = Authorizing::start(context);

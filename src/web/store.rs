@@ -1,15 +1,20 @@
 //! Where `auth.store` keeps tokens and client registrations: the page's
 //! `sessionStorage` (the default in a page) or `localStorage`, the app's own
 //! `{ load, save, clear }`, or memory. Each record is the JSON of an
-//! [`AuthRecord`] under a key that starts with `mcp-edge:`.
+//! [`AuthRecord`] under a key that starts with `mcp-edge:`. Tabs sharing
+//! `localStorage` take a Web Lock (`navigator.locks`, named after the key)
+//! around read - refresh - write, so a rotated refresh token is presented
+//! once across tabs.
 
+use futures::channel::oneshot;
 use js_sys::{Function, Promise, Reflect};
+use wasm_bindgen::closure::Closure;
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
 use web_sys::Storage;
 
 use super::convert::message_of;
-use crate::auth::{AuthError, AuthRecord, TokenStore};
+use crate::auth::{AuthError, AuthRecord, StoreLock, TokenStore};
 use crate::runtime::{BoxFuture, boxed};
 
 /// The prefix of every key this library writes.
@@ -100,6 +105,68 @@ impl TokenStore for WebStorageStore {
         let outcome = self.storage.remove_item(&record_key(server)).map_err(|e| self.fail("could not be cleared", &e));
         boxed(async move { outcome })
     }
+
+    fn persistent(&self) -> bool {
+        self.kind == WebStorage::Local
+    }
+
+    /// `localStorage` is shared by the origin's tabs: a Web Lock. A tab's
+    /// own `sessionStorage` needs none (the provider already runs one
+    /// refresh at a time).
+    fn lock<'a>(&'a self, server: &'a str) -> BoxFuture<'a, Result<StoreLock, AuthError>> {
+        let name = record_key(server);
+        let shared = self.kind == WebStorage::Local;
+        boxed(async move { if shared { web_lock(&name).await } else { Ok(StoreLock::none()) } })
+    }
+}
+
+/// The exclusive Web Lock `name` (`navigator.locks.request`), held until the
+/// returned guard is dropped; no lock where the API is missing (old
+/// browsers, insecure contexts), with a debug line.
+async fn web_lock(name: &str) -> Result<StoreLock, AuthError> {
+    let failed = |e: JsValue| AuthError::Store(format!("the Web Lock {name:?} could not be taken: {}", message_of(&e)));
+    let get = |target: &JsValue, key: &str| {
+        Reflect::get(target, &JsValue::from_str(key)).ok().filter(|v| !v.is_undefined() && !v.is_null())
+    };
+    let locks = get(&js_sys::global(), "navigator").and_then(|navigator| get(&navigator, "locks"));
+    let request = locks.as_ref().and_then(|locks| get(locks, "request")).and_then(|f| f.dyn_into::<Function>().ok());
+    let (Some(locks), Some(request)) = (locks, request) else {
+        log::debug!("no Web Locks API here: refreshes are not coordinated across tabs");
+        return Ok(StoreLock::none());
+    };
+    // The lock is held while the promise the callback returns is pending;
+    // the guard resolves it.
+    let mut release = None;
+    let held = Promise::new(&mut |resolve, _reject| release = Some(resolve));
+    let release = release.ok_or_else(|| AuthError::Store("a Promise did not hand over its resolver".into()))?;
+    let (granted, on_grant) = oneshot::channel::<()>();
+    let callback = Closure::once_into_js(move |_lock: JsValue| -> JsValue {
+        let _ = granted.send(());
+        held.into()
+    });
+    let requested = request.call2(&locks, &JsValue::from_str(name), &callback).map_err(failed)?;
+    // The request's own promise settles only after release, or at once if
+    // the lock cannot be had (an error to report).
+    let settled = JsFuture::from(Promise::resolve(&requested));
+    match futures::future::select(on_grant, settled).await {
+        futures::future::Either::Left((Ok(()), _)) => Ok(StoreLock::holding(WebLockRelease(release))),
+        futures::future::Either::Left((Err(_), _)) => {
+            Err(AuthError::Store(format!("the Web Lock {name:?} was dropped")))
+        }
+        futures::future::Either::Right((Err(e), _)) => Err(failed(e)),
+        futures::future::Either::Right((Ok(_), _)) => {
+            Err(AuthError::Store(format!("the Web Lock {name:?} ended early")))
+        }
+    }
+}
+
+/// Releases a Web Lock when dropped.
+struct WebLockRelease(Function);
+
+impl Drop for WebLockRelease {
+    fn drop(&mut self) {
+        let _ = self.0.call0(&JsValue::UNDEFINED);
+    }
 }
 
 /// The app's own storage: `{ load(key), save(key, value), clear(key) }`,
@@ -172,5 +239,10 @@ impl TokenStore for CallbackStore {
             let key = JsValue::from_str(&record_key(server));
             self.call("clear", &self.clear, &[key]).await.map(drop)
         })
+    }
+
+    /// The app keeps its records where it chooses: assume they outlive the session.
+    fn persistent(&self) -> bool {
+        true
     }
 }

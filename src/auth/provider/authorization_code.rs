@@ -104,6 +104,11 @@ impl<H: HttpClient> OAuthProvider<H> {
         ];
         if let Some(scope) = &scope {
             params.push(("scope", scope));
+            // OpenID Connect Core §11: offline_access needs prompt=consent
+            // (oidc-provider drops the scope without it).
+            if scope.split(' ').any(|s| s == super::grants::OFFLINE) {
+                params.push(("prompt", "consent"));
+            }
         }
         let request = AuthorizationRequest {
             url: urls::with_query(&endpoint_url.to_string(), params),

@@ -112,7 +112,14 @@ impl<H: HttpClient> OAuthProvider<H> {
             None => return Err(AuthError::NoAuthorizationServerMetadata { issuer, tried }),
         };
         let discovery = Arc::new(Discovery { resource, protected_resource, metadata, legacy });
-        self.state().discovery = Some(discovery.clone());
+        {
+            let mut state = self.state();
+            let required = discovery.protected_resource.as_ref().and_then(|p| p.dpop_bound_access_tokens_required);
+            if required == Some(true) && state.dpop_reason.is_none() {
+                state.dpop_reason = Some(super::tokens::DPOP_METADATA);
+            }
+            state.discovery = Some(discovery.clone());
+        }
         Ok(discovery)
     }
 

@@ -16,6 +16,8 @@ use crate::auth::store::{Tokens, redacted};
 use crate::http::HttpClient;
 use crate::http::url as urls;
 
+/// OpenID Connect's scope for a refresh token.
+pub(super) const OFFLINE: &str = "offline_access";
 const JWT_BEARER: &str = "urn:ietf:params:oauth:grant-type:jwt-bearer";
 const TOKEN_EXCHANGE: &str = "urn:ietf:params:oauth:grant-type:token-exchange";
 const ID_JAG: &str = "urn:ietf:params:oauth:token-type:id-jag";
@@ -39,12 +41,33 @@ impl<H: HttpClient> OAuthProvider<H> {
         }
     }
 
+    /// `offline_access` added to the scopes the client chose (not to ones the
+    /// user configured) when the store outlives the session and the
+    /// authorization server lists it: the refresh token then comes without
+    /// special configuration there.
+    fn with_offline_access(&self, discovery: &Discovery, scopes: Option<Vec<String>>) -> Option<Vec<String>> {
+        let listed = discovery.metadata.scopes_supported.as_ref().is_some_and(|s| s.iter().any(|s| s == OFFLINE));
+        if self.config.scopes.is_some() || !listed || !self.store.persistent() {
+            return scopes;
+        }
+        let mut scopes = scopes.unwrap_or_default();
+        if !scopes.iter().any(|s| s == OFFLINE) {
+            scopes.push(OFFLINE.to_owned());
+        }
+        Some(scopes)
+    }
+
     /// A full authorization with `scopes`.
     pub(super) async fn authorize(&self, discovery: &Discovery, scopes: Option<Vec<String>>) -> Result<(), AuthError> {
+        let grant = self.choose_grant(discovery);
+        let scopes = match grant {
+            Grant::AuthorizationCode => self.with_offline_access(discovery, scopes),
+            _ => scopes,
+        };
         let scope_param = scopes.as_deref().filter(|s| !s.is_empty()).map(scope::join);
         let resource = discovery.resource.clone();
-        let grant = self.choose_grant(discovery);
-        log::info!("authorizing with {} for {resource} ({grant:?}, scopes {scopes:?})", discovery.metadata.issuer);
+        let shown = scope_param.as_deref().unwrap_or("(none)");
+        log::info!("authorizing with {} for {resource} ({grant:?}, scopes {shown})", discovery.metadata.issuer);
         let mut tokens = match &grant {
             Grant::AuthorizationCode => self.authorization_code(discovery, scope_param.clone()).await?,
             Grant::ClientCredentials => {

@@ -103,6 +103,15 @@ pub trait AuthProvider: std::fmt::Debug + MaybeSend + MaybeSync + 'static {
     /// credentials that may work. An error ends the request.
     fn challenged<'a>(&'a self, challenge: &'a AuthChallenge) -> BoxFuture<'a, Result<Recovery, AuthError>>;
 
+    /// A 401 that no new token can cure, in words (e.g. a server that takes
+    /// Bearer only refusing a DPoP-bound token): the request fails with it
+    /// instead of the bare status. `None` (the default) lets the usual
+    /// recovery run.
+    fn refused(&self, challenge: &AuthChallenge) -> Option<AuthError> {
+        let _ = challenge;
+        None
+    }
+
     /// The longest [`AuthProvider::challenged`] may take (a person signing
     /// in, plus the exchanges around it), so a request that meets a
     /// challenge can be given that much more time. Zero by default.
@@ -175,6 +184,9 @@ struct State {
     requested: Option<Vec<String>>,
     /// Authorizations per scope set, for the step-up bound.
     attempts: Vec<(Vec<String>, u32)>,
+    /// Why tokens are DPoP-bound: the MCP server asked (its challenge or
+    /// metadata) or the configuration says so; `None`: Bearer.
+    dpop_reason: Option<&'static str>,
     /// The key DPoP proofs are signed with, once the server wants them.
     dpop_key: Option<Es256Key>,
     /// The resource server's latest DPoP nonce.
@@ -281,6 +293,9 @@ impl<H: HttpClient> OAuthProvider<H> {
     /// Forgets the tokens (sign-out); registrations are kept.
     pub async fn sign_out(&self) -> Result<(), AuthError> {
         let _flow = self.flow.lock().await;
+        // Read first: saving a record never loaded would drop the stored
+        // registrations with the tokens.
+        self.ensure_loaded().await?;
         let record = {
             let mut state = self.state();
             state.record.tokens = None;
@@ -306,6 +321,18 @@ impl<H: HttpClient> OAuthProvider<H> {
         Ok(())
     }
 
+    /// Takes what the store holds now (another process or tab may have
+    /// refreshed): called with the store's lock held.
+    async fn reload(&self) -> Result<(), AuthError> {
+        let Some(record) = self.store.load(&self.store_key).await? else { return Ok(()) };
+        let mut state = self.state();
+        if state.record != record {
+            log::debug!("the token store changed since it was read: using what another process stored");
+            state.record = record;
+        }
+        Ok(())
+    }
+
     async fn save(&self) -> Result<(), AuthError> {
         let record = self.state().record.clone();
         self.store.save(&self.store_key, &record).await
@@ -324,6 +351,10 @@ impl<H: HttpClient> AuthProvider for OAuthProvider<H> {
 
     fn challenged<'a>(&'a self, challenge: &'a AuthChallenge) -> BoxFuture<'a, Result<Recovery, AuthError>> {
         boxed(self.recover(challenge))
+    }
+
+    fn refused(&self, challenge: &AuthChallenge) -> Option<AuthError> {
+        self.dpop_refusal(challenge)
     }
 
     /// The authorization page's limit when there is an authorizer, plus

@@ -5,7 +5,8 @@
 //! (discovery runs again, the server may have moved), or a step-up to more
 //! scopes, bounded per scope set.
 
-use super::{AuthChallenge, OAuthProvider, Recovery, authorization_value};
+use super::tokens::{DPOP_CHALLENGE, DPOP_CONFIGURED};
+use super::{AuthChallenge, OAuthProvider, Recovery, authorization_value, fingerprint};
 use crate::auth::challenge::{self, BearerChallenge};
 use crate::auth::error::AuthError;
 use crate::auth::jwt;
@@ -18,16 +19,20 @@ impl<H: HttpClient> OAuthProvider<H> {
     pub(super) async fn headers_for(&self, method: Method, url: &str) -> Result<Vec<(String, String)>, AuthError> {
         self.ensure_loaded().await?;
         let margin = self.config.refresh_margin.as_secs();
-        let expiring =
-            |t: &Tokens| t.refresh_token.is_some() && t.expires_at.is_some_and(|at| at <= now_secs() + margin);
+        let expiring = |t: &Tokens| t.refresh_due(now_secs(), margin);
         if self.state().record.tokens.as_ref().is_some_and(expiring) {
             let _flow = self.flow.lock().await;
             // Another request may have refreshed while this one waited.
-            if self.state().record.tokens.as_ref().is_some_and(expiring)
-                && let Err(error) = self.refresh().await
-            {
-                log::warn!("refreshing the access token failed ({error}); the next 401 starts a new authorization");
-                self.drop_tokens().await?;
+            if self.state().record.tokens.as_ref().is_some_and(expiring) {
+                // And another process (or tab) sharing the store.
+                let _held = self.store.lock(&self.store_key).await?;
+                self.reload().await?;
+                if self.state().record.tokens.as_ref().is_some_and(expiring)
+                    && let Err(error) = self.refresh().await
+                {
+                    log::warn!("refreshing the access token failed ({error}); the next 401 starts a new authorization");
+                    self.drop_tokens().await?;
+                }
             }
         }
         let (tokens, dpop_key, nonce) = {
@@ -60,6 +65,12 @@ impl<H: HttpClient> OAuthProvider<H> {
             // Someone got new credentials while this request was out.
             return Ok(Recovery::Credentials);
         }
+        if let Some(refusal) = self.dpop_refusal(challenge) {
+            return Err(refusal);
+        }
+        if names_dpop(challenge) && self.state().dpop_reason.is_none() {
+            self.state().dpop_reason = Some(DPOP_CHALLENGE);
+        }
         let version = challenge.protocol_version.as_deref();
         match challenge.status {
             403 => self.step_up(bearer.unwrap_or_default(), version).await.map(|()| Recovery::Credentials),
@@ -81,6 +92,12 @@ impl<H: HttpClient> OAuthProvider<H> {
                 }
                 let has_refresh = self.state().record.tokens.as_ref().is_some_and(|t| t.refresh_token.is_some());
                 if has_refresh && challenge.rejected.is_some() && !moved {
+                    let _held = self.store.lock(&self.store_key).await?;
+                    self.reload().await?;
+                    if self.current_fingerprint() != challenge.rejected {
+                        // Another process refreshed meanwhile.
+                        return Ok(Recovery::Credentials);
+                    }
                     match self.refresh().await {
                         Ok(()) => return Ok(Recovery::Credentials),
                         Err(error) => log::info!("refresh after 401 failed ({error}); authorizing again"),
@@ -104,13 +121,31 @@ impl<H: HttpClient> OAuthProvider<H> {
         }
     }
 
+    /// A 401 for a DPoP-bound token from a server whose challenge offers
+    /// Bearer only: it refuses the scheme itself, and a new token of the same
+    /// kind cannot help. The error says why DPoP was used.
+    pub(super) fn dpop_refusal(&self, challenge: &AuthChallenge) -> Option<AuthError> {
+        let state = self.state();
+        let tokens = state.record.tokens.as_ref()?;
+        let refused = challenge.status == 401
+            && tokens.token_type.eq_ignore_ascii_case("dpop")
+            && challenge.rejected.as_deref() == Some(fingerprint(&authorization_value(tokens)).as_str())
+            && !challenge.www_authenticate.is_empty()
+            && !names_dpop(challenge);
+        refused.then(|| AuthError::DpopRefused {
+            server: self.server_url.clone(),
+            why: state.dpop_reason.unwrap_or(DPOP_CONFIGURED).to_owned(),
+        })
+    }
+
     async fn step_up(&self, bearer: BearerChallenge, version: Option<&str>) -> Result<(), AuthError> {
         let held = self.state().requested.clone();
         let base = held.or_else(|| self.config.scopes.clone());
         let scopes = scope::union(base.as_deref(), bearer.scope.as_deref());
         self.count_attempt(&scopes)?;
         let discovery = self.discover(bearer.resource_metadata.as_deref(), version, true).await?;
-        log::info!("step-up: the server needs scopes {:?}; authorizing with {scopes:?}", bearer.scope);
+        let shown = |s: &Option<Vec<String>>| s.as_deref().map(|s| s.join(" ")).unwrap_or_else(|| "(none)".into());
+        log::info!("step-up: the server needs scopes {}; authorizing with {}", shown(&bearer.scope), shown(&scopes));
         self.authorize(&discovery, scopes).await
     }
 
@@ -134,4 +169,14 @@ impl<H: HttpClient> OAuthProvider<H> {
         *entry += 1;
         Ok(())
     }
+}
+
+/// Whether a challenge names the DPoP scheme (RFC 9449 §7.1).
+fn names_dpop(challenge: &AuthChallenge) -> bool {
+    challenge
+        .www_authenticate
+        .iter()
+        .filter_map(|value| challenge::parse(value).ok())
+        .flatten()
+        .any(|c| c.scheme == "dpop")
 }

@@ -45,6 +45,7 @@ impl<H: HttpClient> OAuthProvider<H> {
             client_secret: self.config.client_secret.clone(),
             token_endpoint_auth_method: Some(method),
             client_secret_expires_at: None,
+            redirect_uris: Vec::new(),
         })
     }
 
@@ -62,8 +63,19 @@ impl<H: HttpClient> OAuthProvider<H> {
         let stored = self.state().record.clients.iter().find(|c| &c.issuer == issuer).cloned();
         if let Some(client) = stored {
             let expired = matches!(client.client_secret_expires_at, Some(at) if at != 0 && at <= now);
-            if !expired {
+            // A new authorization sends this run's redirect URI, which the
+            // registration must cover (a refresh sends none).
+            let redirect = &self.config.redirect_uri;
+            let fits = !register
+                || covers(&client.redirect_uris, redirect)
+                || (client.redirect_uris.is_empty() && portless_loopback(redirect).is_none());
+            if !expired && fits {
                 return Ok(client);
+            }
+            if !fits {
+                log::info!(
+                    "the client registered with {issuer} does not cover the redirect URI {redirect}: registering again"
+                );
             }
         }
         if let Some(cimd) = &self.config.client_metadata_url
@@ -80,6 +92,7 @@ impl<H: HttpClient> OAuthProvider<H> {
                 client_secret: None,
                 token_endpoint_auth_method: Some(method.into()),
                 client_secret_expires_at: None,
+                redirect_uris: Vec::new(),
             });
         }
         match &discovery.metadata.registration_endpoint {
@@ -95,8 +108,34 @@ impl<H: HttpClient> OAuthProvider<H> {
         }
     }
 
-    /// RFC 7591 dynamic client registration.
+    /// RFC 7591 dynamic client registration. A loopback IP redirect URI is
+    /// registered in its port-less form too, so the registration serves later
+    /// runs on other ports (RFC 8252 §7.3); an authorization server that
+    /// refuses that form gets the exact URI alone.
     async fn register(&self, discovery: &Discovery, endpoint: &str) -> Result<ClientRegistration, AuthError> {
+        let exact = self.config.redirect_uri.clone();
+        let Some(bare) = portless_loopback(&exact) else {
+            return self.register_with(discovery, endpoint, vec![exact]).await;
+        };
+        match self.register_with(discovery, endpoint, vec![bare, exact.clone()]).await {
+            Err(AuthError::Registration { error: Some(error), .. })
+                if error == "invalid_redirect_uri" || error == "invalid_client_metadata" =>
+            {
+                log::info!(
+                    "{endpoint} refused the port-less loopback redirect URI ({error}): registering {exact} alone"
+                );
+                self.register_with(discovery, endpoint, vec![exact]).await
+            }
+            other => other,
+        }
+    }
+
+    async fn register_with(
+        &self,
+        discovery: &Discovery,
+        endpoint: &str,
+        redirect_uris: Vec<String>,
+    ) -> Result<ClientRegistration, AuthError> {
         let metadata = &discovery.metadata;
         let method = if metadata.supports_auth_method("none") {
             "none"
@@ -112,7 +151,7 @@ impl<H: HttpClient> OAuthProvider<H> {
         let application_type = if redirect.scheme == "https" && !redirect.is_loopback() { "web" } else { "native" };
         let mut body = json!({
             "client_name": self.config.client_name,
-            "redirect_uris": [self.config.redirect_uri],
+            "redirect_uris": redirect_uris,
             "grant_types": ["authorization_code", "refresh_token"],
             "response_types": ["code"],
             "token_endpoint_auth_method": method,
@@ -172,6 +211,7 @@ impl<H: HttpClient> OAuthProvider<H> {
             client_secret: registered.client_secret,
             token_endpoint_auth_method: Some(method),
             client_secret_expires_at: registered.client_secret_expires_at,
+            redirect_uris,
         };
         log::info!("registered with {} as client {}", metadata.issuer, client.client_id);
         {
@@ -181,5 +221,45 @@ impl<H: HttpClient> OAuthProvider<H> {
         }
         self.save().await?;
         Ok(client)
+    }
+}
+
+/// The port-less form of a loopback IP redirect URI with a port
+/// (`http://127.0.0.1:8123/callback` → `http://127.0.0.1/callback`): RFC 8252
+/// §7.3 has the authorization server accept it with any port. `None` for
+/// other URIs (`localhost` is a name, not a loopback IP).
+fn portless_loopback(uri: &str) -> Option<String> {
+    let url = Url::parse(uri).ok()?;
+    let ip = url.host == "[::1]" || (url.host.starts_with("127.") && url.is_loopback());
+    if url.scheme != "http" || !ip || url.port.is_none() {
+        return None;
+    }
+    let mut bare = url;
+    bare.port = None;
+    Some(bare.to_string())
+}
+
+/// Whether a client registered with `registered` may send `redirect_uri`.
+fn covers(registered: &[String], redirect_uri: &str) -> bool {
+    registered.iter().any(|r| r == redirect_uri)
+        || portless_loopback(redirect_uri).is_some_and(|bare| registered.contains(&bare))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn loopback_redirect_uris() {
+        assert_eq!(portless_loopback("http://127.0.0.1:8123/callback").as_deref(), Some("http://127.0.0.1/callback"));
+        assert_eq!(portless_loopback("http://[::1]:8123/cb?x=1").as_deref(), Some("http://[::1]/cb?x=1"));
+        assert_eq!(portless_loopback("http://127.0.0.1/callback"), None);
+        assert_eq!(portless_loopback("http://localhost:8123/callback"), None);
+        assert_eq!(portless_loopback("https://127.0.0.1:8123/callback"), None);
+        let registered = vec!["http://127.0.0.1/callback".to_owned(), "http://127.0.0.1:1/callback".to_owned()];
+        assert!(covers(&registered, "http://127.0.0.1:2/callback"));
+        assert!(!covers(&registered, "http://127.0.0.1:2/other"));
+        assert!(!covers(&["http://127.0.0.1:1/callback".to_owned()], "http://127.0.0.1:2/callback"));
+        assert!(covers(&["https://app.example/cb".to_owned()], "https://app.example/cb"));
     }
 }

@@ -17,10 +17,25 @@ use crate::http::HttpClient;
 use crate::http::url as urls;
 use crate::runtime::now_secs;
 
+/// Why DPoP is used, when the configuration turned it on.
+pub(super) const DPOP_CONFIGURED: &str = "the client is configured to use it (the dpop option)";
+/// Why DPoP is used, when the server's challenge named it.
+pub(super) const DPOP_CHALLENGE: &str = "the server's WWW-Authenticate challenge names the DPoP scheme";
+/// Why DPoP is used, when the protected resource metadata requires it.
+pub(super) const DPOP_METADATA: &str = "its protected resource metadata sets dpop_bound_access_tokens_required";
+
 impl<H: HttpClient> OAuthProvider<H> {
     fn dpop_key(&self, metadata: &AuthorizationServerMetadata) -> Result<Option<Es256Key>, AuthError> {
-        // Without the `dpop` feature tokens are never bound: plain Bearer.
+        let mut state = self.state();
+        if self.config.dpop && state.dpop_reason.is_none() {
+            state.dpop_reason = Some(DPOP_CONFIGURED);
+        }
+        // DPoP when the MCP server asks for it or the user turned it on,
+        // never because the authorization server merely offers it (MCP:
+        // `Authorization: Bearer` unless DPoP applies). Without the `dpop`
+        // feature tokens are never bound.
         let wants = cfg!(feature = "dpop")
+            && state.dpop_reason.is_some()
             && metadata
                 .dpop_signing_alg_values_supported
                 .as_ref()
@@ -28,7 +43,6 @@ impl<H: HttpClient> OAuthProvider<H> {
         if !wants {
             return Ok(None);
         }
-        let mut state = self.state();
         if state.dpop_key.is_none() {
             state.dpop_key = Some(Es256Key::generate()?);
         }
@@ -217,6 +231,7 @@ fn parse_tokens(body: &[u8], endpoint: &str, dpop: bool) -> Result<Tokens, AuthE
         token_type: token_type.into(),
         refresh_token: response.refresh_token.filter(|t| !t.is_empty()),
         expires_at: expires_in.map(|secs| now_secs().saturating_add(secs)),
+        issued_at: expires_in.map(|_| now_secs()),
         scope: response.scope,
     })
 }

@@ -154,9 +154,20 @@ protocol or transport error.";
         #[arg(long, global = true, value_name = "ID")]
         client_id: Option<String>,
 
-        /// OAuth: the secret of --client-id, for a confidential client
-        #[arg(long, global = true, value_name = "SECRET", requires = "client_id")]
+        /// OAuth: the secret of --client-id, for a confidential client (other users may see
+        /// command lines: prefer --client-secret-file or env MCP_EDGE_CLIENT_SECRET)
+        #[arg(
+            long,
+            global = true,
+            value_name = "SECRET",
+            requires = "client_id",
+            conflicts_with = "client_secret_file"
+        )]
         client_secret: Option<String>,
+
+        /// OAuth: read the secret of --client-id from this file (its first line)
+        #[arg(long, global = true, value_name = "PATH", requires = "client_id")]
+        client_secret_file: Option<std::path::PathBuf>,
 
         /// OAuth: a scope to ask for instead of the server's suggestion (repeat, or separate
         /// with spaces)
@@ -452,6 +463,32 @@ protocol or transport error.";
         ExitCode::from(2)
     }
 
+    /// The secret of --client-id: --client-secret, else the first line of
+    /// --client-secret-file, else env MCP_EDGE_CLIENT_SECRET (only with a
+    /// --client-id, so a stray variable does not change a public client).
+    fn client_secret(
+        given: Option<String>,
+        file: Option<&std::path::Path>,
+        client_id: &Option<String>,
+    ) -> Result<Option<String>, Failure> {
+        if given.is_some() {
+            return Ok(given);
+        }
+        if let Some(path) = file {
+            let text = std::fs::read_to_string(path)
+                .map_err(|e| Failure::Usage(format!("--client-secret-file {}: {e}", path.display())))?;
+            let secret = text.lines().next().unwrap_or_default().trim().to_owned();
+            if secret.is_empty() {
+                return Err(Failure::Usage(format!("--client-secret-file {}: the file is empty", path.display())));
+            }
+            return Ok(Some(secret));
+        }
+        Ok(client_id.as_ref().and_then(|_| std::env::var(SECRET_ENV).ok()).filter(|s| !s.is_empty()))
+    }
+
+    /// Where the CLI takes --client-secret from when it is not on the command line.
+    const SECRET_ENV: &str = "MCP_EDGE_CLIENT_SECRET";
+
     async fn run(cli: Cli) -> ExitCode {
         use clap::CommandFactory;
         if let (Some(server), Command::Completions { .. } | Command::Servers) = (&cli.server, &cli.command) {
@@ -493,9 +530,13 @@ protocol or transport error.";
             .with_era(cli.era)
             .with_tasks(cli.tasks)
             .with_task_timeout(cli.timeout.saturating_mul(10));
+        let client_secret = match client_secret(cli.client_secret, cli.client_secret_file.as_deref(), &cli.client_id) {
+            Ok(secret) => secret,
+            Err(failure) => return report(&failure),
+        };
         let auth = connect::AuthArgs {
             client_id: cli.client_id,
-            client_secret: cli.client_secret,
+            client_secret,
             scopes: cli.scope.iter().flat_map(|scope| scope.split_whitespace()).map(str::to_owned).collect(),
             no_browser: cli.no_browser,
             no_store: cli.no_auth_store,

@@ -187,6 +187,10 @@ pub(crate) fn auth_options(server_url: &str, options: &JsValue) -> Result<Option
     if let Some(insecure) = bool_property(&auth, "allowInsecureHttp", OWNER)? {
         config.allow_insecure_http = insecure;
     }
+    // DPoP-bound tokens where the server does not ask for them.
+    if let Some(dpop) = bool_property(&auth, "dpop", OWNER)? {
+        config.dpop = dpop;
+    }
 
     let store = store(&auth, in_page)?;
     let features = text("popupFeatures")?.unwrap_or_else(|| DEFAULT_FEATURES.to_owned());

@@ -7,6 +7,8 @@
 // ?mode=redirect signs in with a full-page redirect instead (and
 // ?redirectUri= overrides the redirect URI); like an app would, the page
 // notes that it was connecting and connects again when it comes back.
+// ?store=localStorage keeps tokens there (shared by the origin's tabs);
+// window.burst(n) connects and makes n concurrent echo calls.
 import { McpClient } from '/pkg/index.js';
 
 const RESUME = 'oauth-test:resume';
@@ -15,6 +17,7 @@ let settings = {
   server: params.get('server') ?? '',
   mode: params.get('mode') ?? 'popup',
   redirectUri: params.get('redirectUri') ?? undefined,
+  store: params.get('store') ?? undefined,
 };
 const resume = sessionStorage.getItem(RESUME);
 if (resume) {
@@ -32,6 +35,35 @@ function line(text, kind) {
   log.append(row);
 }
 
+function connect() {
+  return McpClient.connect(server, {
+    clientInfo: { name: 'oauth-popup-test', version: '1.0.0' },
+    timeout: 20000,
+    auth: {
+      authorize: settings.mode,
+      redirectUri: settings.redirectUri,
+      store: settings.store,
+      clientName: 'mcp-edge OAuth popup test',
+      authorizationTimeout: 60000,
+    },
+  });
+}
+
+/** Connects with the kept tokens and makes `count` concurrent echo calls. */
+window.burst = async (count) => {
+  try {
+    const client = await connect();
+    const calls = Array.from({ length: count }, (_, n) =>
+      client.callTool({ name: 'echo', arguments: { message: `burst ${n}` } }).then((r) => r.content?.[0]?.text ?? ''),
+    );
+    const echoes = await Promise.all(calls);
+    await client.close();
+    return { ok: true, echoes };
+  } catch (error) {
+    return { ok: false, message: String(error?.message ?? error) };
+  }
+};
+
 let runs = 0;
 async function run() {
   const run = ++runs;
@@ -41,16 +73,7 @@ async function run() {
   if (settings.mode === 'redirect') sessionStorage.setItem(RESUME, JSON.stringify(settings));
   let result;
   try {
-    const client = await McpClient.connect(server, {
-      clientInfo: { name: 'oauth-popup-test', version: '1.0.0' },
-      timeout: 20000,
-      auth: {
-        authorize: settings.mode,
-        redirectUri: settings.redirectUri,
-        clientName: 'mcp-edge OAuth popup test',
-        authorizationTimeout: 60000,
-      },
-    });
+    const client = await connect();
     line(`connected over ${client.transport}`);
     const { tools } = await client.listTools();
     line(`tools: ${tools.map((tool) => tool.name).join(', ')}`);
