@@ -172,7 +172,8 @@ fn wasm_pack(toolchain: Toolchain, stem: &str, features: Option<&str>, out: &Pat
     // `--no-pack`: the package.json, README and entries are ours (below).
     // `--no-opt`: no wasm-opt. wasm-pack would download one, and the pinned
     // binaryen's passes (-Oz, -Oz --converge, --gufa -Oz, -Os) all made the
-    // gzip and brotli bigger than rustc's opt-level "z" output (docs/size.md). `--mode no-install`: use the wasm-bindgen-cli setup
+    // gzip and brotli bigger than rustc's opt-level "z" output
+    // (docs/size.md). `--mode no-install`: use the wasm-bindgen-cli setup
     // installed (on PATH, the Cargo.lock version), never download one.
     let mut c = cmd("wasm-pack");
     c.args(["build", "--target", "web", "--release", "--no-pack", "--no-opt", "--mode", "no-install"])
@@ -182,20 +183,25 @@ fn wasm_pack(toolchain: Toolchain, stem: &str, features: Option<&str>, out: &Pat
         // to `cargo build`.
         .arg("--")
         .arg(root());
+    // Each build has a target directory of its own: the cdylib's file name
+    // carries no hash, so the full and the lite build would overwrite each
+    // other's and recompile the crate every time; nightly's std and flags
+    // would rebuild the stable artefacts and back.
+    let base = std::env::var_os("CARGO_TARGET_DIR").map(PathBuf::from).unwrap_or_else(|| root().join("target"));
+    let target = match (toolchain, features.is_some()) {
+        (Toolchain::Stable, false) => base,
+        (Toolchain::Stable, true) => base.join("lite"),
+        (Toolchain::Nightly, false) => base.join("nightly"),
+        (Toolchain::Nightly, true) => base.join("nightly-lite"),
+    };
+    c.env("CARGO_TARGET_DIR", target);
     if let Some(features) = features {
         c.args(["--no-default-features", "--features", features]);
     }
     if toolchain == Toolchain::Nightly {
-        // A target directory of its own: the std it builds and the flags
-        // would otherwise rebuild the stable artefacts and back.
-        let target = std::env::var_os("CARGO_TARGET_DIR")
-            .map(PathBuf::from)
-            .unwrap_or_else(|| root().join("target"))
-            .join("nightly");
         c.args(["-Z", "build-std=std,panic_abort"])
             .env("RUSTUP_TOOLCHAIN", "nightly")
-            .env("RUSTFLAGS", NIGHTLY_RUSTFLAGS)
-            .env("CARGO_TARGET_DIR", target);
+            .env("RUSTFLAGS", NIGHTLY_RUSTFLAGS);
     }
     run_echo(&mut c)
 }
