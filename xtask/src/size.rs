@@ -370,7 +370,7 @@ fn by_crate(csv: &str) {
     let total: u64 = sums.values().sum();
     let mut rows: Vec<(String, u64)> = sums.into_iter().collect();
     rows.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
-    println!("by crate (raw bytes of the .wasm before wasm-opt, names section of {names_section} bytes left out):");
+    println!("by crate (raw bytes of the stable .wasm, names section of {names_section} bytes left out):");
     for (name, bytes) in rows.iter().take(20) {
         println!("  {bytes:>8}  {:>5.1}%  {name}", 100.0 * *bytes as f64 / total.max(1) as f64);
     }
