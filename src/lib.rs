@@ -42,6 +42,12 @@
 //!   the npm package exposes). Pulls in serde-wasm-bindgen and the web-sys
 //!   types only it uses. Without it a wasm32 build is the Rust API alone.
 //!   No effect natively.
+//!
+//! The npm package ships two builds of the JS API: `mcp-edge` (the default
+//! features) and `mcp-edge/lite` (`--no-default-features --features js`:
+//! Streamable HTTP, both protocol eras and OAuth with PKCE, without legacy
+//! SSE and ES256; an option that needs a left-out feature fails with an
+//! error naming it). `cargo xtask size` weighs both.
 
 #![warn(missing_debug_implementations)]
 #![warn(missing_docs)]

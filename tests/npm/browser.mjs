@@ -1,8 +1,8 @@
 // `node browser.mjs <project dir> <server url>`: builds the test project's
 // page (index.html, main.js, web-worker.js, which import the installed
-// `mcp-edge`) with Vite, serves dist/ on 127.0.0.1, opens it in headless
+// `mcp-edge` and `mcp-edge/lite`) with Vite, serves dist/ on 127.0.0.1, opens it in headless
 // Chromium (the system's, driven by playwright-core) and checks what the
-// page and its Web Worker report. Prints one line per check; exits 1 if
+// page and its Web Worker report, for each entry. Prints one line per check; exits 1 if
 // either failed.
 import { createReadStream, statSync } from 'node:fs';
 import { createServer } from 'node:http';
@@ -68,7 +68,7 @@ try {
   const url = `${origin}/?server=${encodeURIComponent(server)}`;
   console.log(`page ${url} (server ${server}: another origin)`);
   await page.goto(url);
-  for (const where of ['page', 'worker']) {
+  for (const where of ['page', 'worker', 'page-lite', 'worker-lite']) {
     const output = page.locator(`#${where}[data-done]`);
     let text;
     try {

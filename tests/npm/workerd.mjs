@@ -1,7 +1,8 @@
 // `node workerd.mjs <project dir> <server url>`: bundles the test project's
 // cf-worker.js the way wrangler does (esbuild, conditions workerd/worker/
 // browser, `.wasm` imports left as modules of their own), runs it in workerd
-// on a free 127.0.0.1 port, requests it and checks the body.
+// on a free 127.0.0.1 port, requests it (`/` for the full entry, `/lite` for
+// the lite one) and checks each body.
 import { spawn } from 'node:child_process';
 import { copyFileSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -28,8 +29,11 @@ await build({
   external: ['*.wasm'],
   logLevel: 'warning',
 });
-// The bundle keeps `import module from "./mcp_edge_bg.wasm"`.
-copyFileSync(join(project, 'node_modules', 'mcp-edge', 'mcp_edge_bg.wasm'), join(out, 'mcp_edge_bg.wasm'));
+// The bundle keeps `import module from "./mcp_edge_bg.wasm"` (and the lite
+// entry's "./mcp_edge_lite_bg.wasm").
+for (const wasm of ['mcp_edge_bg.wasm', 'mcp_edge_lite_bg.wasm']) {
+  copyFileSync(join(project, 'node_modules', 'mcp-edge', wasm), join(out, wasm));
+}
 
 const port = await new Promise((resolve, reject) => {
   const probe = createServer().listen(0, '127.0.0.1', () => {
@@ -57,6 +61,7 @@ const testWorker :Workerd.Worker = (
   modules = [
     (name = "worker.js", esModule = embed "worker.js"),
     (name = "mcp_edge_bg.wasm", wasm = embed "mcp_edge_bg.wasm"),
+    (name = "mcp_edge_lite_bg.wasm", wasm = embed "mcp_edge_lite_bg.wasm"),
   ],
   compatibilityDate = "2025-09-01",
   bindings = [(name = "MCP_URL", text = ${JSON.stringify(server)})],
@@ -67,26 +72,32 @@ const testWorker :Workerd.Worker = (
 
 const child = spawn(WORKERD, ['serve', join(out, 'config.capnp')], { stdio: ['ignore', 'inherit', 'inherit'] });
 const exited = new Promise((resolve) => child.on('exit', (code, signal) => resolve(`workerd exited (${code ?? signal})`)));
-let failed = true;
+let failed = false;
 try {
-  const deadline = Date.now() + TIMEOUT_MS;
-  let body;
-  for (;;) {
+  for (const [path, where] of [['/', 'workerd'], ['/lite', 'workerd-lite']]) {
     try {
-      const response = await fetch(`http://127.0.0.1:${port}/`, { signal: AbortSignal.timeout(30_000) });
-      body = `${response.status} ${await response.text()}`;
-      break;
+      const deadline = Date.now() + TIMEOUT_MS;
+      let body;
+      for (;;) {
+        try {
+          const response = await fetch(`http://127.0.0.1:${port}${path}`, { signal: AbortSignal.timeout(30_000) });
+          body = `${response.status} ${await response.text()}`;
+          break;
+        } catch (error) {
+          const gone = await Promise.race([exited, new Promise((r) => setTimeout(r, 200))]);
+          if (gone) throw new Error(gone);
+          if (Date.now() > deadline) throw new Error(`no answer from workerd within ${TIMEOUT_MS} ms: ${error.cause ?? error}`);
+        }
+      }
+      const expected = JSON.stringify(`Echo: hello from ${where}`);
+      const ok = body.startsWith('200 OK ') && body.includes(expected);
+      failed ||= !ok;
+      console.log(`${ok ? 'OK' : 'FAILED'} ${where}: ${body.replace(/^200 OK /, '')}`);
     } catch (error) {
-      const gone = await Promise.race([exited, new Promise((r) => setTimeout(r, 200))]);
-      if (gone) throw new Error(gone);
-      if (Date.now() > deadline) throw new Error(`no answer from workerd within ${TIMEOUT_MS} ms: ${error.cause ?? error}`);
+      failed = true;
+      console.log(`FAILED ${where}: ${error?.stack ?? error}`);
     }
   }
-  const expected = JSON.stringify('Echo: hello from workerd');
-  failed = !(body.startsWith('200 OK ') && body.includes(expected));
-  console.log(`${failed ? 'FAILED' : 'OK'} workerd: ${body.replace(/^200 OK /, '')}`);
-} catch (error) {
-  console.log(`FAILED workerd: ${error?.stack ?? error}`);
 } finally {
   child.kill('SIGKILL');
 }

@@ -10,7 +10,8 @@
 //!   workerd, fetched by the test).
 //!
 //! The runtimes are pinned in tests/npm (package-lock.json); the consumer
-//! code is tests/npm/consumer/, copied into target/npm/test-project/.
+//! code is tests/npm/consumer/, copied into target/npm/test-project/. Each
+//! environment checks both entries, `mcp-edge` and `mcp-edge/lite`.
 
 use crate::package;
 use crate::peers::Peer;
@@ -47,7 +48,12 @@ pub fn package_test() -> Res {
     let envs: Vec<Env> = vec![
         (
             "Vite build in headless Chromium",
-            &[("page", "page (Vite, Chromium, cross-origin)"), ("worker", "module Web Worker (same page)")],
+            &[
+                ("page", "page (Vite, Chromium, cross-origin)"),
+                ("worker", "module Web Worker (same page)"),
+                ("page-lite", "page, mcp-edge/lite"),
+                ("worker-lite", "module Web Worker, mcp-edge/lite"),
+            ],
             {
                 let mut c = cmd(&node22);
                 c.arg(tools.join("browser.mjs")).arg(&project).arg(url).env("CHROMIUM", CHROMIUM);
@@ -56,14 +62,18 @@ pub fn package_test() -> Res {
         ),
         (
             "Node 22",
-            &[("node", "Node 22"), ("node-unreachable", "Node 22: an unreachable server's ECONNREFUSED kept")],
+            &[
+                ("node", "Node 22"),
+                ("node-lite", "Node 22, mcp-edge/lite"),
+                ("node-unreachable", "Node 22: an unreachable server's ECONNREFUSED kept"),
+            ],
             {
                 let mut c = cmd(&node22);
                 c.arg("smoke.mjs").arg(url).arg("node").current_dir(&project);
                 c
             },
         ),
-        ("Deno", &[("deno", "Deno")], {
+        ("Deno", &[("deno", "Deno"), ("deno-lite", "Deno, mcp-edge/lite")], {
             let mut c = cmd(&deno);
             c.args(["run", "--allow-net=127.0.0.1", "--allow-read", "smoke.mjs"])
                 .arg(url)
@@ -86,11 +96,15 @@ pub fn package_test() -> Res {
                 .env("NO_COLOR", "1");
             c
         }),
-        ("Cloudflare workerd", &[("workerd", "Cloudflare workerd")], {
-            let mut c = cmd(&node22);
-            c.arg(tools.join("workerd.mjs")).arg(&project).arg(url);
-            c
-        }),
+        (
+            "Cloudflare workerd",
+            &[("workerd", "Cloudflare workerd"), ("workerd-lite", "Cloudflare workerd, mcp-edge/lite")],
+            {
+                let mut c = cmd(&node22);
+                c.arg(tools.join("workerd.mjs")).arg(&project).arg(url);
+                c
+            },
+        ),
     ];
 
     let mut report: Vec<(&str, Res, Duration)> = Vec::new();

@@ -1,18 +1,24 @@
 //! `cargo xtask package`: the npm package `mcp-edge`.
 //!
-//! `wasm-pack build --target web` makes the base (the wasm32 release build
-//! and wasm-bindgen's `mcp_edge.js`, `.d.ts` and `_bg.wasm`); on top of it
-//! this task runs wasm-opt and adds what `pkg-config/` holds: a package.json
+//! `wasm-pack build --target web` makes the base twice: the full build
+//! (default features: wasm-bindgen's `mcp_edge.js`, `.d.ts` and `_bg.wasm`)
+//! and the lite one (`--no-default-features --features js`: the same files
+//! named `mcp_edge_lite*`, the `mcp-edge/lite` entry). On top of them this
+//! task adds what `pkg-config/` holds: a package.json
 //! whose `exports` serve pages and bundlers, Node, Deno and workerd (where
 //! wasm-pack's names one entry for one target), the npm README and the
 //! per-environment entry shims. Then it packs. The layout is a contract
 //! other tasks rely on:
 //!
-//! - `target/npm/pkg/` – the unpacked package (`node.js` is the Node entry);
+//! - `target/npm/pkg/` – the unpacked package (`node.js` is the Node entry,
+//!   `lite-node.js` the lite one);
 //! - `target/npm/mcp-edge-<version>.tgz` – the tarball `npm pack` made of it.
+//!
+//! The wasm is built by the toolchain `SHIPPED_TOOLCHAIN` names (see
+//! `Toolchain`); `cargo xtask size` builds it with the other one too.
 
 use crate::setup::{self, Step};
-use crate::util::{Res, capture, cmd, root, run_echo};
+use crate::util::{Res, cmd, root, run_echo};
 use std::fs;
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -20,22 +26,24 @@ use std::process::Stdio;
 
 /// wasm-bindgen's output name (the lib is `mcp_edge`).
 const STEM: &str = "mcp_edge";
+/// The lite build's output name.
+const LITE_STEM: &str = "mcp_edge_lite";
+/// The Cargo features of the lite build (`--no-default-features` + these):
+/// the JS API, Streamable HTTP and OAuth with PKCE; no legacy SSE, no ES256.
+const LITE_FEATURES: &str = "js";
 /// Placeholder for the version in pkg-config/package.json.
 const VERSION_PLACEHOLDER: &str = "0.0.0-set-by-xtask";
 /// Files of pkg-config/ copied into the package as they are.
-const SHIPPED: &[&str] = &["README.md", "index.js", "index.d.ts", "node.js", "workerd.js"];
-/// wasm-opt from the npm package `binaryen` pinned in tests/npm.
-const WASM_OPT_NPM: &str = "tests/npm/node_modules/binaryen/bin/wasm-opt";
-/// The features rustc enables by default for wasm32-unknown-unknown. The
-/// release profile strips the `target_features` section wasm-opt would read
-/// them from, so they are named here.
-const WASM_FEATURES: &[&str] = &[
-    "--enable-bulk-memory",
-    "--enable-nontrapping-float-to-int",
-    "--enable-sign-ext",
-    "--enable-mutable-globals",
-    "--enable-multivalue",
-    "--enable-reference-types",
+const SHIPPED: &[&str] = &[
+    "README.md",
+    "index.js",
+    "index.d.ts",
+    "node.js",
+    "workerd.js",
+    "lite.js",
+    "lite.d.ts",
+    "lite-node.js",
+    "lite-workerd.js",
 ];
 
 /// What `build` made.
@@ -44,15 +52,6 @@ pub struct Built {
     pub dir: PathBuf,
     /// target/npm/mcp-edge-<version>.tgz
     pub tarball: PathBuf,
-}
-
-impl Built {
-    pub fn wasm(&self) -> PathBuf {
-        self.dir.join(format!("{STEM}_bg.wasm"))
-    }
-    pub fn glue(&self) -> PathBuf {
-        self.dir.join(format!("{STEM}.js"))
-    }
 }
 
 pub fn package() -> Res {
@@ -72,31 +71,80 @@ pub fn package() -> Res {
     Ok(())
 }
 
+/// Which compiler builds the package's wasm.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Toolchain {
+    /// The default (stable) toolchain, the release profile as it is.
+    Stable,
+    /// `+nightly` with `-Z build-std`: the standard library rebuilt with
+    /// the release profile, panics that abort at once (no message, no
+    /// formatting machinery) and no file/line locations (`NIGHTLY_RUSTFLAGS`).
+    Nightly,
+}
+
+impl Toolchain {
+    pub fn name(self) -> &'static str {
+        match self {
+            Toolchain::Stable => "stable",
+            Toolchain::Nightly => "nightly",
+        }
+    }
+    pub fn other(self) -> Toolchain {
+        match self {
+            Toolchain::Stable => Toolchain::Nightly,
+            Toolchain::Nightly => Toolchain::Stable,
+        }
+    }
+}
+
+/// The toolchain the shipped package is built with (the size report shows
+/// the other one beside it; docs/size.md says what each bought).
+pub const SHIPPED_TOOLCHAIN: Toolchain = Toolchain::Nightly;
+/// RUSTFLAGS of the nightly build (this nightly's spelling of
+/// `panic_immediate_abort`; `location-detail=none` drops the file names and
+/// lines panics would have printed).
+const NIGHTLY_RUSTFLAGS: &str = "-Zunstable-options -Cpanic=immediate-abort -Zlocation-detail=none";
+
 /// Builds target/npm/pkg and the tarball (setup of what it needs included).
 pub fn build() -> Res<Built> {
+    let dir = build_unpacked(SHIPPED_TOOLCHAIN, "pkg")?;
+    let npm = root().join("target").join("npm");
+    let tarball = npm.join(format!("mcp-edge-{}.tgz", crate_version()?));
+    let _ = fs::remove_file(&tarball);
+    run_echo(cmd("npm").args(["pack", "--pack-destination"]).arg(&npm).current_dir(&dir))?;
+    if !tarball.is_file() {
+        return Err(format!("npm pack did not make {}", tarball.display()));
+    }
+    Ok(Built { dir, tarball })
+}
+
+/// Builds the unpacked package into target/npm/<name> with `toolchain`.
+pub fn build_unpacked(toolchain: Toolchain, name: &str) -> Res<PathBuf> {
     setup::setup(&[Step::WasmTarget, Step::WasmBindgen, Step::WasmPack, Step::Npm])?;
+    if toolchain == Toolchain::Nightly {
+        setup::setup(&[Step::NightlyWasm])?;
+    }
     let version = crate_version()?;
     let npm = root().join("target").join("npm");
-    let dir = npm.join("pkg");
+    let dir = npm.join(name);
 
     if dir.exists() {
         fs::remove_dir_all(&dir).map_err(|e| format!("cannot remove {}: {e}", dir.display()))?;
     }
-    // `--no-pack`: the package.json, README and entries are ours (below).
-    // `--no-opt`: wasm-pack would download a wasm-opt; `optimize` runs the
-    // pinned one. `--mode no-install`: use the wasm-bindgen-cli setup
-    // installed (on PATH, the Cargo.lock version), never download one.
-    run_echo(
-        cmd("wasm-pack")
-            .args(["build", "--target", "web", "--release", "--no-pack", "--no-opt", "--mode", "no-install"])
-            .args(["--out-name", STEM, "--out-dir"])
-            .arg(&dir),
-    )?;
+    wasm_pack(toolchain, STEM, None, &dir)?;
+    // The lite build goes to a directory of its own (wasm-pack writes more
+    // than the three files taken from it).
+    let lite = npm.join(format!("{name}-lite"));
+    let _ = fs::remove_dir_all(&lite);
+    wasm_pack(toolchain, LITE_STEM, Some(LITE_FEATURES), &lite)?;
+    for suffix in [".js", ".d.ts", "_bg.wasm", "_bg.wasm.d.ts"] {
+        let file = format!("{LITE_STEM}{suffix}");
+        fs::rename(lite.join(&file), dir.join(&file)).map_err(|e| format!("cannot move {file}: {e}"))?;
+    }
+    let _ = fs::remove_dir_all(&lite);
     // wasm-pack leaves a `.gitignore` of `*` in its output; the package
     // lists its files in package.json, and target/ is ignored anyway.
     let _ = fs::remove_file(dir.join(".gitignore"));
-    let wasm = dir.join(format!("{STEM}_bg.wasm"));
-    optimize(&wasm)?;
 
     let config = root().join("pkg-config");
     for file in SHIPPED {
@@ -115,44 +163,47 @@ pub fn build() -> Res<Built> {
             return Err(format!("package.json lists {listed}, which the build did not make"));
         }
     }
-
-    let tarball = npm.join(format!("mcp-edge-{version}.tgz"));
-    let _ = fs::remove_file(&tarball);
-    run_echo(cmd("npm").args(["pack", "--pack-destination"]).arg(&npm).current_dir(&dir))?;
-    if !tarball.is_file() {
-        return Err(format!("npm pack did not make {}", tarball.display()));
-    }
-    Ok(Built { dir, tarball })
+    Ok(dir)
 }
 
-/// `wasm-opt -Oz` in place, when a wasm-opt is there (the pinned npm
-/// binaryen, else one on PATH). The smaller file by gzip size is kept: that
-/// is what travels, and -Oz does not always shrink it.
-fn optimize(wasm: &Path) -> Res {
-    let npm_tool = root().join(WASM_OPT_NPM);
-    let mut c = if npm_tool.is_file() {
-        // The npm binaryen's wasm-opt is JavaScript (binaryen built to wasm).
-        let mut c = cmd("node");
-        c.arg(&npm_tool);
-        c
-    } else if capture(cmd("wasm-opt").arg("--version")).is_ok() {
-        cmd("wasm-opt")
-    } else {
-        println!("package: no wasm-opt (npm ci in tests/npm installs it): the .wasm is not post-optimized");
-        return Ok(());
+/// `wasm-pack build` of one flavour: the default features, or
+/// `--no-default-features --features <features>`.
+fn wasm_pack(toolchain: Toolchain, stem: &str, features: Option<&str>, out: &Path) -> Res {
+    // `--no-pack`: the package.json, README and entries are ours (below).
+    // `--no-opt`: no wasm-opt. wasm-pack would download one, and the pinned
+    // binaryen's passes (-Oz, -Oz --converge, --gufa -Oz, -Os) all made the
+    // gzip and brotli bigger than rustc's opt-level "z" output
+    // (docs/size.md). `--mode no-install`: use the wasm-bindgen-cli setup
+    // installed (on PATH, the Cargo.lock version), never download one.
+    let mut c = cmd("wasm-pack");
+    c.args(["build", "--target", "web", "--release", "--no-pack", "--no-opt", "--mode", "no-install"])
+        .args(["--out-name", stem, "--out-dir"])
+        .arg(out)
+        // After `--` the first word is the crate's directory, the rest goes
+        // to `cargo build`.
+        .arg("--")
+        .arg(root());
+    // Each build has a target directory of its own: the cdylib's file name
+    // carries no hash, so the full and the lite build would overwrite each
+    // other's and recompile the crate every time; nightly's std and flags
+    // would rebuild the stable artefacts and back.
+    let base = std::env::var_os("CARGO_TARGET_DIR").map(PathBuf::from).unwrap_or_else(|| root().join("target"));
+    let target = match (toolchain, features.is_some()) {
+        (Toolchain::Stable, false) => base,
+        (Toolchain::Stable, true) => base.join("lite"),
+        (Toolchain::Nightly, false) => base.join("nightly"),
+        (Toolchain::Nightly, true) => base.join("nightly-lite"),
     };
-    let out = wasm.with_extension("opt.wasm");
-    c.arg("-Oz").args(WASM_FEATURES).args(["--strip-debug", "--strip-producers"]).arg(wasm).arg("-o").arg(&out);
-    run_echo(&mut c)?;
-    let (before, after) = ((file_size(wasm)?, gzip_size(wasm)?), (file_size(&out)?, gzip_size(&out)?));
-    println!("package: wasm-opt -Oz: {} -> {} bytes, gzip {} -> {}", before.0, after.0, before.1, after.1);
-    if after.1 <= before.1 {
-        fs::rename(&out, wasm).map_err(|e| format!("cannot replace {}: {e}", wasm.display()))?;
-    } else {
-        println!("package: keeping wasm-bindgen's .wasm, {} gzip bytes smaller", after.1 - before.1);
-        let _ = fs::remove_file(&out);
+    c.env("CARGO_TARGET_DIR", target);
+    if let Some(features) = features {
+        c.args(["--no-default-features", "--features", features]);
     }
-    Ok(())
+    if toolchain == Toolchain::Nightly {
+        c.args(["-Z", "build-std=std,panic_abort"])
+            .env("RUSTUP_TOOLCHAIN", "nightly")
+            .env("RUSTFLAGS", NIGHTLY_RUSTFLAGS);
+    }
+    run_echo(&mut c)
 }
 
 /// The `version` of the [package] in the root Cargo.toml.

@@ -54,6 +54,9 @@ pub enum Step {
     Python,
     /// twiggy (wasm size profiler, for `cargo xtask size`) at TWIGGY_VERSION
     Twiggy,
+    /// the nightly toolchain with the wasm32 target and rust-src (the
+    /// package's `-Z build-std` build)
+    NightlyWasm,
     /// `cargo build --release` of the rmcp test peer into RMCP_PEER_TARGET_DIR
     RmcpPeer,
 }
@@ -67,6 +70,7 @@ pub const ALL: &[Step] = &[
     Step::Npm,
     Step::Python,
     Step::Twiggy,
+    Step::NightlyWasm,
     Step::RmcpPeer,
 ];
 
@@ -91,6 +95,7 @@ pub fn setup(steps: &[Step]) -> Res {
             Step::Npm => npm(&mut ctx),
             Step::Python => python(&mut ctx),
             Step::Twiggy => twiggy(),
+            Step::NightlyWasm => nightly_wasm(),
             Step::RmcpPeer => rmcp_peer(),
         };
         if let Err(e) = result {
@@ -119,6 +124,29 @@ fn rust_target(target: &str) -> Res {
     }
     line(&what, "installing ...");
     run(cmd("rustup").args(["target", "add", target]))
+}
+
+/// The nightly toolchain, its wasm32 target and its standard library's
+/// sources: what `-Z build-std` needs (the npm package's wasm build; the
+/// library itself builds and tests on stable).
+fn nightly_wasm() -> Res {
+    let what = format!("nightly toolchain with {WASM_TARGET} and rust-src");
+    let listed = |args: &[&str]| capture(cmd("rustup").args(["+nightly"]).args(args)).unwrap_or_default();
+    let has_target = listed(&["target", "list", "--installed"]).lines().any(|l| l.trim() == WASM_TARGET);
+    let has_src = listed(&["component", "list", "--installed"]).lines().any(|l| l.trim().starts_with("rust-src"));
+    if has_target && has_src {
+        line(&what, "ok");
+        return Ok(());
+    }
+    line(&what, "installing ...");
+    let toolchains = capture(cmd("rustup").args(["toolchain", "list"])).unwrap_or_default();
+    if !toolchains.lines().any(|l| l.starts_with("nightly")) {
+        run(cmd("rustup").args(["toolchain", "install", "nightly", "--profile", "minimal"]))?;
+    }
+    if !has_target {
+        run(cmd("rustup").args(["+nightly", "target", "add", WASM_TARGET]))?;
+    }
+    run(cmd("rustup").args(["+nightly", "component", "add", "rust-src"]))
 }
 
 /// The Windows target and the MinGW C compiler its `cargo check` needs (ring

@@ -1,0 +1,9 @@
+// mcp-edge/lite for Node.js (and Bun): instantiated synchronously on
+// import, as node.js does for the full entry.
+import { readFileSync } from 'node:fs';
+import init, { initSync } from './mcp_edge_lite.js';
+
+initSync({ module: readFileSync(new URL('./mcp_edge_lite_bg.wasm', import.meta.url)) });
+
+export * from './mcp_edge_lite.js';
+export { init };

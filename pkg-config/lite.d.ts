@@ -1,0 +1,18 @@
+// `mcp-edge/lite`: the same `McpClient` API as `mcp-edge` (Streamable HTTP,
+// both protocol eras, handlers, progress, cancellation, resumption, OAuth
+// with PKCE: authorization code, refresh, discovery, Client ID Metadata
+// Documents, dynamic registration, client secrets and the grants without a
+// person), from a WebAssembly module built without three Cargo features.
+// The options that need them are accepted by the types but fail at run time
+// with an error that names the missing feature:
+//
+// - `transport: "sse"` (and the automatic fallback to the legacy HTTP+SSE
+//   transport of 2024-11-05): feature `legacy-sse`;
+// - `auth.privateKeyPem` (client authentication by `private_key_jwt`):
+//   feature `private-key-jwt`;
+// - DPoP-bound tokens (feature `dpop`): never asked for; the lite client
+//   uses plain Bearer tokens.
+//
+// Use `mcp-edge` (the full entry) for those.
+export * from './mcp_edge_lite.js';
+export { default as init } from './mcp_edge_lite.js';

@@ -1,0 +1,23 @@
+// mcp-edge/lite for browsers, bundlers, Web Workers and Deno: the same API
+// as `mcp-edge` from a smaller WebAssembly module (`mcp_edge_lite_bg.wasm`,
+// built without the Cargo features `legacy-sse`, `private-key-jwt` and
+// `dpop`; see lite.d.ts). Loaded on the first `McpClient.connect`, as in
+// index.js.
+import init, { McpClient } from './mcp_edge_lite.js';
+
+let ready;
+const connect = McpClient.connect;
+McpClient.connect = async function connectOnceLoaded(url, options) {
+  if (!ready) {
+    // A failed load (offline, 404) is not cached: the next connect retries.
+    ready = init().catch((error) => {
+      ready = undefined;
+      throw error;
+    });
+  }
+  await ready;
+  return connect.call(McpClient, url, options);
+};
+
+export * from './mcp_edge_lite.js';
+export { init };
