@@ -42,5 +42,5 @@ pub mod transport;
 pub mod web;
 
 pub use client::negotiate::TransportChoice;
-pub use client::{Client, ClientOptions, ConnectOptions, Error, RequestOptions, connect_url};
+pub use client::{Client, ClientOptions, ConnectOptions, Error, RequestOptions, Snapshot, connect_url, restore_url};
 pub use protocol::{Message, ProtocolVersion};

@@ -27,6 +27,7 @@ mod listen;
 pub mod negotiate;
 mod options;
 mod request;
+mod snapshot;
 pub mod stateless;
 
 use std::collections::BTreeMap;
@@ -44,16 +45,19 @@ pub use handlers::{HandlerResult, NotificationListener, RequestContext, RequestH
 pub use listen::Subscription;
 #[cfg(not(target_arch = "wasm32"))]
 pub use negotiate::connect_stdio;
-pub use negotiate::{ConnectOptions, EraVerdict, TransportChoice, connect_url, connect_url_with_http};
+pub use negotiate::{
+    ConnectOptions, EraVerdict, TransportChoice, connect_url, connect_url_with_http, restore_url, restore_url_with_http,
+};
 pub use options::{
     ClientOptions, DEFAULT_MAX_INPUT_ROUNDS, DEFAULT_REQUEST_TIMEOUT, EraChoice, EventListener, ProgressCallback,
     RequestOptions, SessionEvent,
 };
+pub use snapshot::{SNAPSHOT_VERSION, Snapshot, SnapshotEra};
 
 use crate::protocol::types::InitializeResult;
 use crate::protocol::{Era, Notification, ProtocolVersion};
 use crate::runtime::{MaybeSend, MaybeSync};
-use crate::transport::{Transport, TransportError, TransportKind};
+use crate::transport::{SessionView, Transport, TransportError, TransportKind};
 use driver::{Command, SessionLoop};
 
 /// What the handshake settled.
@@ -87,6 +91,8 @@ struct Inner {
     /// Stateless era: the stop signals of the listens that stand for
     /// `resources/subscribe` (dropped with the client, which ends them).
     kept_listens: Mutex<std::collections::HashMap<String, oneshot::Sender<()>>>,
+    /// The transport's session, for [`Client::snapshot`].
+    session_view: Option<Arc<dyn SessionView>>,
 }
 
 /// A connection to one MCP server. Clone it freely: clones share the session.
@@ -112,10 +118,14 @@ impl Client {
     pub fn new<T: Transport>(transport: T, options: ClientOptions) -> (Client, Driver) {
         let (commands, receiver) = mpsc::unbounded();
         let transport_kind = transport.kind();
+        let session_view = transport.session_view();
         let handlers = Arc::new(options.handlers.clone());
         let mut listeners = options.notification_listeners.clone();
+        // What the server sends unprompted has somewhere to go: its stream
+        // is opened with the session (else once something needs it).
+        let stream_wanted = !listeners.is_empty() || !options.handlers.is_empty();
         let stateless = stateless::StatelessState::shared(&mut listeners);
-        let driver = Driver::new(SessionLoop::new(transport, receiver, handlers, listeners));
+        let driver = Driver::new(SessionLoop::new(transport, receiver, handlers, listeners, stream_wanted));
         let inner = Inner {
             commands,
             next_id: AtomicI64::new(0),
@@ -127,6 +137,7 @@ impl Client {
             stateless,
             subscribed: Mutex::new(BTreeMap::new()),
             kept_listens: Mutex::new(std::collections::HashMap::new()),
+            session_view,
         };
         (Client { inner: Arc::new(inner) }, driver)
     }

@@ -12,7 +12,7 @@ use std::time::Duration;
 
 use super::detect::{self, Plan, TransportChoice, Verdict};
 use crate::auth::AuthProvider;
-use crate::client::{Client, ClientOptions, Error};
+use crate::client::{Client, ClientOptions, Error, Snapshot};
 use crate::http::{DefaultHttp, HttpClient};
 use crate::transport::Transport;
 #[cfg(feature = "legacy-sse")]
@@ -45,9 +45,16 @@ pub struct ConnectOptions {
     /// step-up on 403 `insufficient_scope`. With it, the handshake may take
     /// [`AuthProvider::interaction_timeout`] longer than other requests.
     pub auth: Option<Arc<dyn AuthProvider>>,
-    /// Streamable HTTP: open the GET stream for messages the server sends
-    /// unprompted, after the handshake (on by default).
+    /// Streamable HTTP: whether the GET stream for messages the server
+    /// sends unprompted may be opened (on by default). It is opened when
+    /// something needs it: a notification listener, a subscription, or a
+    /// handler for server requests (sampling, elicitation, roots), at the
+    /// handshake if they were configured before it.
     pub open_server_stream: bool,
+    /// Open that stream right after every handshake, needed or not (the
+    /// behaviour before streams were opened lazily). Off by default: an
+    /// unneeded stream costs a connection, and workerd allows six.
+    pub eager_server_stream: bool,
 }
 
 impl Default for ConnectOptions {
@@ -59,6 +66,7 @@ impl Default for ConnectOptions {
             connect_timeout: Duration::from_secs(30),
             auth: None,
             open_server_stream: true,
+            eager_server_stream: false,
         }
     }
 }
@@ -93,6 +101,7 @@ impl ConnectOptions {
         options.reconnect = self.reconnect.clone();
         options.auth = self.auth.clone();
         options.open_server_stream = self.open_server_stream;
+        options.lazy_server_stream = !self.eager_server_stream;
         options
     }
 
@@ -165,6 +174,36 @@ pub async fn connect_url_with_http<H: HttpClient + Clone>(
         }
         Plan::Probe => probe(http, url, &options, client).await,
     }
+}
+
+/// Continues the session of a [`Snapshot`] (see [`Client::snapshot`]) with
+/// the Streamable HTTP server at `url`, with no handshake and no probe: the
+/// first request goes straight out. The transport choice in `options` is
+/// ignored (a snapshot names its own); other transports are refused.
+pub async fn restore_url(
+    url: &str,
+    snapshot: &Snapshot,
+    options: ConnectOptions,
+    client: ClientOptions,
+) -> Result<Client, Error> {
+    restore_url_with_http(DefaultHttp::default(), url, snapshot, options, client).await
+}
+
+/// [`restore_url`] through the given HTTP client.
+pub async fn restore_url_with_http<H: HttpClient>(
+    http: H,
+    url: &str,
+    snapshot: &Snapshot,
+    options: ConnectOptions,
+    client: ClientOptions,
+) -> Result<Client, Error> {
+    let url = url.trim();
+    let mut client = client;
+    client.era_cache_key.get_or_insert_with(|| url.to_owned());
+    let transport = StreamableHttpTransport::with_http(http, options.streamable(url));
+    // What the snapshot says the URL speaks holds for transport detection too.
+    detect::remember(url, Verdict::StreamableHttp);
+    Client::restore_connect(transport, client, snapshot).await
 }
 
 async fn probe<H: HttpClient + Clone>(

@@ -11,6 +11,6 @@ pub mod era;
 pub use cache::VERDICT_MAX_AGE;
 #[cfg(not(target_arch = "wasm32"))]
 pub use connect::connect_stdio;
-pub use connect::{ConnectOptions, connect_url, connect_url_with_http};
+pub use connect::{ConnectOptions, connect_url, connect_url_with_http, restore_url, restore_url_with_http};
 pub use detect::TransportChoice;
 pub use era::{EraVerdict, forget_era, remembered_era};

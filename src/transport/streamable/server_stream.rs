@@ -29,7 +29,12 @@ impl<H: HttpClient> Shared<H> {
                     return;
                 }
             }
-            let request = self.request(Method::Get, None, Some(parser.last_event_id()));
+            // A client restored from a snapshot resumes where the other left off.
+            let resume_from = match parser.last_event_id() {
+                "" => self.state().stream_last_event_id.clone().unwrap_or_default(),
+                id => id.to_owned(),
+            };
+            let request = self.request(Method::Get, None, Some(&resume_from));
             let answered = self.exchange(request).await;
             if let Some(opened) = opened.take() {
                 let _ = opened.send(());
