@@ -13,7 +13,7 @@ use std::time::Duration;
 use super::detect::{self, Plan, TransportChoice, Verdict};
 use crate::auth::AuthProvider;
 use crate::client::{Client, ClientOptions, Error, Snapshot};
-use crate::http::{DefaultHttp, HttpClient};
+use crate::http::{Budgeted, DEFAULT_MAX_CONNECTIONS, DefaultHttp, HttpClient};
 use crate::transport::Transport;
 #[cfg(feature = "legacy-sse")]
 use crate::transport::legacy::{LegacyError, LegacySseOptions, LegacySseTransport};
@@ -55,6 +55,11 @@ pub struct ConnectOptions {
     /// behaviour before streams were opened lazily). Off by default: an
     /// unneeded stream costs a connection, and workerd allows six.
     pub eager_server_stream: bool,
+    /// The most HTTP exchanges this client runs at once (POSTs with their
+    /// reply streams, the GET stream); the rest wait their turn in order.
+    /// [`DEFAULT_MAX_CONNECTIONS`]: 6 on wasm32 (workerd's limit per
+    /// incoming request), none natively. `None`: no limit.
+    pub max_connections: Option<usize>,
 }
 
 impl Default for ConnectOptions {
@@ -67,6 +72,7 @@ impl Default for ConnectOptions {
             auth: None,
             open_server_stream: true,
             eager_server_stream: false,
+            max_connections: DEFAULT_MAX_CONNECTIONS,
         }
     }
 }
@@ -152,6 +158,7 @@ pub async fn connect_url_with_http<H: HttpClient + Clone>(
     client: ClientOptions,
 ) -> Result<Client, Error> {
     let url = url.trim();
+    let http = Budgeted::new(http, options.max_connections);
     let mut client = client;
     if let Some(auth) = &options.auth
         && client.handshake_timeout.is_none()
@@ -200,6 +207,7 @@ pub async fn restore_url_with_http<H: HttpClient>(
     let url = url.trim();
     let mut client = client;
     client.era_cache_key.get_or_insert_with(|| url.to_owned());
+    let http = Budgeted::new(http, options.max_connections);
     let transport = StreamableHttpTransport::with_http(http, options.streamable(url));
     // What the snapshot says the URL speaks holds for transport detection too.
     detect::remember(url, Verdict::StreamableHttp);

@@ -1,15 +1,20 @@
-//! `Client::snapshot` / `restore_url` against real servers over Streamable
-//! HTTP: server-everything (handshake era) and the Python SDK's dual-era
-//! server (2026-07-28). Every HTTP request the client makes is counted at
-//! the HTTP seam (the real HTTP client underneath), so the tests say how
-//! many requests come before the first tool result, fresh and restored.
+//! What an edge worker needs, against real servers over Streamable HTTP:
+//! `Client::snapshot` / `restore_url` with server-everything (handshake
+//! era), the chaos server (a forgotten session) and the Python SDK's
+//! dual-era server (2026-07-28), and the connection budget. Every HTTP
+//! request the client makes is counted at the HTTP seam (the real HTTP
+//! client underneath), so the tests say how many requests come before the
+//! first tool result, fresh and restored, and how many run at once.
 
 // Native only (tokio, processes); `wasm-pack test` builds every test target for wasm32.
 #![cfg(not(target_arch = "wasm32"))]
 
 mod support;
 
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
+
+use futures::StreamExt;
 use std::time::Duration;
 
 use mcp_edge::client::{
@@ -29,6 +34,18 @@ use support::{arguments, texts, within};
 struct Counted {
     http: DefaultHttp,
     log: Arc<Mutex<Vec<String>>>,
+    /// Exchanges under way (until their body is dropped), and the most at once.
+    in_flight: Arc<AtomicUsize>,
+    most: Arc<AtomicUsize>,
+}
+
+/// Counts an exchange out when its body goes.
+struct Exchange(Arc<AtomicUsize>);
+
+impl Drop for Exchange {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::SeqCst);
+    }
 }
 
 impl Counted {
@@ -46,7 +63,19 @@ impl HttpClient for Counted {
             None => request.method.as_str().to_owned(),
         };
         self.log.lock().unwrap().push(what);
-        self.http.fetch(request)
+        let now = self.in_flight.fetch_add(1, Ordering::SeqCst) + 1;
+        self.most.fetch_max(now, Ordering::SeqCst);
+        let exchange = Exchange(Arc::clone(&self.in_flight));
+        let fetching = self.http.fetch(request);
+        Box::pin(async move {
+            let mut response = fetching.await?;
+            let body = std::mem::replace(&mut response.body, Box::pin(futures::stream::empty()));
+            response.body = Box::pin(body.map(move |chunk| {
+                let _held = &exchange;
+                chunk
+            }));
+            Ok(response)
+        })
     }
 }
 
@@ -215,4 +244,38 @@ fn a_snapshot_of_another_version_is_refused() {
     );
     let error = Client::restore(transport, options(), &snapshot).err().expect("refused");
     assert!(error.to_string().contains("snapshot version 99"), "{error}");
+}
+
+/// A client with a notification listener (so the GET stream holds a
+/// connection) and a budget of 3 makes 20 concurrent tool calls: all are
+/// answered, and never more than 3 exchanges run at once.
+#[tokio::test]
+async fn twenty_concurrent_calls_within_a_connection_budget_are_all_answered() {
+    let Some(server) = everything().await else { return };
+    let url = server.url("/mcp");
+    let counted = Counted::default();
+    let mut connect = connect_options();
+    connect.max_connections = Some(3);
+    let options = options().with_era(EraChoice::Handshake).on_notification(|_| {});
+    let client =
+        within("connect", connect_url_with_http(counted.clone(), &url, connect, options)).await.expect("connect");
+    let calls = (0..20).map(|i| {
+        let client = client.clone();
+        async move {
+            let text = format!("call {i}");
+            let result = client.call_tool("echo", arguments(json!({ "message": text }))).await;
+            (text, result)
+        }
+    });
+    let results = within("20 calls", futures::future::join_all(calls)).await;
+    let answered =
+        results.iter().filter(|(text, result)| matches!(result, Ok(r) if texts(r) == format!("Echo: {text}"))).count();
+    let most = counted.most.load(Ordering::SeqCst);
+    println!(
+        "20 concurrent calls with a listener open, budget 3: {answered} answered, at most {most} exchanges at once"
+    );
+    assert_eq!(answered, 20, "{results:?}");
+    assert!(counted.log().iter().any(|l| l == "GET"), "the listener's stream is open: {:?}", counted.log());
+    assert!(most <= 3, "{most} exchanges at once");
+    within("close", client.close()).await;
 }
