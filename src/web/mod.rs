@@ -23,10 +23,10 @@ use serde_json::{Map, Value};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::future_to_promise;
 
-use self::convert::{WebError, object_from_js, serialize_to_js, to_js};
+use self::convert::{WebError, from_js, object_from_js, serialize_to_js, to_js};
 use self::handlers::notify_listener;
 use self::options::{CallOptions, Connect, abortable, connect_options};
-use crate::client::{Client, Error, connect_url_with_http};
+use crate::client::{Client, Error, Snapshot, connect_url_with_http, restore_url_with_http};
 use crate::http::DefaultHttp;
 use crate::protocol::{Era, ProtocolVersion, methods};
 
@@ -147,6 +147,66 @@ impl McpClient {
             }
             let client = connect_url_with_http(http, &url, connect, client).await?;
             Ok(McpClient { client }.into())
+        })
+    }
+
+    /// Continues a session from `McpClient.snapshot()`'s object (kept in a
+    /// worker's KV or Durable Object, or a page's storage) with the server at
+    /// `url`: no handshake, no probe, no GET stream until something needs
+    /// it; the first request goes straight out. A server that forgot the
+    /// session answers 404 and a new one is started transparently. `options`
+    /// are `connect`'s (handlers, auth: tokens come from its store, never
+    /// from the snapshot).
+    #[wasm_bindgen(unchecked_return_type = "Promise<McpClient>")]
+    pub fn restore(
+        #[wasm_bindgen(unchecked_param_type = "ClientSnapshot")] snapshot: JsValue,
+        url: String,
+        #[wasm_bindgen(unchecked_optional_param_type = "ConnectOptions")] options: JsValue,
+    ) -> Promise {
+        let connect = connect_options(&url, &options);
+        let snapshot = from_js(&snapshot, "snapshot").and_then(|value| {
+            let value = value.ok_or_else(|| WebError::Type("snapshot must be McpClient.snapshot()'s object".into()))?;
+            serde_json::from_value::<Snapshot>(value)
+                .map_err(|e| WebError::Type(format!("snapshot is not McpClient.snapshot()'s object: {e}")))
+        });
+        promise(async move {
+            let snapshot = snapshot?;
+            let Connect { mut connect, credentials, client, auth } = connect?;
+            let http = match credentials {
+                Some(credentials) => DefaultHttp::with_credentials(credentials),
+                None => DefaultHttp::new(),
+            };
+            if let Some(auth) = auth {
+                auth.finish_redirect(&url).await?;
+                connect.auth = Some(auth.provider());
+            }
+            let client = restore_url_with_http(http, &url, &snapshot, connect, client).await?;
+            Ok(McpClient { client }.into())
+        })
+    }
+
+    /// The session as a plain JSON-serializable object (`version`, `era`,
+    /// `protocolVersion`, `sessionId`, `server`, the `server/discover`
+    /// result and when it came, `lastEventId`, `takenAt`) for
+    /// `McpClient.restore`; never a token. `undefined` before the session
+    /// is settled.
+    #[wasm_bindgen(unchecked_return_type = "ClientSnapshot | undefined")]
+    pub fn snapshot(&self) -> JsValue {
+        match self.client.snapshot() {
+            Some(snapshot) => serialize_to_js(&snapshot).unwrap_or(JsValue::UNDEFINED),
+            None => JsValue::UNDEFINED,
+        }
+    }
+
+    /// Stops this client without ending the session on the server (no
+    /// DELETE), so a later `McpClient.restore` continues it; pending
+    /// requests reject. Take the snapshot first.
+    #[wasm_bindgen(unchecked_return_type = "Promise<void>")]
+    pub fn detach(&self) -> Promise {
+        let client = self.client.clone();
+        promise(async move {
+            client.detach().await;
+            Ok(JsValue::UNDEFINED)
         })
     }
 
