@@ -1,12 +1,14 @@
 //! Connection negotiation, in one place: which transport a URL speaks
 //! ([`detect`]), which era a server speaks ([`era`]), the one cache of both
-//! verdicts and its expiry rule ([`cache`]), and the entry points that do
+//! verdicts and its expiry rule ([`cache`]) and that cache as plain data
+//! for runtimes that keep it ([`persist`]), and the entry points that do
 //! the trying (`connect.rs`: [`connect_url`] and, natively, `connect_stdio`).
 
 pub mod cache;
 mod connect;
 pub mod detect;
 pub mod era;
+pub mod persist;
 
 pub use cache::VERDICT_MAX_AGE;
 #[cfg(not(target_arch = "wasm32"))]
