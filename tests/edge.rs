@@ -279,3 +279,37 @@ async fn twenty_concurrent_calls_within_a_connection_budget_are_all_answered() {
     assert!(most <= 3, "{most} exchanges at once");
     within("close", client.close()).await;
 }
+
+/// A 2026-07-28 listen stream cut twice at random moments (as an edge proxy
+/// cuts idle streams) is opened again by itself each time, and the
+/// subscription yields `RESYNC` so the app re-lists; the reopened stream
+/// then carries the server's change notification.
+#[tokio::test]
+async fn a_cut_listen_stream_reopens_and_says_resync() {
+    use mcp_edge::client::{ListenFilter, RESYNC};
+    let script = peers_dir().join("listen-cut-server.mjs").to_string_lossy().into_owned();
+    let server = Server::on_free_port("node", &[script], &[("CUTS", "2")]).await;
+    let url = server.url("/mcp");
+    let options = options().with_era(EraChoice::Stateless);
+    let client = within("connect", connect_url_with_http(Counted::default(), &url, connect_options(), options))
+        .await
+        .expect("connect");
+    let filter = ListenFilter { tools_list_changed: true, ..ListenFilter::default() };
+    let mut subscription = within("listen", client.listen(filter)).await.expect("listen");
+    for cut in 1..=2 {
+        let next = within(&format!("resync {cut}"), subscription.next()).await;
+        let notification = next.expect("the subscription goes on").expect("a resync, not an error");
+        assert_eq!(notification.method, RESYNC, "{notification:?}");
+        println!("resync {cut}: {:?}", notification.params);
+    }
+    within("touch", client.call_tool("touch", None)).await.expect("touch");
+    let changed = within("list_changed", subscription.next()).await.expect("open").expect("a notification");
+    assert_eq!(changed.method, "notifications/tools/list_changed");
+    let stats: Value = serde_json::from_str(
+        &within("GET /stats", async { reqwest::get(server.url("/stats")).await.unwrap().text().await.unwrap() }).await,
+    )
+    .expect("/stats is JSON");
+    assert_eq!((stats["listens"].as_u64(), stats["cuts"].as_u64()), (Some(3), Some(2)), "{stats}");
+    drop(subscription);
+    within("close", client.close()).await;
+}

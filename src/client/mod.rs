@@ -42,7 +42,7 @@ pub use crate::protocol::stateless::{CacheHint, CacheScope, DiscoverResult, List
 pub use driver::Driver;
 pub use error::Error;
 pub use handlers::{HandlerResult, NotificationListener, RequestContext, RequestHandler, apply_elicitation_defaults};
-pub use listen::Subscription;
+pub use listen::{RESYNC, Subscription};
 #[cfg(not(target_arch = "wasm32"))]
 pub use negotiate::connect_stdio;
 pub use negotiate::{
