@@ -198,6 +198,30 @@ impl McpClient {
         }
     }
 
+    /// What servers were found to speak (era and transport verdicts, each
+    /// with when it was reached), as a plain object for the storage the
+    /// page chooses (`localStorage`, IndexedDB); `McpClient.importVerdicts`
+    /// puts it back after a reload, so the next `connect` does not probe.
+    #[wasm_bindgen(js_name = exportVerdicts, unchecked_return_type = "Verdicts")]
+    pub fn export_verdicts() -> JsValue {
+        serialize_to_js(&crate::client::negotiate::persist::export()).unwrap_or(JsValue::UNDEFINED)
+    }
+
+    /// Adds verdicts from `McpClient.exportVerdicts()` (expired or unknown
+    /// entries are skipped; today's expiry rules hold from when each was
+    /// reached). Load the module first (`await init()`, or any `connect`).
+    #[wasm_bindgen(js_name = importVerdicts)]
+    pub fn import_verdicts(
+        #[wasm_bindgen(unchecked_param_type = "Verdicts")] verdicts: JsValue,
+    ) -> Result<(), JsValue> {
+        let value = from_js(&verdicts, "verdicts").map_err(JsValue::from)?.unwrap_or(Value::Null);
+        let verdicts = serde_json::from_value::<crate::client::negotiate::persist::Verdicts>(value).map_err(|e| {
+            JsValue::from(WebError::Type(format!("verdicts is not McpClient.exportVerdicts()'s object: {e}")))
+        })?;
+        crate::client::negotiate::persist::import(&verdicts);
+        Ok(())
+    }
+
     /// Stops this client without ending the session on the server (no
     /// DELETE), so a later `McpClient.restore` continues it; pending
     /// requests reject. Take the snapshot first.
@@ -289,6 +313,11 @@ impl McpClient {
     /// get a `subscriptions/listen` request, older ones `resources/subscribe`
     /// (list changes come on the session's stream). Resolves once the server
     /// acknowledged it; only what the server's capabilities offer is asked for.
+    /// A 2026-07-28 listen stream that breaks (edge proxies cut idle streams)
+    /// is opened again by itself, with capped jittered backoff, and `listener`
+    /// gets `{method: "notifications/mcp-edge/resync", params: {reason}}`:
+    /// changes in between are lost, so re-list (option `reopenListens: false`
+    /// ends the subscription instead).
     #[wasm_bindgen(unchecked_return_type = "Promise<McpSubscription>")]
     pub fn listen(
         &self,

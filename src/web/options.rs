@@ -118,6 +118,9 @@ pub(crate) fn connect_options(url: &str, options: &JsValue) -> Result<Connect, W
     if let Some(cache) = bool_property(options, "resultCache", OWNER)? {
         client.result_cache = cache;
     }
+    if let Some(reopen) = bool_property(options, "reopenListens", OWNER)? {
+        client.reopen_listens = reopen;
+    }
     client = handlers(options, client)?;
     Ok(Connect { connect, credentials, client, auth })
 }

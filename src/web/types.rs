@@ -18,6 +18,14 @@ export type ProtocolVersion = "2024-11-05" | "2025-03-26" | "2025-06-18" | "2025
  * handshake (2024-11-05 to 2025-11-25), or statelessly (2026-07-28). */
 export type Era = "handshake" | "stateless";
 
+/** What `McpClient.exportVerdicts()` returns: which era and transport each
+ * server was found to speak, and when (ms since the epoch). */
+export interface Verdicts {
+  version: 1;
+  era: { [server: string]: { verdict: "handshake" | ProtocolVersion; at: number } };
+  transport: { [url: string]: { verdict: "streamable-http" | "sse"; at: number } };
+}
+
 /** What `McpClient.snapshot()` returns and `McpClient.restore()` takes: plain
  * JSON, safe to keep in KV, a Durable Object or `localStorage` (no token is
  * ever in it). `version` is the shape's version (1); another is refused. */
@@ -525,6 +533,9 @@ export interface ConnectOptions {
   /** Open that stream right after every handshake, needed or not (default
    * false: an unneeded stream costs a connection, and workerd allows six). */
   eagerServerStream?: boolean;
+  /** Reopen a 2026-07-28 `listen` stream that broke, telling its listener with a
+   * `notifications/mcp-edge/resync` notification (default true). */
+  reopenListens?: boolean;
   /** The most HTTP exchanges this client runs at once (POSTs with their reply
    * streams, the GET stream); the rest wait their turn. Default 6 (workerd's
    * limit of simultaneous outgoing connections per request); `null`: none. */
