@@ -313,3 +313,33 @@ async fn a_cut_listen_stream_reopens_and_says_resync() {
     drop(subscription);
     within("close", client.close()).await;
 }
+
+/// `structuredContent` is checked against the tool's `outputSchema` (with
+/// the interpreting validator, as in workerd): a mismatch is a typed error
+/// naming the path; the option turns it off.
+#[tokio::test]
+async fn structured_content_is_validated_against_the_output_schema() {
+    let script = peers_dir().join("listen-cut-server.mjs").to_string_lossy().into_owned();
+    let server = Server::on_free_port("node", &[script], &[("CUTS", "0")]).await;
+    let url = server.url("/mcp");
+    for validate in [true, false] {
+        let mut options = options().with_era(EraChoice::Stateless);
+        options.validate_structured_content = validate;
+        let client = within("connect", connect_url_with_http(Counted::default(), &url, connect_options(), options))
+            .await
+            .expect("connect");
+        within("tools/list", client.list_all_tools()).await.expect("tools/list");
+        let good = within("measure", client.call_tool("measure", arguments(json!({"good": true})))).await;
+        assert_eq!(good.expect("a matching result").structured_content, Some(json!({"n": 3})));
+        let bad = within("measure", client.call_tool("measure", arguments(json!({"good": false})))).await;
+        match (validate, bad) {
+            (true, Err(mcp_edge::Error::InvalidStructuredContent { tool, error })) => {
+                assert_eq!((tool.as_str(), error.path.as_str()), ("measure", "/n"), "{error}");
+                println!("mismatch reported: {}", mcp_edge::Error::InvalidStructuredContent { tool, error });
+            }
+            (false, Ok(result)) => assert_eq!(result.structured_content, Some(json!({"n": "three"}))),
+            (validate, other) => panic!("validate {validate}: {other:?}"),
+        }
+        within("close", client.close()).await;
+    }
+}

@@ -93,6 +93,8 @@ struct Inner {
     kept_listens: Mutex<std::collections::HashMap<String, oneshot::Sender<()>>>,
     /// The transport's session, for [`Client::snapshot`].
     session_view: Option<Arc<dyn SessionView>>,
+    /// The `outputSchema` of every tool listed so far, by name.
+    output_schemas: Mutex<std::collections::HashMap<String, Value>>,
 }
 
 /// A connection to one MCP server. Clone it freely: clones share the session.
@@ -138,6 +140,7 @@ impl Client {
             subscribed: Mutex::new(BTreeMap::new()),
             kept_listens: Mutex::new(std::collections::HashMap::new()),
             session_view,
+            output_schemas: Mutex::new(std::collections::HashMap::new()),
         };
         (Client { inner: Arc::new(inner) }, driver)
     }
@@ -227,9 +230,58 @@ impl Client {
             }
             (state.generation, stateless.then_some(negotiated.version))
         };
-        match generation {
+        let tool = match (method, &params) {
+            (crate::protocol::methods::TOOLS_CALL, Some(params)) => {
+                params.get("name").and_then(Value::as_str).map(str::to_owned)
+            }
+            _ => None,
+        };
+        let result = match generation {
             (_, Some(version)) => self.stateless_request(method, params, options, version).await,
             (generation, None) => self.handshake_request(method, params, options, generation).await,
+        }?;
+        if self.inner.options.validate_structured_content {
+            self.check_output(method, tool.as_deref(), &result)?;
+        }
+        Ok(result)
+    }
+
+    /// Remembers the output schemas a `tools/list` page names, and checks a
+    /// `tools/call` result's `structuredContent` against its tool's.
+    fn check_output(&self, method: &str, tool: Option<&str>, result: &Value) -> Result<(), Error> {
+        let mut schemas = self.inner.output_schemas.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        match (method, tool) {
+            (crate::protocol::methods::TOOLS_LIST, _) => {
+                for listed in result.get("tools").and_then(Value::as_array).into_iter().flatten() {
+                    if let Some(name) = listed.get("name").and_then(Value::as_str) {
+                        match listed.get("outputSchema") {
+                            Some(schema) if schema.is_object() => schemas.insert(name.to_owned(), schema.clone()),
+                            _ => schemas.remove(name),
+                        };
+                    }
+                }
+                Ok(())
+            }
+            (crate::protocol::methods::TOOLS_CALL, Some(tool)) => {
+                // A tool error's content need not match (the spec checks
+                // results, and an error carries its message instead).
+                let failed = result.get("isError").and_then(Value::as_bool).unwrap_or(false);
+                match (schemas.get(tool), result.get("structuredContent")) {
+                    (Some(schema), Some(content)) if !failed => crate::protocol::schema::validate(schema, content)
+                        .map_err(|error| Error::InvalidStructuredContent { tool: tool.to_owned(), error }),
+                    (Some(_), None) if !failed && result.get("resultType").is_none_or(|t| t == "complete") => {
+                        Err(Error::InvalidStructuredContent {
+                            tool: tool.to_owned(),
+                            error: crate::protocol::schema::SchemaError {
+                                path: "/".into(),
+                                message: "the tool has an output schema but the result no structuredContent".into(),
+                            },
+                        })
+                    }
+                    _ => Ok(()),
+                }
+            }
+            _ => Ok(()),
         }
     }
 

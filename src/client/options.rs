@@ -117,6 +117,12 @@ pub struct ClientOptions {
     /// [`crate::client::RESYNC`] notification: changes in between are lost,
     /// so re-list. Default true; false ends the subscription with the error.
     pub reopen_listens: bool,
+    /// Check every tool result's `structuredContent` against the
+    /// `outputSchema` its tool was listed with (the spec's SHOULD), with an
+    /// interpreting validator ([`crate::protocol::schema`]: no code
+    /// generation, so it works in workerd); a mismatch fails the call with
+    /// [`super::Error::InvalidStructuredContent`] naming the path. Default true.
+    pub validate_structured_content: bool,
     /// The key the era verdict is cached under (the URL, the command line).
     pub(crate) era_cache_key: Option<String>,
     pub(crate) handlers: HashMap<String, Arc<dyn RequestHandler>>,
@@ -153,6 +159,7 @@ impl Default for ClientOptions {
             probe_timeout: PROBE_TIMEOUT,
             result_cache: true,
             reopen_listens: true,
+            validate_structured_content: true,
             tasks: false,
             task_timeout: std::time::Duration::from_secs(10 * 60),
             era_cache_key: None,

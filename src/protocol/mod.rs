@@ -4,6 +4,7 @@
 
 pub mod jsonrpc;
 pub mod methods;
+pub mod schema;
 pub mod stateless;
 pub mod types;
 pub mod version;

@@ -4,9 +4,11 @@
 // destroyed at a random moment 100-500 ms after its acknowledgement.
 //
 // POST /mcp: `server/discover`; `subscriptions/listen` (an SSE stream that
-// opens with the acknowledgement); `tools/list` (one tool, `touch`);
+// opens with the acknowledgement); `tools/list` (`touch`, `measure`);
 // `tools/call touch` (sends `notifications/tools/list_changed` on every open
-// listen stream). GET /stats: {listens, cuts}. Port from env PORT.
+// listen stream); `tools/call measure {good}` (its outputSchema wants an
+// integer `n`: `good: false` answers a string). GET /stats: {listens, cuts}.
+// Port from env PORT.
 import { createServer } from 'node:http';
 
 const CUTS = Number(process.env.CUTS ?? 2);
@@ -57,12 +59,21 @@ function onPost(res, message) {
     return;
   }
   if (method === 'tools/list') {
-    const tools = [{ name: 'touch', inputSchema: { type: 'object', properties: {} } }];
+    const outputSchema = { type: 'object', properties: { n: { type: 'integer', minimum: 0 } }, required: ['n'] };
+    const tools = [
+      { name: 'touch', inputSchema: { type: 'object', properties: {} } },
+      { name: 'measure', inputSchema: { type: 'object', properties: { good: { type: 'boolean' } } }, outputSchema },
+    ];
     return json(res, { jsonrpc: '2.0', id, result: { resultType: 'complete', tools, ttlMs: 0, cacheScope: 'private' } });
   }
   if (method === 'tools/call' && params?.name === 'touch') {
     for (const [key, stream] of streams) event(stream, notification('notifications/tools/list_changed', JSON.parse(key)));
     return json(res, { jsonrpc: '2.0', id, result: { resultType: 'complete', content: [{ type: 'text', text: 'touched' }] } });
+  }
+  if (method === 'tools/call' && params?.name === 'measure') {
+    const structuredContent = { n: params.arguments?.good ? 3 : 'three' };
+    const content = [{ type: 'text', text: JSON.stringify(structuredContent) }];
+    return json(res, { jsonrpc: '2.0', id, result: { resultType: 'complete', content, structuredContent } });
   }
   json(res, { jsonrpc: '2.0', id, error: { code: -32601, message: `unknown method ${method}` } });
 }
