@@ -59,6 +59,11 @@ pub fn package_test() -> Res {
             c.arg("smoke.mjs").arg(url).arg("node").current_dir(&project);
             c
         }),
+        ("Node 22: snapshot and restore", &[("node-restore", "Node 22: a restored client, one request")], {
+            let mut c = cmd(&node22);
+            c.arg("edge-node.mjs").arg(url).current_dir(&project);
+            c
+        }),
         ("Deno", &[("deno", "Deno")], {
             let mut c = cmd(&deno);
             c.args(["run", "--allow-net=127.0.0.1", "--allow-read", "smoke.mjs"])
@@ -82,11 +87,19 @@ pub fn package_test() -> Res {
                 .env("NO_COLOR", "1");
             c
         }),
-        ("Cloudflare workerd", &[("workerd", "Cloudflare workerd")], {
-            let mut c = cmd(&node22);
-            c.arg(tools.join("workerd.mjs")).arg(&project).arg(url);
-            c
-        }),
+        (
+            "Cloudflare workerd",
+            &[
+                ("workerd", "Cloudflare workerd"),
+                ("workerd-restore", "workerd: a snapshot restored in a second process, one request"),
+                ("workerd-budget", "workerd: 20 concurrent calls with a listener open"),
+            ],
+            {
+                let mut c = cmd(&node22);
+                c.arg(tools.join("workerd.mjs")).arg(&project).arg(url);
+                c
+            },
+        ),
     ];
 
     let mut report: Vec<(&str, Res, Duration)> = Vec::new();
