@@ -31,9 +31,13 @@ export async function startCountingProxy(target) {
         },
       );
       out.on('error', (error) => {
+        if (res.headersSent) return res.destroy();
         res.writeHead(502);
         res.end(String(error));
       });
+      // A client that goes away (a reloaded page's aborted stream) goes away
+      // upstream too, as it would without the proxy.
+      res.on('close', () => out.destroy());
       out.end(body);
     });
   });
