@@ -2,7 +2,7 @@
 // `deno` and `default` conditions): wasm-bindgen's `--target web` glue.
 //
 // No `await init()` is needed: the WebAssembly module is fetched and
-// instantiated on the first `McpClient.connect`, from
+// instantiated on the first `McpClient.connect` (or `restore`), from
 // `new URL('mcp_edge_bg.wasm', import.meta.url)` (bundlers such as Vite,
 // webpack 5 and esbuild with a file loader copy it next to the bundle).
 // To load it from elsewhere, or earlier, call `init({ module_or_path })`
@@ -10,8 +10,7 @@
 import init, { McpClient } from './mcp_edge.js';
 
 let ready;
-const connect = McpClient.connect;
-McpClient.connect = async function connectOnceLoaded(url, options) {
+function loaded() {
   if (!ready) {
     // A failed load (offline, 404) is not cached: the next connect retries.
     ready = init().catch((error) => {
@@ -19,8 +18,18 @@ McpClient.connect = async function connectOnceLoaded(url, options) {
       throw error;
     });
   }
-  await ready;
+  return ready;
+}
+const connect = McpClient.connect;
+McpClient.connect = async function connectOnceLoaded(url, options) {
+  await loaded();
   return connect.call(McpClient, url, options);
+};
+// `restore` is the other way to a client (a page reloaded with a kept snapshot).
+const restore = McpClient.restore;
+McpClient.restore = async function restoreOnceLoaded(snapshot, url, options) {
+  await loaded();
+  return restore.call(McpClient, snapshot, url, options);
 };
 
 export * from './mcp_edge.js';

@@ -333,6 +333,7 @@ async fn watch_prints_the_changes_another_client_makes() {
         let mut watcher = Command::new(env!("CARGO_BIN_EXE_mcp-edge"))
             .args(["-v", "--json", "--era", era, &url, "watch", "demo://counter", "--tools"])
             .args(["--count", "2", "--for", "30"])
+            .env("XDG_CACHE_HOME", support::native::fresh_cache_dir())
             .env_remove("RUST_LOG")
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
@@ -376,4 +377,39 @@ fn watch_without_anything_to_watch_is_a_usage_error() {
     let run = mcp_edge(&[&server, "watch"]);
     assert_eq!(run.code, Some(2), "{run:?}");
     assert!(run.error_line().contains("watch needs a resource URI"), "{run:?}");
+}
+
+/// The CLI keeps what a server speaks in its cache directory: against a
+/// handshake-only server (the chaos server), the first run probes with
+/// `server/discover`, the second goes straight to `initialize` (the
+/// server's own log of POSTed methods says so).
+#[test]
+fn a_second_run_against_a_handshake_server_does_not_probe() {
+    let script = support::native::peers_dir().join("chaos-server.mjs").to_string_lossy().into_owned();
+    let runtime = tokio::runtime::Runtime::new().expect("a runtime");
+    let server = runtime.block_on(Server::on_free_port("node", &[script], &[]));
+    let url = server.url("/mcp");
+    let cache = support::native::fresh_cache_dir();
+    let methods = || -> Vec<String> {
+        let stats: Value = runtime.block_on(async {
+            let response = reqwest::get(server.url("/stats")).await.expect("GET /stats");
+            serde_json::from_str(&response.text().await.expect("/stats")).expect("/stats is JSON")
+        });
+        stats["methods"].as_array().expect("methods").iter().map(|m| m.as_str().unwrap_or("").to_owned()).collect()
+    };
+    let run = |what: &str| {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_mcp-edge"));
+        command.args([url.as_str(), "tools"]).env("XDG_CACHE_HOME", &cache).env_remove("RUST_LOG");
+        let done = run_to_end(command, DEADLINE, what);
+        assert_eq!(done.code, Some(0), "{what}: {}", done.stderr);
+    };
+    run("the first run");
+    let first = methods();
+    assert_eq!(first.first().map(String::as_str), Some("server/discover"), "the first run probes: {first:?}");
+    assert!(cache.join("mcp-edge/verdicts.json").is_file());
+    run("the second run");
+    let second = methods()[first.len()..].to_vec();
+    println!("first run: {first:?}\nsecond run: {second:?}");
+    assert_eq!(second.first().map(String::as_str), Some("initialize"), "{second:?}");
+    assert!(!second.iter().any(|m| m == "server/discover"), "the second run probed again: {second:?}");
 }

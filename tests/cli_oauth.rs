@@ -31,6 +31,7 @@ fn spawn_cli(config: &std::path::Path, args: &[&str]) -> Child {
     Command::new(env!("CARGO_BIN_EXE_mcp-edge"))
         .args(args)
         .env("XDG_CONFIG_HOME", config)
+        .env("XDG_CACHE_HOME", support::native::fresh_cache_dir())
         .env_remove("RUST_LOG")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())

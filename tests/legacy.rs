@@ -356,8 +356,12 @@ async fn a_401_to_the_detection_post_is_an_auth_error_and_nothing_is_probed() {
 
 /// The `mcp-edge` binary's run: exit code, stdout, stderr.
 async fn cli(args: &[&str]) -> (Option<i32>, String, String) {
-    let output =
-        Command::new(env!("CARGO_BIN_EXE_mcp-edge")).args(args).stdin(Stdio::null()).kill_on_drop(true).output();
+    let output = Command::new(env!("CARGO_BIN_EXE_mcp-edge"))
+        .args(args)
+        .env("XDG_CACHE_HOME", support::native::fresh_cache_dir())
+        .stdin(Stdio::null())
+        .kill_on_drop(true)
+        .output();
     let output = within("the mcp-edge binary", output).await.expect("run mcp-edge");
     (
         output.status.code(),

@@ -12,7 +12,7 @@
 // notifications panel), watch.js (`client.listen`), dialogs.js (elicitation
 // and sampling), render.js and schema-form.js.
 
-import { connect, disconnect, mcpClient, resetUi, setStatus, storedUrl } from './connection.js';
+import { connect, disconnect, hasStoredSession, keepSession, mcpClient, resetUi, setStatus, storedUrl } from './connection.js';
 import { clear, describeError } from './dom.js';
 import { center, connectBar, eventsPanel, sidebar, watchPanel } from './elements.js';
 import { clientNote } from './events.js';
@@ -63,12 +63,13 @@ function init() {
     console.error(event.reason);
     clientNote(`unexpected error: ${describeError(event.reason)}`, 'error');
   });
-  window.addEventListener('pagehide', () => {
-    state.client?.close().catch(() => {});
-  });
+  // A reload continues the session (McpClient.snapshot in sessionStorage);
+  // Disconnect ends it.
+  window.addEventListener('pagehide', () => keepSession());
   resetUi();
   mcpClient().catch((error) => setStatus('error', describeError(error)));
-  if (params.has('connect') && connectBar.url.value) connect(connectBar.url.value);
+  const url = connectBar.url.value.trim();
+  if (url && (params.has('connect') || hasStoredSession(url))) connect(url);
 }
 
 init();

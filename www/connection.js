@@ -60,6 +60,62 @@ export function storedUrl() {
   }
 }
 
+/**
+ * The session kept across reloads of this tab: `McpClient.snapshot()` and
+ * the URL it belongs to, in sessionStorage (no token is in a snapshot).
+ */
+const STORED_SNAPSHOT = 'mcp-inspector-snapshot';
+
+/**
+ * The snapshot kept for `url`, if any.
+ * @param {string} url
+ * @returns {import('./pkg/index.js').ClientSnapshot | null}
+ */
+function storedSnapshot(url) {
+  try {
+    const kept = JSON.parse(sessionStorage.getItem(STORED_SNAPSHOT) ?? 'null');
+    return kept?.url === url ? kept.snapshot : null;
+  } catch {
+    return null; // storage may be unavailable, or hold something else
+  }
+}
+
+/**
+ * Whether a reload of this tab has a session to continue with `url`.
+ * @param {string} url
+ */
+export function hasStoredSession(url) {
+  return storedSnapshot(url) !== null;
+}
+
+/**
+ * Keeps the current session for the next load of this tab and lets the
+ * client go without ending the session (no DELETE): called when the page is
+ * hidden for good (a reload, a navigation, the tab closed).
+ */
+export function keepSession() {
+  const client = state.client;
+  if (!client) return;
+  try {
+    const snapshot = client.snapshot();
+    if (snapshot) sessionStorage.setItem(STORED_SNAPSHOT, JSON.stringify({ url: connectedUrl, snapshot }));
+  } catch {
+    // storage may be unavailable: the next load connects afresh
+  }
+  client.detach().catch(() => {});
+}
+
+function forgetSession() {
+  try {
+    sessionStorage.removeItem(STORED_SNAPSHOT);
+  } catch {
+    // storage may be unavailable
+  }
+}
+
+/** The URL of the current connection. */
+let connectedUrl = '';
+
 /** @param {string} url */
 function storeUrl(url) {
   try {
@@ -180,6 +236,8 @@ export async function disconnect() {
   connectBar.url.disabled = false;
   connectBar.era.disabled = false;
   resetUi();
+  // Disconnecting on purpose ends the session: nothing to continue.
+  forgetSession();
   if (client) {
     setStatus('idle', 'Disconnecting…');
     // Closing the client ends the watch too (its `closed` settles).
@@ -199,6 +257,7 @@ export async function disconnect() {
  * @param {string} url
  */
 export async function connect(url) {
+  const kept = storedSnapshot(url);
   await disconnect();
   const generation = ++state.generation;
   setStatus('connecting', `Connecting to ${url}…`);
@@ -240,7 +299,17 @@ export async function connect(url) {
   let client;
   try {
     const McpClient = await mcpClient();
-    client = await McpClient.connect(url, options);
+    // After a reload: continue the session (no new initialize), unless the
+    // era selector asks for another era than the kept session's.
+    if (kept && (options.era === 'auto' || options.era === kept.era)) {
+      try {
+        client = await McpClient.restore(kept, url, options);
+        clientNote(`continued the session from before the reload (${kept.sessionId ?? 'no session id'})`);
+      } catch (error) {
+        clientNote(`could not continue the kept session (${describeError(error)}): connecting afresh`, 'warning');
+      }
+    }
+    client ??= await McpClient.connect(url, options);
   } catch (error) {
     if (generation !== state.generation) return;
     state.ready = null;
@@ -254,6 +323,7 @@ export async function connect(url) {
     return;
   }
   state.client = client;
+  connectedUrl = url;
   connectBar.connect.disabled = false;
   connectBar.connect.hidden = true;
   connectBar.disconnect.hidden = false;

@@ -69,6 +69,15 @@ pub enum Error {
         /// What is wrong.
         reason: String,
     },
+    /// A tool's `structuredContent` does not match the `outputSchema` it
+    /// was listed with (see [`crate::ClientOptions::validate_structured_content`]).
+    #[error("the structured content of tool {tool:?} does not match its output schema at {error}")]
+    InvalidStructuredContent {
+        /// The tool.
+        tool: String,
+        /// Where and why.
+        error: crate::protocol::schema::SchemaError,
+    },
     /// A call before `initialize` completed, or after the handshake failed.
     #[error("the session is not initialized")]
     NotInitialized,

@@ -46,6 +46,33 @@ fn granted(acknowledgement: &Notification) -> Option<ListenFilter> {
     }
 }
 
+/// The notification a 2026-07-28 subscription yields after its listen
+/// stream broke and was opened again: what changed in between cannot be
+/// replayed (that revision has none), so re-list what you show. Its params
+/// say why: `{"reason": "..."}`.
+pub const RESYNC: &str = "notifications/mcp-edge/resync";
+
+/// How many times in a row reopening a broken listen may fail before the
+/// subscription ends with the error.
+const MAX_REOPEN_FAILURES: u32 = 8;
+
+/// The wait before reopening attempt `failures` (0-based): 250 ms doubling
+/// to at most 30 s, with jitter (50-100 %), so clients cut at once by a
+/// proxy do not all come back at once.
+fn reopen_delay(failures: u32) -> Duration {
+    let base = 250.0 * 2f64.powi(failures.min(7) as i32);
+    Duration::from_millis((base.min(30_000.0) * (0.5 + crate::runtime::random_unit() / 2.0)) as u64)
+}
+
+/// A 2026-07-28 subscription that reopens itself when its stream breaks.
+struct Reopen {
+    client: Client,
+    failures: u32,
+    pending: Option<BoxFuture<'static, Result<Subscription, Error>>>,
+    /// Why the stream broke, for the resync notification.
+    reason: String,
+}
+
 /// An open subscription: a stream of the notifications it asked for.
 ///
 /// The stream ends when the server ends the subscription or the session
@@ -69,6 +96,9 @@ pub struct Subscription {
     /// The handshake era: the resources subscribed for it, and the client
     /// that unsubscribes them.
     pub(crate) subscribed: Option<(Client, Vec<String>)>,
+    /// 2026-07-28 with [`crate::ClientOptions::reopen_listens`]: reopens a
+    /// broken listen and yields [`RESYNC`].
+    reopen: Option<Reopen>,
     ended: bool,
 }
 
@@ -159,6 +189,69 @@ impl Subscription {
     }
 }
 
+/// The session was closed on purpose: nothing to reopen.
+fn is_closed_by_us(error: &TransportError) -> bool {
+    matches!(error, TransportError::Closed(reason) if reason.contains("client closed") || reason.contains("detached"))
+}
+
+impl Reopen {
+    fn start(&mut self, filter: &ListenFilter) {
+        let client = self.client.clone();
+        let filter = filter.clone();
+        let delay = reopen_delay(self.failures);
+        self.pending = Some(boxed(async move {
+            sleep(delay).await;
+            client.listen_without_reopen(filter).await
+        }));
+    }
+}
+
+impl Subscription {
+    /// Drives a reopening: on success the new listen takes this one's place
+    /// and [`RESYNC`] is yielded; on failure it is tried again (capped), then
+    /// the subscription ends with the error.
+    fn poll_reopen(&mut self, cx: &mut Context<'_>) -> Poll<Option<Result<Notification, Error>>> {
+        let Some(reopen) = self.reopen.as_mut() else { return Poll::Ready(None) };
+        let Some(pending) = reopen.pending.as_mut() else { return Poll::Ready(None) };
+        let outcome = match pending.as_mut().poll(cx) {
+            Poll::Pending => return Poll::Pending,
+            Poll::Ready(outcome) => outcome,
+        };
+        reopen.pending = None;
+        match outcome {
+            Ok(mut fresh) => {
+                reopen.failures = 0;
+                let reason = std::mem::take(&mut reopen.reason);
+                let _ = self.commands.unbounded_send(Command::Unwatch { key: self.key.clone() });
+                // The new listen's routes and answer become this one's; it
+                // must not cancel them when dropped.
+                fresh.ended = true;
+                self.key = fresh.key.clone();
+                self.granted = fresh.granted.clone();
+                std::mem::swap(&mut self.events, &mut fresh.events);
+                self.answer = fresh.answer.take();
+                self.early.extend(fresh.early.drain(..));
+                self.ending = None;
+                let params = serde_json::json!({ "reason": reason });
+                Poll::Ready(Some(Ok(Notification { method: RESYNC.into(), params: Some(params) })))
+            }
+            Err(error) if reopen.failures + 1 >= MAX_REOPEN_FAILURES => {
+                log::warn!("giving up on subscription {}: {error}", self.key);
+                self.reopen = None;
+                self.ended = true;
+                let _ = self.commands.unbounded_send(Command::Unwatch { key: self.key.clone() });
+                Poll::Ready(Some(Err(error)))
+            }
+            Err(error) => {
+                reopen.failures += 1;
+                log::debug!("reopening subscription {} failed ({error}); trying again", self.key);
+                reopen.start(&self.requested);
+                self.poll_reopen(cx)
+            }
+        }
+    }
+}
+
 impl Stream for Subscription {
     type Item = Result<Notification, Error>;
 
@@ -169,6 +262,9 @@ impl Stream for Subscription {
         }
         if this.ended {
             return Poll::Ready(None);
+        }
+        if this.reopen.as_ref().is_some_and(|reopen| reopen.pending.is_some()) {
+            return this.poll_reopen(cx);
         }
         loop {
             let drained = match this.events.poll_next_unpin(cx) {
@@ -203,6 +299,16 @@ impl Stream for Subscription {
                 // `{resultType: "complete"}`: the server ended it gracefully,
                 // and so did a server `notifications/cancelled`.
                 Ok(Ok(_)) | Ok(Err(Error::Cancelled { .. })) => None,
+                // The stream broke (a proxy cut it, the server restarted):
+                // reopen it rather than end, if asked to.
+                Ok(Err(Error::Transport(error))) if this.reopen.is_some() && !is_closed_by_us(&error) => {
+                    if let Some(reopen) = this.reopen.as_mut() {
+                        reopen.reason = error.to_string();
+                        log::warn!("subscription {} broke ({error}): opening it again", this.key);
+                        reopen.start(&this.requested);
+                    }
+                    return this.poll_reopen(cx);
+                }
                 Ok(Err(error)) => Some(error.typed()),
                 Err(_) => None,
             });
@@ -250,6 +356,16 @@ impl Client {
     /// changes come on the session's stream. Open several at once freely;
     /// to change a filter, open a new one and close the old.
     pub async fn listen(&self, filter: ListenFilter) -> Result<Subscription, Error> {
+        let mut subscription = self.listen_without_reopen(filter).await?;
+        if self.inner.options.reopen_listens && subscription.subscribed.is_none() {
+            subscription.reopen =
+                Some(Reopen { client: self.clone(), failures: 0, pending: None, reason: String::new() });
+        }
+        Ok(subscription)
+    }
+
+    /// [`Client::listen`], ending for good when the stream breaks.
+    pub(crate) async fn listen_without_reopen(&self, filter: ListenFilter) -> Result<Subscription, Error> {
         let negotiated = self.negotiated().ok_or(Error::NotInitialized)?;
         if filter.is_empty() {
             return Err(Error::InvalidArgument("the subscription asks for no notifications".into()));
@@ -292,6 +408,7 @@ impl Client {
             answer: None,
             ending: None,
             subscribed: None,
+            reopen: None,
             ended: false,
         }
     }

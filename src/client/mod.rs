@@ -28,6 +28,7 @@ mod listen;
 pub(crate) mod negotiate;
 mod options;
 mod request;
+mod snapshot;
 pub(crate) mod stateless;
 
 use std::collections::BTreeMap;
@@ -43,22 +44,24 @@ pub use error::Error;
 pub use handlers::{
     HandlerResult, NotificationFn, NotificationListener, RequestContext, RequestHandler, apply_elicitation_defaults,
 };
-pub use listen::Subscription;
+pub use listen::{RESYNC, Subscription};
 #[cfg(not(target_arch = "wasm32"))]
 pub use negotiate::connect_stdio;
 pub use negotiate::{
-    ConnectOptions, EraVerdict, TransportChoice, VERDICT_MAX_AGE, connect_url, connect_url_with_http, forget_era,
-    forget_transport, remembered_era, remembered_transport,
+    ConnectOptions, EraVerdict, Reached, TransportChoice, VERDICT_MAX_AGE, VERDICTS_VERSION, Verdicts, connect_url,
+    connect_url_with_http, export_verdicts, forget_era, forget_transport, import_verdicts, remembered_era,
+    remembered_transport, restore_url, restore_url_with_http,
 };
 pub use options::{
     ClientOptions, DEFAULT_MAX_INPUT_ROUNDS, DEFAULT_REQUEST_TIMEOUT, EraChoice, EventFn, EventListener,
     ProgressCallback, ProgressFn, RequestOptions, SessionEvent,
 };
+pub use snapshot::{SNAPSHOT_VERSION, Snapshot, SnapshotEra};
 
 use crate::protocol::types::InitializeResult;
 use crate::protocol::{Era, Notification, ProtocolVersion};
 use crate::runtime::{MaybeSend, MaybeSync};
-use crate::transport::{Transport, TransportError, TransportKind};
+use crate::transport::{SessionView, Transport, TransportError, TransportKind};
 use driver::{Command, SessionLoop};
 
 /// What the handshake settled.
@@ -92,6 +95,10 @@ struct Inner {
     /// Stateless era: the stop signals of the listens that stand for
     /// `resources/subscribe` (dropped with the client, which ends them).
     kept_listens: Mutex<std::collections::HashMap<String, oneshot::Sender<()>>>,
+    /// The transport's session, for [`Client::snapshot`].
+    session_view: Option<Arc<dyn SessionView>>,
+    /// The `outputSchema` of every tool listed so far, by name.
+    output_schemas: Mutex<std::collections::HashMap<String, Value>>,
 }
 
 /// A connection to one MCP server. Clone it freely: clones share the session.
@@ -117,10 +124,14 @@ impl Client {
     pub fn new<T: Transport>(transport: T, options: ClientOptions) -> (Client, Driver) {
         let (commands, receiver) = mpsc::unbounded();
         let transport_kind = transport.kind();
+        let session_view = transport.session_view();
         let handlers = Arc::new(options.handlers.clone());
         let mut listeners = options.notification_listeners.clone();
+        // What the server sends unprompted has somewhere to go: its stream
+        // is opened with the session (else once something needs it).
+        let stream_wanted = !listeners.is_empty() || !options.handlers.is_empty();
         let stateless = stateless::StatelessState::shared(&mut listeners);
-        let driver = Driver::new(SessionLoop::new(transport, receiver, handlers, listeners));
+        let driver = Driver::new(SessionLoop::new(transport, receiver, handlers, listeners, stream_wanted));
         let inner = Inner {
             commands,
             next_id: AtomicI64::new(0),
@@ -132,6 +143,8 @@ impl Client {
             stateless,
             subscribed: Mutex::new(BTreeMap::new()),
             kept_listens: Mutex::new(std::collections::HashMap::new()),
+            session_view,
+            output_schemas: Mutex::new(std::collections::HashMap::new()),
         };
         (Client { inner: Arc::new(inner) }, driver)
     }
@@ -222,9 +235,58 @@ impl Client {
             }
             (state.generation, stateless.then_some(negotiated.version))
         };
-        match generation {
+        let tool = match (method, &params) {
+            (crate::protocol::methods::TOOLS_CALL, Some(params)) => {
+                params.get("name").and_then(Value::as_str).map(str::to_owned)
+            }
+            _ => None,
+        };
+        let result = match generation {
             (_, Some(version)) => self.stateless_request(method, params, options, version).await,
             (generation, None) => self.handshake_request(method, params, options, generation).await,
+        }?;
+        if self.inner.options.validate_structured_content {
+            self.check_output(method, tool.as_deref(), &result)?;
+        }
+        Ok(result)
+    }
+
+    /// Remembers the output schemas a `tools/list` page names, and checks a
+    /// `tools/call` result's `structuredContent` against its tool's.
+    fn check_output(&self, method: &str, tool: Option<&str>, result: &Value) -> Result<(), Error> {
+        let mut schemas = self.inner.output_schemas.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        match (method, tool) {
+            (crate::protocol::methods::TOOLS_LIST, _) => {
+                for listed in result.get("tools").and_then(Value::as_array).into_iter().flatten() {
+                    if let Some(name) = listed.get("name").and_then(Value::as_str) {
+                        match listed.get("outputSchema") {
+                            Some(schema) if schema.is_object() => schemas.insert(name.to_owned(), schema.clone()),
+                            _ => schemas.remove(name),
+                        };
+                    }
+                }
+                Ok(())
+            }
+            (crate::protocol::methods::TOOLS_CALL, Some(tool)) => {
+                // A tool error's content need not match (the spec checks
+                // results, and an error carries its message instead).
+                let failed = result.get("isError").and_then(Value::as_bool).unwrap_or(false);
+                match (schemas.get(tool), result.get("structuredContent")) {
+                    (Some(schema), Some(content)) if !failed => crate::protocol::schema::validate(schema, content)
+                        .map_err(|error| Error::InvalidStructuredContent { tool: tool.to_owned(), error }),
+                    (Some(_), None) if !failed && result.get("resultType").is_none_or(|t| t == "complete") => {
+                        Err(Error::InvalidStructuredContent {
+                            tool: tool.to_owned(),
+                            error: crate::protocol::schema::SchemaError {
+                                path: "/".into(),
+                                message: "the tool has an output schema but the result no structuredContent".into(),
+                            },
+                        })
+                    }
+                    _ => Ok(()),
+                }
+            }
+            _ => Ok(()),
         }
     }
 

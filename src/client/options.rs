@@ -112,6 +112,18 @@ pub struct ClientOptions {
     /// notification arrives (default true). [`crate::Client::clear_cache`]
     /// empties it.
     pub result_cache: bool,
+    /// A 2026-07-28 [`crate::Client::listen`] whose stream breaks (an edge
+    /// proxy cuts idle streams at about 100 s) is opened again by itself,
+    /// with capped, jittered backoff, and yields a
+    /// [`crate::client::RESYNC`] notification: changes in between are lost,
+    /// so re-list. Default true; false ends the subscription with the error.
+    pub reopen_listens: bool,
+    /// Check every tool result's `structuredContent` against the
+    /// `outputSchema` its tool was listed with (the spec's SHOULD), with an
+    /// interpreting validator ([`crate::protocol::schema`]: no code
+    /// generation, so it works in workerd); a mismatch fails the call with
+    /// [`super::Error::InvalidStructuredContent`] naming the path. Default true.
+    pub validate_structured_content: bool,
     /// The key the era verdict is cached under (the URL, the command line).
     pub(crate) era_cache_key: Option<String>,
     /// The authorization in use: request timeouts leave out the time it
@@ -150,6 +162,8 @@ impl Default for ClientOptions {
             max_input_rounds: DEFAULT_MAX_INPUT_ROUNDS,
             probe_timeout: PROBE_TIMEOUT,
             result_cache: true,
+            reopen_listens: true,
+            validate_structured_content: true,
             tasks: false,
             task_timeout: std::time::Duration::from_secs(10 * 60),
             era_cache_key: None,

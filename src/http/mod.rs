@@ -12,12 +12,14 @@ use std::fmt;
 use crate::Cause;
 use crate::runtime::{BoxFuture, BoxStream, MaybeSend, MaybeSync};
 
+mod budget;
 #[cfg(not(target_arch = "wasm32"))]
 mod native;
 pub(crate) mod url;
 #[cfg(target_arch = "wasm32")]
 mod web;
 
+pub use budget::{Budgeted, DEFAULT_MAX_CONNECTIONS};
 #[cfg(not(target_arch = "wasm32"))]
 pub use native::NativeHttp as DefaultHttp;
 #[cfg(target_arch = "wasm32")]

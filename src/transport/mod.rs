@@ -65,13 +65,34 @@ pub trait Transport: MaybeSend + 'static {
     }
 
     /// `notifications/initialized` was delivered: the session is open. HTTP
-    /// transports open the server's GET stream here. The future resolves
+    /// transports open the server's GET stream here unless they open it
+    /// lazily ([`Transport::open_server_stream`]). The future resolves
     /// once what the server sends unprompted can arrive (the stream is open,
     /// or refused), so a server request sent right after the handshake is
     /// not lost; the caller bounds the wait.
     fn on_initialized(&mut self) -> BoxFuture<'static, ()> {
         crate::runtime::boxed(async {})
     }
+
+    /// Something needs what the server sends unprompted (a listener, a
+    /// subscription, a handler for server requests): HTTP transports open
+    /// the standalone GET stream now, if they have not yet in this session.
+    /// Resolves like [`Transport::on_initialized`]'s future.
+    fn open_server_stream(&mut self) -> BoxFuture<'static, ()> {
+        crate::runtime::boxed(async {})
+    }
+
+    /// A live view of the session this transport carries (HTTP: its
+    /// `Mcp-Session-Id` and the server stream's last event id), read by
+    /// [`crate::Client::snapshot`]. Taken once, before the transport moves
+    /// into the session loop. `None`: nothing to keep (stdio, memory).
+    fn session_view(&self) -> Option<std::sync::Arc<dyn SessionView>> {
+        None
+    }
+
+    /// Continues a session another client started (from a snapshot): the
+    /// next request carries its session id and version, with no handshake.
+    fn resume_session(&mut self, _session: TransportSession, _version: ProtocolVersion) {}
 
     /// Ends the connection gracefully. For stdio: close the server's stdin,
     /// then SIGTERM, then SIGKILL. For HTTP: DELETE the session.
@@ -81,6 +102,25 @@ pub trait Transport: MaybeSend + 'static {
     /// exchange can be aborted, a stdio server can be started again); its
     /// [`Display`](std::fmt::Display) is the short name shown to people.
     fn kind(&self) -> TransportKind;
+}
+
+/// What a transport keeps of a session, for [`crate::Client::snapshot`].
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TransportSession {
+    /// The server's `Mcp-Session-Id`, if it assigned one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub session_id: Option<String>,
+    /// The last event id seen on the standalone GET stream (a restored
+    /// client resumes it from there with `Last-Event-ID`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_event_id: Option<String>,
+}
+
+/// Reads a transport's [`TransportSession`] while the session loop owns it.
+pub trait SessionView: MaybeSend + crate::runtime::MaybeSync {
+    /// The session as it stands now.
+    fn session(&self) -> TransportSession;
 }
 
 /// The kinds of transport the engine knows how to treat.

@@ -25,10 +25,10 @@ use wasm_bindgen_futures::future_to_promise;
 
 pub use self::listen::McpSubscription;
 
-use self::convert::{WebError, object_from_js, serialize_to_js, to_js};
+use self::convert::{WebError, from_js, object_from_js, serialize_to_js, to_js};
 use self::handlers::notify_listener;
 use self::options::{CallOptions, Connect, abortable, connect_options};
-use crate::client::{Client, Error, connect_url_with_http};
+use crate::client::{Client, Error, Snapshot, connect_url_with_http, restore_url_with_http};
 use crate::http::DefaultHttp;
 use crate::protocol::{Era, ProtocolVersion, methods};
 
@@ -152,6 +152,90 @@ impl McpClient {
         })
     }
 
+    /// Continues a session from `McpClient.snapshot()`'s object (kept in a
+    /// worker's KV or Durable Object, or a page's storage) with the server at
+    /// `url`: no handshake, no probe, no GET stream until something needs
+    /// it; the first request goes straight out. A server that forgot the
+    /// session answers 404 and a new one is started transparently. `options`
+    /// are `connect`'s (handlers, auth: tokens come from its store, never
+    /// from the snapshot).
+    #[wasm_bindgen(unchecked_return_type = "Promise<McpClient>")]
+    pub fn restore(
+        #[wasm_bindgen(unchecked_param_type = "ClientSnapshot")] snapshot: JsValue,
+        url: String,
+        #[wasm_bindgen(unchecked_optional_param_type = "ConnectOptions")] options: JsValue,
+    ) -> Promise {
+        let connect = connect_options(&url, &options);
+        let snapshot = from_js(&snapshot, "snapshot").and_then(|value| {
+            let value = value.ok_or_else(|| WebError::Type("snapshot must be McpClient.snapshot()'s object".into()))?;
+            serde_json::from_value::<Snapshot>(value)
+                .map_err(|e| WebError::Type(format!("snapshot is not McpClient.snapshot()'s object: {e}")))
+        });
+        promise(async move {
+            let snapshot = snapshot?;
+            let Connect { mut connect, credentials, client, auth } = connect?;
+            let http = match credentials {
+                Some(credentials) => DefaultHttp::with_credentials(credentials),
+                None => DefaultHttp::new(),
+            };
+            if let Some(auth) = auth {
+                auth.finish_redirect(&url).await?;
+                connect.auth = Some(auth.provider());
+            }
+            let client = restore_url_with_http(http, &url, &snapshot, connect, client).await?;
+            Ok(McpClient { client }.into())
+        })
+    }
+
+    /// The session as a plain JSON-serializable object (`version`, `era`,
+    /// `protocolVersion`, `sessionId`, `server`, the `server/discover`
+    /// result and when it came, `lastEventId`, `takenAt`) for
+    /// `McpClient.restore`; never a token. `undefined` before the session
+    /// is settled.
+    #[wasm_bindgen(unchecked_return_type = "ClientSnapshot | undefined")]
+    pub fn snapshot(&self) -> JsValue {
+        match self.client.snapshot() {
+            Some(snapshot) => serialize_to_js(&snapshot).unwrap_or(JsValue::UNDEFINED),
+            None => JsValue::UNDEFINED,
+        }
+    }
+
+    /// What servers were found to speak (era and transport verdicts, each
+    /// with when it was reached), as a plain object for the storage the
+    /// page chooses (`localStorage`, IndexedDB); `McpClient.importVerdicts`
+    /// puts it back after a reload, so the next `connect` does not probe.
+    #[wasm_bindgen(js_name = exportVerdicts, unchecked_return_type = "Verdicts")]
+    pub fn export_verdicts() -> JsValue {
+        serialize_to_js(&crate::client::negotiate::persist::export()).unwrap_or(JsValue::UNDEFINED)
+    }
+
+    /// Adds verdicts from `McpClient.exportVerdicts()` (expired or unknown
+    /// entries are skipped; today's expiry rules hold from when each was
+    /// reached). Load the module first (`await init()`, or any `connect`).
+    #[wasm_bindgen(js_name = importVerdicts)]
+    pub fn import_verdicts(
+        #[wasm_bindgen(unchecked_param_type = "Verdicts")] verdicts: JsValue,
+    ) -> Result<(), JsValue> {
+        let value = from_js(&verdicts, "verdicts").map_err(JsValue::from)?.unwrap_or(Value::Null);
+        let verdicts = serde_json::from_value::<crate::client::negotiate::persist::Verdicts>(value).map_err(|e| {
+            JsValue::from(WebError::Type(format!("verdicts is not McpClient.exportVerdicts()'s object: {e}")))
+        })?;
+        crate::client::negotiate::persist::import(&verdicts);
+        Ok(())
+    }
+
+    /// Stops this client without ending the session on the server (no
+    /// DELETE), so a later `McpClient.restore` continues it; pending
+    /// requests reject. Take the snapshot first.
+    #[wasm_bindgen(unchecked_return_type = "Promise<void>")]
+    pub fn detach(&self) -> Promise {
+        let client = self.client.clone();
+        promise(async move {
+            client.detach().await;
+            Ok(JsValue::UNDEFINED)
+        })
+    }
+
     /// Finishes a redirect-mode authorization whose answer is `url` (the
     /// URL the authorization server sent the browser to), for apps whose
     /// router consumed the page's URL before `connect` could read it: the
@@ -231,6 +315,11 @@ impl McpClient {
     /// get a `subscriptions/listen` request, older ones `resources/subscribe`
     /// (list changes come on the session's stream). Resolves once the server
     /// acknowledged it; only what the server's capabilities offer is asked for.
+    /// A 2026-07-28 listen stream that breaks (edge proxies cut idle streams)
+    /// is opened again by itself, with capped jittered backoff, and `listener`
+    /// gets `{method: "notifications/mcp-edge/resync", params: {reason}}`:
+    /// changes in between are lost, so re-list (option `reopenListens: false`
+    /// ends the subscription instead).
     #[wasm_bindgen(unchecked_return_type = "Promise<McpSubscription>")]
     pub fn listen(
         &self,

@@ -59,6 +59,18 @@ pub(crate) fn connect_options(url: &str, options: &JsValue) -> Result<Connect, W
     if let Some(open) = bool_property(options, "openServerStream", OWNER)? {
         connect.open_server_stream = open;
     }
+    if let Some(eager) = bool_property(options, "eagerServerStream", OWNER)? {
+        connect.eager_server_stream = eager;
+    }
+    let limit = if options.is_object() { js_sys::Reflect::get(options, &"maxConnections".into()).ok() } else { None };
+    match limit.filter(|value| !value.is_undefined()) {
+        None => {}
+        Some(value) if value.is_null() => connect.max_connections = None,
+        Some(value) => match value.as_f64() {
+            Some(n) if n >= 1.0 && n.fract() == 0.0 => connect.max_connections = Some(n as usize),
+            _ => return Err(WebError::Type("options.maxConnections must be a whole number from 1, or null".into())),
+        },
+    }
     let auth = auth_options(url, options)?;
     let credentials = match string_property(options, "credentials", OWNER)?.as_deref() {
         None => None,
@@ -105,6 +117,9 @@ pub(crate) fn connect_options(url: &str, options: &JsValue) -> Result<Connect, W
     }
     if let Some(cache) = bool_property(options, "resultCache", OWNER)? {
         client.result_cache = cache;
+    }
+    if let Some(reopen) = bool_property(options, "reopenListens", OWNER)? {
+        client.reopen_listens = reopen;
     }
     client = handlers(options, client)?;
     Ok(Connect { connect, credentials, client, auth })

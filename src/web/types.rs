@@ -17,6 +17,39 @@ export type ProtocolVersion = "2024-11-05" | "2025-03-26" | "2025-06-18" | "2025
 /** How a session is set up (`McpClient.era`): with the `initialize`
  * handshake (2024-11-05 to 2025-11-25), or statelessly (2026-07-28). */
 export type Era = "handshake" | "stateless";
+
+/** What `McpClient.exportVerdicts()` returns: which era and transport each
+ * server was found to speak, and when (ms since the epoch). */
+export interface Verdicts {
+  version: 1;
+  era: { [server: string]: { verdict: "handshake" | ProtocolVersion; at: number } };
+  transport: { [url: string]: { verdict: "streamable-http" | "sse"; at: number } };
+}
+
+/** What `McpClient.snapshot()` returns and `McpClient.restore()` takes: plain
+ * JSON, safe to keep in KV, a Durable Object or `localStorage` (no token is
+ * ever in it). `version` is the shape's version (1); another is refused. */
+export interface ClientSnapshot {
+  version: 1;
+  era: Era;
+  protocolVersion: ProtocolVersion;
+  transport: "streamable-http";
+  /** The server's `Mcp-Session-Id` (handshake era). */
+  sessionId?: string;
+  /** The GET stream's last event id, where a restored client resumes it. */
+  lastEventId?: string;
+  /** What the server said of itself (initialize's result, or its shape made from server/discover). */
+  server: { protocolVersion: string; capabilities: ServerCapabilities; serverInfo: Implementation; instructions?: string };
+  /** The raw `server/discover` result (2026-07-28). */
+  discover?: JsonObject;
+  /** When that result came (ms since the epoch); with its `ttlMs` it says whether it is still fresh (a restored client
+   * sends at once either way; call `discover()` for current capabilities). */
+  discoveredAt?: number;
+  /** The key the era verdict is cached under (the URL). */
+  verdictKey?: string;
+  /** When the snapshot was taken (ms since the epoch). */
+  takenAt: number;
+}
 /** The transport a client uses. */
 export type TransportKind = "streamable-http" | "sse (legacy)";
 /** A JSON-RPC request id. */
@@ -492,8 +525,21 @@ export interface ConnectOptions {
   /** OAuth 2.1 for servers that ask for authorization (401): credentials on
    * every request, the flow on 401, step-up on 403 `insufficient_scope`. */
   auth?: AuthOptions;
-  /** Open the GET stream for messages the server sends unprompted (default true). */
+  /** Whether the GET stream for messages the server sends unprompted may be
+   * opened (default true). It is opened when something needs it: a
+   * notification listener, a subscription, a sampling, elicitation or roots
+   * handler. */
   openServerStream?: boolean;
+  /** Open that stream right after every handshake, needed or not (default
+   * false: an unneeded stream costs a connection, and workerd allows six). */
+  eagerServerStream?: boolean;
+  /** Reopen a 2026-07-28 `listen` stream that broke, telling its listener with a
+   * `notifications/mcp-edge/resync` notification (default true). */
+  reopenListens?: boolean;
+  /** The most HTTP exchanges this client runs at once (POSTs with their reply
+   * streams, the GET stream); the rest wait their turn. Default 6 (workerd's
+   * limit of simultaneous outgoing connections per request); `null`: none. */
+  maxConnections?: number | null;
   /** Answers `sampling/createMessage`; declares the `sampling` capability. */
   sampling?: (params: CreateMessageRequestParams, extra: RequestHandlerExtra) => Promise<CreateMessageResult> | CreateMessageResult;
   /** Answers `elicitation/create`; declares the `elicitation` capability. */

@@ -13,9 +13,14 @@
 // exits 1 on a failure.
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
+import { startCountingProxy } from './counting-proxy.mjs';
 import { startOAuthPeer } from './www-oauth-peer.mjs';
 
-const [site, server, shots, rmcp] = process.argv.slice(2);
+const [site, upstream, shots, rmcp] = process.argv.slice(2);
+// server-everything behind a proxy that logs every request it gets: the
+// server's request log the reload check reads.
+const proxy = await startCountingProxy(upstream);
+const server = proxy.url;
 const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
 const STEP_MS = 30_000;
 
@@ -324,6 +329,21 @@ try {
     return `${status}; the log got ${JSON.stringify((await entry.textContent()).slice(0, 90))}; stopped`;
   });
 
+  await check('reload keeps the session', async () => {
+    const mark = proxy.log.length;
+    await page.reload();
+    await page.locator('#status[data-state="connected"]').waitFor();
+    await tool('trigger-elicitation-request').waitFor();
+    const sent = proxy.since(mark);
+    if (sent.includes('POST initialize')) {
+      const notes = (await page.locator('#events').innerText()).split('\n').filter((l) => /session|reload/i.test(l));
+      throw new Error(`a new initialize after the reload: ${sent.join(', ')}; the page noted: ${notes.join(' | ')}`);
+    }
+    expect(!sent.includes('DELETE'), `the reload ended the session: ${sent.join(', ')}`);
+    const seen = [...new Set(sent)].join(', ');
+    return `no initialize and no DELETE in the server's log after the reload (${sent.length} requests: ${seen})`;
+  });
+
   await check('stateless era (rmcp)', async () => {
     expect(rmcp, 'no rmcp peer URL given');
     await reconnect(rmcp, 'auto');
@@ -418,5 +438,6 @@ try {
 } finally {
   await browser.close();
   await oauth.close();
+  await proxy.close();
 }
 process.exit(failed ? 1 : 0);

@@ -50,6 +50,8 @@ const now = () => performance.now() - started; // ms since start, for /stats
 const stats = {
   cuts: 0, byteCuts: 0, cleanCuts: 0, midEventCuts: 0, midCharCuts: 0, posts: 0, resumes: 0, standaloneGets: 0,
   refused405: 0, expired: 0, deletes: 0, notFound404: 0, cutLog: [], resumeLog: [],
+  // The method of every POSTed message, in order.
+  methods: [],
 };
 
 const sessions = new Map(); // session id -> { streams: Map<streamId, stream> }
@@ -160,6 +162,7 @@ function sessionOf(req, res) {
 
 function onPost(req, res, message) {
   stats.posts++;
+  stats.methods.push(message.method ?? "(reply)");
   if (message.method === "initialize") {
     const id = `chaos-${++nextSession}-${Math.floor(random() * 1e9).toString(36)}`;
     sessions.set(id, { streams: new Map() });

@@ -324,6 +324,18 @@ pub fn drain(mut pipe: impl std::io::Read + Send + 'static) -> std::thread::Join
     })
 }
 
+/// A new, empty directory for one CLI run's `XDG_CACHE_HOME`: the CLI keeps
+/// what servers speak there between runs, and test servers on reused ports
+/// must not inherit another test's verdicts.
+pub fn fresh_cache_dir() -> PathBuf {
+    static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let dir = std::env::temp_dir().join(format!("mcp-edge-test-cache-{}-{n}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("a temporary cache directory");
+    dir
+}
+
 /// What a finished process printed, as text.
 #[derive(Debug)]
 pub struct Finished {
@@ -339,6 +351,9 @@ pub struct Finished {
 /// kills it and fails the test after `deadline`. Blocking: the tests that
 /// run the CLI call it from their own thread.
 pub fn run_to_end(mut command: std::process::Command, deadline: Duration, what: &str) -> Finished {
+    if !command.get_envs().any(|(name, _)| name == "XDG_CACHE_HOME" || name == "HOME") {
+        command.env("XDG_CACHE_HOME", fresh_cache_dir());
+    }
     let mut child = command
         .stdin(Stdio::null())
         .stdout(Stdio::piped())

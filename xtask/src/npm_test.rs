@@ -73,6 +73,11 @@ pub fn package_test() -> Res {
                 c
             },
         ),
+        ("Node 22: snapshot and restore", &[("node-restore", "Node 22: a restored client, one request")], {
+            let mut c = cmd(&node22);
+            c.arg("edge-node.mjs").arg(url).current_dir(&project);
+            c
+        }),
         ("Deno", &[("deno", "Deno"), ("deno-lite", "Deno, mcp-edge/lite")], {
             let mut c = cmd(&deno);
             c.args(["run", "--allow-net=127.0.0.1", "--allow-read", "smoke.mjs"])
@@ -98,7 +103,12 @@ pub fn package_test() -> Res {
         }),
         (
             "Cloudflare workerd",
-            &[("workerd", "Cloudflare workerd"), ("workerd-lite", "Cloudflare workerd, mcp-edge/lite")],
+            &[
+                ("workerd", "Cloudflare workerd"),
+                ("workerd-lite", "Cloudflare workerd, mcp-edge/lite"),
+                ("workerd-restore", "workerd: a snapshot restored in a second process, one request"),
+                ("workerd-budget", "workerd: 20 concurrent calls with a listener open"),
+            ],
             {
                 let mut c = cmd(&node22);
                 c.arg(tools.join("workerd.mjs")).arg(&project).arg(url);

@@ -66,6 +66,19 @@ pub async fn connect(
     auth: &AuthArgs,
     options: ClientOptions,
 ) -> Result<Client, Error> {
+    // What earlier runs found, so this one need not probe again.
+    crate::verdicts::load();
+    let connected = open(target, transport, auth, options).await;
+    crate::verdicts::save();
+    connected
+}
+
+async fn open(
+    target: &Target,
+    transport: TransportChoice,
+    auth: &AuthArgs,
+    options: ClientOptions,
+) -> Result<Client, Error> {
     match target {
         Target::Http { url, headers, sse } => {
             let transport = if *sse && transport == TransportChoice::Auto { TransportChoice::Sse } else { transport };

@@ -24,6 +24,8 @@ mod progress;
 mod servers;
 #[cfg(not(target_arch = "wasm32"))]
 mod shell;
+#[cfg(not(target_arch = "wasm32"))]
+mod verdicts;
 
 #[cfg(not(target_arch = "wasm32"))]
 fn main() -> std::process::ExitCode {

@@ -52,6 +52,9 @@ pub(crate) enum Command {
     /// `notifications/initialized` was delivered; `ready` gets what
     /// resolves once the transport can receive unprompted server messages.
     Initialized { ready: oneshot::Sender<BoxFuture<'static, ()>> },
+    /// The session was restored from a snapshot: no handshake, but what
+    /// `Initialized` sets up (the server stream, if needed) without waiting.
+    Restored,
     /// Add a notification listener.
     Listen(NotificationListener),
     /// Route a subscription's notifications to `watch.sink`, from now on.
@@ -63,6 +66,9 @@ pub(crate) enum Command {
     Stateless,
     /// Fail everything pending and close the transport.
     Close { done: oneshot::Sender<()> },
+    /// Fail everything pending and stop, leaving the session open on the
+    /// server (no DELETE): the transport is dropped, not closed.
+    Detach { done: oneshot::Sender<()> },
 }
 
 struct Pending {
@@ -113,6 +119,13 @@ pub(crate) struct SessionLoop<T: Transport> {
     close_waiters: Vec<oneshot::Sender<()>>,
     /// Stateless era: server requests are protocol violations, not answered.
     stateless: bool,
+    /// Something needs the server's unprompted messages (a listener, a
+    /// subscription, a handler): the transport's server stream is opened
+    /// with every session.
+    stream_wanted: bool,
+    /// A session is open whose server stream was not opened (nothing
+    /// needed it yet): opened when something does.
+    stream_deferred: bool,
 }
 
 impl<T: Transport> SessionLoop<T> {
@@ -121,6 +134,7 @@ impl<T: Transport> SessionLoop<T> {
         commands: mpsc::UnboundedReceiver<Command>,
         handlers: Arc<HashMap<String, Arc<dyn RequestHandler>>>,
         listeners: Vec<NotificationListener>,
+        stream_wanted: bool,
     ) -> Self {
         SessionLoop {
             transport,
@@ -139,6 +153,34 @@ impl<T: Transport> SessionLoop<T> {
             transport_released: false,
             close_waiters: Vec::new(),
             stateless: false,
+            stream_wanted,
+            stream_deferred: false,
+        }
+    }
+
+    /// The session is open: the transport hears so, and the server stream
+    /// is opened if something needs it (else deferred until something
+    /// does). Resolves when what the server sends unprompted can arrive.
+    fn session_opened(&mut self) -> BoxFuture<'static, ()> {
+        let initialized = self.transport.on_initialized();
+        if !self.stream_wanted {
+            self.stream_deferred = true;
+            return initialized;
+        }
+        self.stream_deferred = false;
+        let opened = self.transport.open_server_stream();
+        boxed(async move {
+            initialized.await;
+            opened.await;
+        })
+    }
+
+    /// Something needs the server stream from now on.
+    fn want_stream(&mut self) {
+        self.stream_wanted = true;
+        if std::mem::take(&mut self.stream_deferred) {
+            // Nobody waits for it: what it brings goes to the listeners.
+            drop(self.transport.open_server_stream());
         }
     }
 
@@ -199,16 +241,33 @@ impl<T: Transport> SessionLoop<T> {
             }
             Command::Negotiated(version) => self.transport.set_protocol_version(version),
             Command::Initialized { ready } => {
-                let _ = ready.send(self.transport.on_initialized());
+                let opened = self.session_opened();
+                let _ = ready.send(opened);
             }
-            Command::Listen(listener) => self.listeners.push(listener),
+            Command::Restored => drop(self.session_opened()),
+            Command::Listen(listener) => {
+                self.listeners.push(listener);
+                self.want_stream();
+            }
             Command::Watch { key, watch } => {
+                // A handshake-era subscription reads the session's stream.
+                if watch.filter.is_some() {
+                    self.want_stream();
+                }
                 self.watches.insert(key, watch);
             }
             Command::Unwatch { key } => {
                 self.watches.remove(&key);
             }
             Command::Stateless => self.stateless = true,
+            Command::Detach { done } => {
+                self.shut_down(TransportError::Closed("the client was detached from its session".into()));
+                self.transport_released = true;
+                // The loop ends (dropping the transport and its streams) once
+                // nothing is being closed.
+                self.commands_done = true;
+                let _ = done.send(());
+            }
             Command::Close { done } => {
                 self.close_waiters.push(done);
                 if self.closing.is_none() {
@@ -238,6 +297,11 @@ impl<T: Transport> SessionLoop<T> {
             Command::Notify { sent, .. } => {
                 let _ = sent.send(Err(Error::Transport(reason)));
             }
+            Command::Detach { done } => {
+                self.transport_released = true;
+                self.commands_done = true;
+                let _ = done.send(());
+            }
             Command::Close { done } => {
                 self.close_waiters.push(done);
                 // The connection failed on its own, but the transport may still
@@ -259,6 +323,7 @@ impl<T: Transport> SessionLoop<T> {
             | Command::Unwatch { .. }
             | Command::Negotiated(_)
             | Command::Initialized { .. }
+            | Command::Restored
             | Command::Stateless => {}
         }
     }

@@ -69,6 +69,19 @@ impl<V: Verdict> VerdictCache<V> {
         self.entries().insert(key.to_owned(), (verdict, at));
     }
 
+    /// Every verdict still trusted, with when it was reached.
+    pub(crate) fn trusted(&self) -> Vec<(String, V, f64)> {
+        let keys: Vec<String> = self.entries().keys().cloned().collect();
+        // `get` drops the expired ones on the way.
+        keys.into_iter()
+            .filter_map(|key| {
+                let verdict = self.get(&key)?;
+                let at = self.entries().get(&key)?.1;
+                Some((key, verdict, at))
+            })
+            .collect()
+    }
+
     /// Forgets the verdict for `key`: the next connection probes again.
     pub(crate) fn forget(&self, key: &str) {
         self.entries().remove(key);

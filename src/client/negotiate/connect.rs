@@ -15,8 +15,8 @@ use futures::future::Either;
 use super::detect::{self, Plan, TransportChoice, Verdict};
 use crate::auth::AuthProvider;
 use crate::client::deadline;
-use crate::client::{Client, ClientOptions, Error};
-use crate::http::{DefaultHttp, HttpClient};
+use crate::client::{Client, ClientOptions, Error, Snapshot};
+use crate::http::{Budgeted, DEFAULT_MAX_CONNECTIONS, DefaultHttp, HttpClient};
 use crate::transport::Transport;
 #[cfg(feature = "legacy-sse")]
 use crate::transport::legacy::{LegacyError, LegacySseOptions, LegacySseTransport};
@@ -50,13 +50,25 @@ pub struct ConnectOptions {
     /// authorization page ([`AuthProvider::interaction_time`]) is not counted
     /// against any timeout.
     pub auth: Option<Arc<dyn AuthProvider>>,
-    /// Streamable HTTP: open the GET stream for messages the server sends
-    /// unprompted, after the handshake (on by default).
+    /// Streamable HTTP: whether the GET stream for messages the server
+    /// sends unprompted may be opened (on by default). It is opened when
+    /// something needs it: a notification listener, a subscription, or a
+    /// handler for server requests (sampling, elicitation, roots), at the
+    /// handshake if they were configured before it.
     pub open_server_stream: bool,
     /// The largest message (a JSON body, one SSE event) either transport
     /// accepts, in bytes: 16 MiB by default. A larger one fails its request
     /// with an error that names the limit.
     pub max_message_bytes: usize,
+    /// Open that stream right after every handshake, needed or not (the
+    /// behaviour before streams were opened lazily). Off by default: an
+    /// unneeded stream costs a connection, and workerd allows six.
+    pub eager_server_stream: bool,
+    /// The most HTTP exchanges this client runs at once (POSTs with their
+    /// reply streams, the GET stream); the rest wait their turn in order.
+    /// [`DEFAULT_MAX_CONNECTIONS`]: 6 on wasm32 (workerd's limit per
+    /// incoming request), none natively. `None`: no limit.
+    pub max_connections: Option<usize>,
 }
 
 impl Default for ConnectOptions {
@@ -69,6 +81,8 @@ impl Default for ConnectOptions {
             auth: None,
             open_server_stream: true,
             max_message_bytes: crate::transport::sse::DEFAULT_MAX_BYTES,
+            eager_server_stream: false,
+            max_connections: DEFAULT_MAX_CONNECTIONS,
         }
     }
 }
@@ -104,6 +118,7 @@ impl ConnectOptions {
         options.auth = self.auth.clone();
         options.open_server_stream = self.open_server_stream;
         options.max_message_bytes = self.max_message_bytes;
+        options.lazy_server_stream = !self.eager_server_stream;
         options
     }
 
@@ -155,6 +170,7 @@ pub async fn connect_url_with_http<H: HttpClient + Clone>(
     client: ClientOptions,
 ) -> Result<Client, Error> {
     let url = url.trim();
+    let http = Budgeted::new(http, options.max_connections);
     let mut client = client;
     // One deadline for all of connecting; the time a person spends on an
     // authorization page (after a 401 led there) is not counted.
@@ -197,6 +213,37 @@ async fn within(
         Either::Left((connected, _)) => connected,
         Either::Right(_) => Err(Error::Timeout { method: format!("connecting to {what}"), after: budget }),
     }
+}
+
+/// Continues the session of a [`Snapshot`] (see [`Client::snapshot`]) with
+/// the Streamable HTTP server at `url`, with no handshake and no probe: the
+/// first request goes straight out. The transport choice in `options` is
+/// ignored (a snapshot names its own); other transports are refused.
+pub async fn restore_url(
+    url: &str,
+    snapshot: &Snapshot,
+    options: ConnectOptions,
+    client: ClientOptions,
+) -> Result<Client, Error> {
+    restore_url_with_http(DefaultHttp::default(), url, snapshot, options, client).await
+}
+
+/// [`restore_url`] through the given HTTP client.
+pub async fn restore_url_with_http<H: HttpClient>(
+    http: H,
+    url: &str,
+    snapshot: &Snapshot,
+    options: ConnectOptions,
+    client: ClientOptions,
+) -> Result<Client, Error> {
+    let url = url.trim();
+    let mut client = client;
+    client.era_cache_key.get_or_insert_with(|| url.to_owned());
+    let http = Budgeted::new(http, options.max_connections);
+    let transport = StreamableHttpTransport::with_http(http, options.streamable(url));
+    // What the snapshot says the URL speaks holds for transport detection too.
+    detect::remember(url, Verdict::StreamableHttp);
+    Client::restore_connect(transport, client, snapshot).await
 }
 
 async fn probe<H: HttpClient + Clone>(

@@ -118,6 +118,16 @@ fn key(url: &str) -> String {
     url.trim().to_owned()
 }
 
+/// Every transport verdict still trusted, with when it was reached.
+pub(crate) fn trusted() -> Vec<(String, Verdict, f64)> {
+    VERDICTS.trusted()
+}
+
+/// Remembers a verdict reached at `at` (milliseconds since the epoch).
+pub(crate) fn remember_at(url: &str, verdict: Verdict, at: f64) {
+    VERDICTS.put_at(&key(url), verdict, at.min(crate::runtime::now_millis()));
+}
+
 /// What `url` was found to speak earlier in this process, if it was
 /// probed and the verdict is still trusted.
 pub fn remembered(url: &str) -> Option<Verdict> {

@@ -54,6 +54,18 @@ pub(crate) fn remember_era(key: &str, verdict: EraVerdict) {
     VERDICTS.put(key, verdict);
 }
 
+/// Remembers a verdict reached at `at` (milliseconds since the epoch), e.g.
+/// one read back from a snapshot or a cache file: it expires as if it had
+/// been reached here then.
+pub(crate) fn remember_era_at(key: &str, verdict: EraVerdict, at: f64) {
+    VERDICTS.put_at(key, verdict, at.min(crate::runtime::now_millis()));
+}
+
+/// Every era verdict still trusted, with when it was reached.
+pub(crate) fn trusted() -> Vec<(String, EraVerdict, f64)> {
+    VERDICTS.trusted()
+}
+
 /// Forgets what a server spoke, so the next connection probes again.
 pub fn forget_era(key: &str) {
     VERDICTS.forget(key);

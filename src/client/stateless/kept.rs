@@ -34,7 +34,7 @@ fn backoff(failures: u32) -> Duration {
 impl Client {
     /// Subscribes to `uri` with a listen kept open until unsubscribed.
     pub(crate) async fn keep_resource_listen(&self, uri: String) -> Result<(), Error> {
-        let subscription = self.listen(ListenFilter::resource(uri.clone())).await?;
+        let subscription = self.listen_without_reopen(ListenFilter::resource(uri.clone())).await?;
         let (stop, stopped) = oneshot::channel();
         let weak = Arc::downgrade(&self.inner);
         crate::runtime::spawn(keep_listening(weak, uri.clone(), subscription, stopped))?;
@@ -83,7 +83,7 @@ async fn keep_listening(client: Weak<Inner>, uri: String, first: Subscription, s
             }
             let Some(inner) = client.upgrade() else { return };
             let client = Client { inner };
-            match client.listen(ListenFilter::resource(uri.clone())).await {
+            match client.listen_without_reopen(ListenFilter::resource(uri.clone())).await {
                 Ok(reopened) => {
                     // Updates in the gap are lost: what was cached of it is stale.
                     let updated = Notification {

@@ -47,7 +47,9 @@ pub(crate) struct StatelessState {
     tool_headers: HashMap<String, Arc<[ParamHeader]>>,
     /// Set by `logging/setLevel`: stamped on every later request.
     log_level: Option<LoggingLevel>,
-    discovery: Option<DiscoverResult>,
+    pub(crate) discovery: Option<DiscoverResult>,
+    /// When `discovery` was received (milliseconds since the epoch).
+    pub(crate) discovered_at: Option<f64>,
     /// Results the server said stay fresh for a while (`ttlMs`).
     pub(crate) cache: cache::ResultCache,
 }
@@ -178,7 +180,11 @@ impl Client {
         let initialize = discovered
             .initialize_result(version)
             .map_err(|e| Error::InvalidResult { method: methods::SERVER_DISCOVER.into(), reason: e.to_string() })?;
-        self.stateless_state().discovery = Some(discovered);
+        {
+            let mut state = self.stateless_state();
+            state.discovery = Some(discovered);
+            state.discovered_at = Some(crate::runtime::now_millis());
+        }
         let negotiated = Arc::new(Negotiated { version, result: initialize });
         self.command(Command::Stateless)?;
         let mut state = self.state();

@@ -21,7 +21,7 @@ use futures::channel::oneshot;
 
 use super::authorize::{self, AuthContext};
 use super::inbox::{Inbox, Outbox};
-use super::{Transport, TransportError, TransportEvent};
+use super::{SessionView, Transport, TransportError, TransportEvent, TransportSession};
 use crate::auth::AuthProvider;
 use crate::http::{DefaultHttp, HttpClient, HttpError, HttpRequest, HttpResponse, Method};
 use crate::protocol::jsonrpc::decode;
@@ -72,6 +72,9 @@ struct State {
     /// [`TransportError::SessionExpired`] instead of going out without a
     /// session (which a server would refuse with an unhelpful 400).
     session_expired: bool,
+    /// The last event id of the standalone GET stream, where a restored
+    /// client resumes it.
+    stream_last_event_id: Option<String>,
     closed: bool,
 }
 
@@ -87,6 +90,8 @@ pub struct StreamableHttpTransport<H: HttpClient = DefaultHttp> {
     shared: Arc<Shared<H>>,
     /// Messages from the server, and the standalone GET stream that reads some.
     inbox: Inbox,
+    /// The standalone GET stream of the current session was opened.
+    stream_open: bool,
 }
 
 impl<H: HttpClient> std::fmt::Debug for StreamableHttpTransport<H> {
@@ -107,7 +112,7 @@ impl<H: HttpClient> StreamableHttpTransport<H> {
     pub fn with_http(http: H, options: StreamableHttpOptions) -> Self {
         let (sender, inbox) = Inbox::new();
         let shared = Shared { http, options, state: Mutex::new(State::default()), inbound: sender };
-        StreamableHttpTransport { shared: Arc::new(shared), inbox }
+        StreamableHttpTransport { shared: Arc::new(shared), inbox, stream_open: false }
     }
 
     /// The session id the server assigned, if any.
@@ -240,6 +245,16 @@ struct Delivered {
     problem: Option<String>,
 }
 
+impl<H: HttpClient> SessionView for Shared<H> {
+    fn session(&self) -> TransportSession {
+        let state = self.state();
+        TransportSession {
+            session_id: state.session_id.clone(),
+            last_event_id: state.stream_last_event_id.clone().filter(|id| !id.is_empty()),
+        }
+    }
+}
+
 impl<H: HttpClient> AuthContext for Shared<H> {
     fn auth(&self) -> Option<&Arc<dyn AuthProvider>> {
         self.options.auth.as_ref()
@@ -276,18 +291,40 @@ impl<H: HttpClient> Transport for StreamableHttpTransport<H> {
     }
 
     fn on_initialized(&mut self) -> BoxFuture<'static, ()> {
-        if !self.shared.options.open_server_stream {
+        // A new session: the old session's stream is dropped (which aborts
+        // its request): one GET stream per session.
+        self.inbox.clear();
+        self.stream_open = false;
+        if self.shared.options.lazy_server_stream {
+            // Opened when something needs it (`open_server_stream`).
             return boxed(async {});
         }
-        // After a session restart, the old session's stream is dropped
-        // (which aborts its request): one GET stream per session.
-        self.inbox.clear();
+        self.open_server_stream()
+    }
+
+    fn open_server_stream(&mut self) -> BoxFuture<'static, ()> {
+        if !self.shared.options.open_server_stream || self.stream_open {
+            return boxed(async {});
+        }
+        self.stream_open = true;
         let (opened, ready) = oneshot::channel();
         self.inbox.run(boxed(self.shared.clone().server_stream(Some(opened))));
         // Dropped unsent (the stream gave up): ready all the same.
         boxed(async move {
             let _ = ready.await;
         })
+    }
+
+    fn session_view(&self) -> Option<Arc<dyn SessionView>> {
+        Some(self.shared.clone())
+    }
+
+    fn resume_session(&mut self, session: TransportSession, version: ProtocolVersion) {
+        let mut state = self.shared.state();
+        state.session_id = session.session_id;
+        state.stream_last_event_id = session.last_event_id;
+        state.protocol_version = Some(version);
+        state.session_expired = false;
     }
 
     fn close(&mut self) -> BoxFuture<'static, Result<(), TransportError>> {

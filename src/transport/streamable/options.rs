@@ -55,8 +55,14 @@ pub struct StreamableHttpOptions {
     pub headers: Vec<(String, String)>,
     /// How broken streams are resumed.
     pub reconnect: ReconnectPolicy,
-    /// Open the standalone GET stream after the handshake.
+    /// Whether the standalone GET stream may be opened at all.
     pub open_server_stream: bool,
+    /// Open it only when the engine says something needs it (a listener,
+    /// a subscription, a server-request handler) rather than right after
+    /// the handshake. Off here (a transport made by hand keeps the eager
+    /// stream); [`crate::connect_url`] turns it on unless
+    /// `ConnectOptions::eager_server_stream`.
+    pub lazy_server_stream: bool,
     /// The largest JSON body or SSE event accepted.
     pub max_message_bytes: usize,
     /// Authorization (OAuth): credentials on every request, the flow on 401,
@@ -72,6 +78,7 @@ impl StreamableHttpOptions {
             headers: Vec::new(),
             reconnect: ReconnectPolicy::default(),
             open_server_stream: true,
+            lazy_server_stream: false,
             max_message_bytes: 16 * 1024 * 1024,
             auth: None,
         }

@@ -126,6 +126,10 @@ impl<H: HttpClient> Shared<H> {
             }
             for event in events.drain(..) {
                 outcome.received_any = true;
+                if awaited.is_none() && !event.id.is_empty() {
+                    // Where a client restored from a snapshot resumes.
+                    self.state().stream_last_event_id = Some(event.id.clone());
+                }
                 if !seen.first_time(&event) {
                     log::debug!("dropping a replayed event {}", event.id);
                     continue;

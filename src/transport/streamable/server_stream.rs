@@ -42,9 +42,13 @@ impl<H: HttpClient> Shared<H> {
             // The one authorized-send loop of both HTTP transports: a 401
             // runs the flow and the GET goes again at once, a 403
             // `insufficient_scope` steps up. What it cannot recover from
-            // comes back as an answer or an error, counted below.
+            // comes back as an answer or an error, counted below. A client
+            // restored from a snapshot resumes where the other left off.
             let this = &*self;
-            let last_event_id = parser.last_event_id().to_owned();
+            let last_event_id = match parser.last_event_id() {
+                "" => self.state().stream_last_event_id.clone().unwrap_or_default(),
+                id => id.to_owned(),
+            };
             let answered = authorize::send(
                 this,
                 StillInsufficient::Fail,

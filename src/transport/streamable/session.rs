@@ -38,6 +38,8 @@ impl<H: HttpClient> Shared<H> {
             }
         }
         state.session_expired = false;
+        // Event ids belong to the session that numbered them.
+        state.stream_last_event_id = None;
         Ok(())
     }
 

@@ -1,0 +1,124 @@
+//! The verdict cache as plain data, so a runtime that outlives the process
+//! can keep it: the CLI in its cache directory, a page in storage it
+//! chooses, a worker through a snapshot. [`export`] takes what is still
+//! trusted; [`import`] puts it back with the time each verdict was reached,
+//! so the expiry rule of [`super::cache`] holds across processes as within
+//! one (a handshake or legacy verdict for ten minutes from when it was
+//! reached, a stateless or Streamable HTTP one until contradicted).
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use super::detect::{self, Verdict};
+use super::era::{self, EraVerdict};
+use crate::protocol::ProtocolVersion;
+
+/// The shape [`export`] writes; [`import`] ignores any other.
+pub const VERDICTS_VERSION: u32 = 1;
+
+/// One verdict and when it was reached (milliseconds since the epoch).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Reached {
+    /// `handshake` or a stateless revision (`2026-07-28`) for an era;
+    /// `streamable-http` or `sse` for a transport.
+    pub verdict: String,
+    /// When it was reached.
+    pub at: f64,
+}
+
+/// Every trusted verdict of this process.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct Verdicts {
+    /// [`VERDICTS_VERSION`].
+    pub version: u32,
+    /// Era verdicts by server (URL, or stdio launch line).
+    #[serde(default)]
+    pub era: BTreeMap<String, Reached>,
+    /// Transport verdicts by URL.
+    #[serde(default)]
+    pub transport: BTreeMap<String, Reached>,
+}
+
+/// What this process knows now.
+pub fn export() -> Verdicts {
+    let era = era::trusted()
+        .into_iter()
+        .map(|(key, verdict, at)| {
+            let verdict = match verdict {
+                EraVerdict::Handshake => "handshake".to_owned(),
+                EraVerdict::Stateless(version) => version.as_str().to_owned(),
+            };
+            (key, Reached { verdict, at })
+        })
+        .collect();
+    let transport = detect::trusted()
+        .into_iter()
+        .map(|(key, verdict, at)| {
+            let verdict = match verdict {
+                Verdict::StreamableHttp => "streamable-http",
+                Verdict::Sse => "sse",
+            };
+            (key, Reached { verdict: verdict.to_owned(), at })
+        })
+        .collect();
+    Verdicts { version: VERDICTS_VERSION, era, transport }
+}
+
+/// Adds verdicts kept earlier (an entry this process already has is kept;
+/// unreadable or expired entries are skipped).
+pub fn import(verdicts: &Verdicts) {
+    if verdicts.version != VERDICTS_VERSION {
+        return;
+    }
+    for (key, Reached { verdict, at }) in &verdicts.era {
+        let verdict = match verdict.as_str() {
+            "handshake" => EraVerdict::Handshake,
+            other => match other.parse::<ProtocolVersion>() {
+                Ok(version) if version.era() == crate::protocol::Era::Stateless => EraVerdict::Stateless(version),
+                _ => continue,
+            },
+        };
+        if era::remembered_era(key).is_none() {
+            era::remember_era_at(key, verdict, *at);
+        }
+    }
+    for (url, Reached { verdict, at }) in &verdicts.transport {
+        let verdict = match verdict.as_str() {
+            "streamable-http" => Verdict::StreamableHttp,
+            "sse" => Verdict::Sse,
+            _ => continue,
+        };
+        if detect::remembered(url).is_none() {
+            detect::remember_at(url, verdict, *at);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn verdicts_survive_a_round_trip_and_keep_their_age() {
+        let long_ago = crate::runtime::now_millis() - super::super::VERDICT_MAX_AGE.as_secs_f64() * 1000.0 - 1000.0;
+        let mut kept = Verdicts { version: VERDICTS_VERSION, ..Verdicts::default() };
+        kept.era
+            .insert("persist:new".into(), Reached { verdict: "handshake".into(), at: crate::runtime::now_millis() });
+        kept.era.insert("persist:old".into(), Reached { verdict: "handshake".into(), at: long_ago });
+        kept.era.insert("persist:stateless".into(), Reached { verdict: "2026-07-28".into(), at: long_ago });
+        kept.era.insert("persist:odd".into(), Reached { verdict: "1999-01-01".into(), at: long_ago });
+        kept.transport.insert("persist:sse".into(), Reached { verdict: "sse".into(), at: long_ago });
+        import(&kept);
+        assert_eq!(era::remembered_era("persist:new"), Some(EraVerdict::Handshake));
+        assert_eq!(era::remembered_era("persist:old"), None, "an old handshake verdict expired");
+        assert_eq!(era::remembered_era("persist:stateless"), Some(EraVerdict::Stateless(ProtocolVersion::V2026_07_28)));
+        assert_eq!(era::remembered_era("persist:odd"), None);
+        assert_eq!(detect::remembered("persist:sse"), None, "an old legacy verdict expired");
+        let exported = export();
+        assert_eq!(exported.era["persist:new"].verdict, "handshake");
+        assert_eq!(exported.era["persist:stateless"].at, long_ago);
+        let json = serde_json::to_string(&exported).expect("serializes");
+        assert_eq!(serde_json::from_str::<Verdicts>(&json).expect("reads"), exported);
+    }
+}

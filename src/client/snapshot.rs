@@ -1,0 +1,225 @@
+//! A connected client as plain data, and a client made from it again:
+//! [`Client::snapshot`] and [`Client::restore`].
+//!
+//! What an edge worker needs: a fresh isolate that calls one tool should not
+//! pay `initialize`, `notifications/initialized`, a GET stream and a DELETE
+//! for it. The snapshot holds what the handshake (or `server/discover`)
+//! settled, the session id and where the server stream stopped; a client
+//! restored from it sends its first request straight away. A server that
+//! forgot the session meanwhile answers 404 and the engine starts a new one
+//! as it always does. Credentials are never in it: they stay in the auth
+//! provider's token store.
+
+use std::sync::Arc;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::negotiate::era::{EraVerdict, remember_era_at};
+use super::{Client, Driver, Error, Negotiated};
+use crate::protocol::stateless::{CacheHint, DiscoverResult};
+use crate::protocol::types::InitializeResult;
+use crate::protocol::{Era, ProtocolVersion};
+use crate::transport::{Transport, TransportSession};
+
+/// The shape of [`Snapshot`] this build writes; [`Client::restore`]
+/// refuses any other.
+pub const SNAPSHOT_VERSION: u32 = 1;
+
+/// Which era a snapshot was taken in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SnapshotEra {
+    /// `initialize` and a session (2024-11-05 to 2025-11-25).
+    Handshake,
+    /// Revision 2026-07-28: no session, a `server/discover` result.
+    Stateless,
+}
+
+/// A client's state as plain, serializable data (JSON in JS, where it is
+/// the object `McpClient.snapshot()` returns). Versioned by
+/// [`Snapshot::version`]; never holds a credential.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Snapshot {
+    /// [`SNAPSHOT_VERSION`] when written.
+    pub version: u32,
+    /// The era of the session.
+    pub era: SnapshotEra,
+    /// The revision the two sides settled on.
+    pub protocol_version: String,
+    /// The transport's short name (`streamable-http`, ...).
+    pub transport: String,
+    /// The session id and the server stream's last event id.
+    #[serde(flatten)]
+    pub session: TransportSession,
+    /// What the server said of itself: `initialize`'s answer, or the same
+    /// shape made from `server/discover` (server info, capabilities,
+    /// instructions).
+    pub server: InitializeResult,
+    /// The raw `server/discover` result (stateless era).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub discover: Option<Value>,
+    /// When that result was received (milliseconds since the epoch): with
+    /// its `ttlMs`, whether a restored client may trust it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub discovered_at: Option<f64>,
+    /// The key the era verdict is cached under (the URL), so that a
+    /// restored client puts the verdict back in its process's cache.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verdict_key: Option<String>,
+    /// When the snapshot was taken (milliseconds since the epoch); the era
+    /// verdict it carries is as old as this.
+    pub taken_at: f64,
+}
+
+impl Snapshot {
+    /// Whether the `server/discover` result is still fresh at `now`
+    /// (milliseconds since the epoch): within its `ttlMs` (absent means 0,
+    /// R4.30). A restored client uses it either way (the era verdict lets
+    /// it send at once, digest §2.3 step 1, and a stale result may be
+    /// served until re-fetched, R4.33); an app that wants current
+    /// capabilities calls [`Client::discover`] when this is false.
+    pub fn discovery_fresh_at(&self, now: f64) -> bool {
+        let (Some(result), Some(at)) = (&self.discover, self.discovered_at) else { return false };
+        let ttl = CacheHint::of(result).map(|hint| hint.ttl).unwrap_or_default();
+        now >= at && now - at < ttl.as_secs_f64() * 1000.0
+    }
+
+    fn negotiated_version(&self) -> Result<ProtocolVersion, Error> {
+        let version: ProtocolVersion = self.protocol_version.parse().map_err(|_| {
+            Error::InvalidArgument(format!("the snapshot's protocol version {:?} is unknown", self.protocol_version))
+        })?;
+        let era = match version.era() {
+            Era::Handshake => SnapshotEra::Handshake,
+            Era::Stateless => SnapshotEra::Stateless,
+        };
+        if era != self.era {
+            return Err(Error::InvalidArgument(format!(
+                "the snapshot names era {:?} but revision {}",
+                self.era, self.protocol_version
+            )));
+        }
+        Ok(version)
+    }
+}
+
+impl Client {
+    /// The client's state as plain data, for [`Client::restore`] in another
+    /// process, isolate or page load. `None` until the handshake (or
+    /// `server/discover`) settled the session.
+    ///
+    /// Take it after the work whose state you want kept; keep the client
+    /// unclosed if the session should live on (closing ends it on the
+    /// server: HTTP DELETE). [`Client::detach`] stops this client without
+    /// ending the session.
+    pub fn snapshot(&self) -> Option<Snapshot> {
+        let negotiated = self.negotiated()?;
+        let session = self.inner.session_view.as_ref().map(|view| view.session()).unwrap_or_default();
+        let (era, discover, discovered_at) = match negotiated.version.era() {
+            Era::Handshake => (SnapshotEra::Handshake, None, None),
+            Era::Stateless => {
+                let state = self.stateless_state();
+                (SnapshotEra::Stateless, state.discovery.as_ref().map(|d| d.result.clone()), state.discovered_at)
+            }
+        };
+        Some(Snapshot {
+            version: SNAPSHOT_VERSION,
+            era,
+            protocol_version: negotiated.version.as_str().to_owned(),
+            transport: self.transport_kind().as_str().to_owned(),
+            session,
+            server: negotiated.result.clone(),
+            discover,
+            discovered_at,
+            verdict_key: self.inner.options.era_cache_key.clone(),
+            taken_at: crate::runtime::now_millis(),
+        })
+    }
+
+    /// A client and its driver that continue the session in `snapshot`
+    /// over `transport` (a new transport to the same server), with no
+    /// handshake and no `server/discover`: its first request goes straight
+    /// out (see [`Snapshot::discovery_fresh_at`]). Poll the driver (spawn it), as with [`Client::new`];
+    /// [`Client::restore_connect`] does both.
+    ///
+    /// The era verdict goes back into this process's cache (under the
+    /// snapshot's key, with its age), so a later `connect_url` to the same
+    /// server does not probe. The server stream (handshake era) is opened
+    /// only once something needs it.
+    pub fn restore<T: Transport>(
+        mut transport: T,
+        options: super::ClientOptions,
+        snapshot: &Snapshot,
+    ) -> Result<(Client, Driver), Error> {
+        if snapshot.version != SNAPSHOT_VERSION {
+            return Err(Error::InvalidArgument(format!(
+                "snapshot version {} is not {SNAPSHOT_VERSION}, the one this build reads",
+                snapshot.version
+            )));
+        }
+        let version = snapshot.negotiated_version()?;
+        if snapshot.transport != transport.kind().as_str() {
+            return Err(Error::InvalidArgument(format!(
+                "the snapshot is of a {} session, not {}",
+                snapshot.transport,
+                transport.kind()
+            )));
+        }
+        let mut options = options;
+        if options.era_cache_key.is_none() {
+            options.era_cache_key = snapshot.verdict_key.clone();
+        }
+        if version.era() == Era::Handshake {
+            transport.resume_session(snapshot.session.clone(), version);
+        }
+        let (client, driver) = Client::new(transport, options);
+        let negotiated = Arc::new(Negotiated { version, result: snapshot.server.clone() });
+        match version.era() {
+            Era::Handshake => {
+                client.command(super::driver::Command::Restored)?;
+                if let Some(key) = &snapshot.verdict_key {
+                    remember_era_at(key, EraVerdict::Handshake, snapshot.taken_at);
+                }
+            }
+            Era::Stateless => {
+                if let Some(result) = &snapshot.discover {
+                    let mut state = client.stateless_state();
+                    state.discovery = Some(DiscoverResult::of(result.clone()));
+                    state.discovered_at = snapshot.discovered_at;
+                }
+                client.command(super::driver::Command::Stateless)?;
+                if let Some(key) = &snapshot.verdict_key {
+                    remember_era_at(key, EraVerdict::Stateless(version), snapshot.taken_at);
+                }
+            }
+        }
+        {
+            let mut state = client.state();
+            state.negotiated = Some(negotiated);
+            state.generation += 1;
+        }
+        Ok((client, driver))
+    }
+
+    /// [`Client::restore`], with the driver spawned on the host's runtime.
+    pub async fn restore_connect<T: Transport>(
+        transport: T,
+        options: super::ClientOptions,
+        snapshot: &Snapshot,
+    ) -> Result<Client, Error> {
+        let (client, driver) = Client::restore(transport, options, snapshot)?;
+        crate::runtime::spawn(driver)?;
+        Ok(client)
+    }
+
+    /// Stops this client without ending the session on the server (no
+    /// DELETE): for a worker that keeps a [`Client::snapshot`] and lets a
+    /// later invocation continue. Pending requests fail.
+    pub async fn detach(&self) {
+        let (done, closed) = futures::channel::oneshot::channel();
+        if self.command(super::driver::Command::Detach { done }).is_ok() {
+            let _ = closed.await;
+        }
+    }
+}

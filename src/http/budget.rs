@@ -1,0 +1,153 @@
+//! A connection budget: at most N HTTP exchanges of one client at once,
+//! the rest queued in order.
+//!
+//! workerd lets one incoming request hold six outgoing connections at a
+//! time and fails the rest; a browser queues beyond six per origin on
+//! HTTP/1.1 anyway. An exchange holds its slot until its response body has
+//! ended or been dropped (an SSE reply stream, the GET stream: for as long
+//! as they are read). A client's answer to a server request (a JSON-RPC
+//! response body) is not queued: the server request it answers may be
+//! what holds the slots, and queuing it would wait for ever.
+
+use std::collections::VecDeque;
+use std::pin::Pin;
+use std::sync::{Arc, Mutex};
+use std::task::{Context, Poll};
+
+use futures::Stream;
+use futures::channel::oneshot;
+
+use super::{HttpClient, HttpError, HttpRequest, HttpResponse};
+use crate::runtime::{BoxFuture, BoxStream, boxed};
+
+/// The default budget: six where the platform counts (wasm32: workerd's
+/// limit, a browser's per-origin queue), none natively.
+pub const DEFAULT_MAX_CONNECTIONS: Option<usize> = if cfg!(target_arch = "wasm32") { Some(6) } else { None };
+
+#[derive(Default)]
+struct Slots {
+    in_use: usize,
+    waiting: VecDeque<oneshot::Sender<()>>,
+}
+
+struct Budget {
+    limit: usize,
+    slots: Mutex<Slots>,
+}
+
+impl Budget {
+    fn slots(&self) -> std::sync::MutexGuard<'_, Slots> {
+        // Two counters: a poisoned lock is still usable.
+        self.slots.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// A slot, once one is free.
+    async fn acquire(self: Arc<Self>) -> Slot {
+        let waiting = {
+            let mut slots = self.slots();
+            if slots.in_use < self.limit {
+                slots.in_use += 1;
+                None
+            } else {
+                let (turn, wait) = oneshot::channel();
+                slots.waiting.push_back(turn);
+                Some(wait)
+            }
+        };
+        if let Some(wait) = waiting {
+            // The budget outlives every waiter (each holds it), so the turn
+            // always comes; a dropped sender would only mean it was handed on.
+            let _ = wait.await;
+        }
+        Slot(Some(self))
+    }
+
+    /// Hands a freed slot to the next waiter still waiting, or frees it.
+    fn release(&self) {
+        let mut slots = self.slots();
+        while let Some(next) = slots.waiting.pop_front() {
+            if next.send(()).is_ok() {
+                return;
+            }
+        }
+        slots.in_use = slots.in_use.saturating_sub(1);
+    }
+}
+
+/// One exchange's place in the budget, given back when dropped.
+struct Slot(Option<Arc<Budget>>);
+
+impl Drop for Slot {
+    fn drop(&mut self) {
+        if let Some(budget) = self.0.take() {
+            budget.release();
+        }
+    }
+}
+
+/// A body that gives its slot back when it ends or is dropped.
+struct SlotBody {
+    body: BoxStream<'static, Result<Vec<u8>, HttpError>>,
+    slot: Option<Slot>,
+}
+
+impl Stream for SlotBody {
+    type Item = Result<Vec<u8>, HttpError>;
+
+    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        let polled = self.body.as_mut().poll_next(cx);
+        if let Poll::Ready(None | Some(Err(_))) = &polled {
+            self.slot = None;
+        }
+        polled
+    }
+}
+
+/// An [`HttpClient`] that runs at most `limit` exchanges at once through
+/// `http`; clones share the budget.
+#[derive(Clone)]
+pub struct Budgeted<H> {
+    http: Arc<H>,
+    budget: Option<Arc<Budget>>,
+}
+
+impl<H> std::fmt::Debug for Budgeted<H> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Budgeted").field("limit", &self.budget.as_ref().map(|b| b.limit)).finish_non_exhaustive()
+    }
+}
+
+impl<H: HttpClient> Budgeted<H> {
+    /// `http` with at most `limit` exchanges at once (`None`: no limit; a
+    /// limit of 0 is taken as 1).
+    pub fn new(http: H, limit: Option<usize>) -> Self {
+        let budget = limit.map(|limit| Arc::new(Budget { limit: limit.max(1), slots: Mutex::default() }));
+        Budgeted { http: Arc::new(http), budget }
+    }
+}
+
+/// A JSON-RPC response body (the client answering a server request).
+fn is_reply(request: &HttpRequest) -> bool {
+    let Some(body) = &request.body else { return false };
+    match serde_json::from_str::<serde_json::Value>(body) {
+        Ok(serde_json::Value::Object(message)) => !message.contains_key("method"),
+        _ => false,
+    }
+}
+
+impl<H: HttpClient> HttpClient for Budgeted<H> {
+    fn fetch(&self, request: HttpRequest) -> BoxFuture<'static, Result<HttpResponse, HttpError>> {
+        let Some(budget) = self.budget.clone().filter(|_| !is_reply(&request)) else {
+            return self.http.fetch(request);
+        };
+        let http = Arc::clone(&self.http);
+        boxed(async move {
+            // The exchange starts only once a slot is held.
+            let slot = budget.acquire().await;
+            let mut response = http.fetch(request).await?;
+            let body = std::mem::replace(&mut response.body, Box::pin(futures::stream::empty()));
+            response.body = Box::pin(SlotBody { body, slot: Some(slot) });
+            Ok(response)
+        })
+    }
+}
