@@ -16,8 +16,7 @@ use std::process::Command;
 use std::time::Duration;
 
 use mcp_edge::auth::{AuthConfig, OAuthProvider};
-use mcp_edge::client::EraChoice;
-use mcp_edge::{Client, ClientOptions, ConnectOptions, Error, TransportChoice, connect_url};
+use mcp_edge::{Client, ClientOptions, ConnectOptions, EraChoice, Error, TransportChoice, connect_url};
 use serde_json::json;
 use support::native::{Lines, Server, bounded, run_to_end};
 use support::{arguments, texts};

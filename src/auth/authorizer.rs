@@ -19,6 +19,7 @@ use serde::{Deserialize, Serialize};
 use super::error::AuthError;
 use super::metadata::AuthorizationServerMetadata;
 use super::store::ClientRegistration;
+use crate::Cause;
 use crate::http::url::Url;
 use crate::http::{HttpClient, HttpRequest, Method};
 use crate::runtime::{BoxFuture, MaybeSend, MaybeSync, boxed};
@@ -138,7 +139,7 @@ impl<H: HttpClient> Authorizer for HeadlessAuthorizer<H> {
                 .http
                 .fetch(exchange)
                 .await
-                .map_err(|e| AuthError::Unreachable { url: base.origin() + &base.path, reason: e.to_string() })?;
+                .map_err(|e| AuthError::Unreachable { url: base.origin() + &base.path, reason: Cause::of(e) })?;
             let status = response.status;
             match response.header("location") {
                 Some(location) if (300..400).contains(&status) => {

@@ -1,5 +1,7 @@
 //! What can go wrong while authorizing, each with what to do about it.
 
+use crate::Cause;
+
 /// An authorization failure. The messages name the server, the URL and the
 /// setting involved; they never contain a token or a secret.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -13,8 +15,10 @@ pub enum AuthError {
     Unreachable {
         /// The URL.
         url: String,
-        /// What failed.
-        reason: String,
+        /// What failed; its [`source`](std::error::Error::source) is the
+        /// HTTP error.
+        #[source]
+        reason: Cause,
     },
     /// A discovery document is unusable.
     #[error("OAuth: the metadata at {url} is unusable: {reason}")]

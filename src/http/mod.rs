@@ -9,11 +9,12 @@
 
 use std::fmt;
 
+use crate::Cause;
 use crate::runtime::{BoxFuture, BoxStream, MaybeSend, MaybeSync};
 
 #[cfg(not(target_arch = "wasm32"))]
 mod native;
-pub mod url;
+pub(crate) mod url;
 #[cfg(target_arch = "wasm32")]
 mod web;
 
@@ -94,7 +95,7 @@ impl HttpResponse {
         while let Some(chunk) = body.next().await {
             let chunk = chunk?;
             if bytes.len() + chunk.len() > limit {
-                return Err(HttpError::Body(format!("the response body is larger than {limit} bytes")));
+                return Err(HttpError::Body(format!("the response body is larger than {limit} bytes").into()));
             }
             bytes.extend_from_slice(&chunk);
         }
@@ -117,10 +118,10 @@ pub enum HttpError {
     /// No response: DNS, refused connection, TLS, or (in a browser, which
     /// gives no detail) possibly a CORS refusal.
     #[error("{0}")]
-    Network(String),
+    Network(#[source] Cause),
     /// The body broke off or could not be read.
     #[error("reading the response body: {0}")]
-    Body(String),
+    Body(#[source] Cause),
     /// The body is in a content coding this client cannot decode (natively
     /// gzip, deflate and br are decoded; a browser decodes what it knows).
     #[error(

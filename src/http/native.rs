@@ -3,6 +3,7 @@
 use futures::StreamExt;
 
 use super::{HttpClient, HttpError, HttpRequest, HttpResponse, Method};
+use crate::Cause;
 use crate::runtime::{BoxFuture, boxed};
 
 /// reqwest, with streamed bodies. Cheap to clone: clones share connections.
@@ -70,7 +71,7 @@ impl NativeHttp {
         let client = reqwest::Client::builder()
             .redirect(reqwest::redirect::Policy::none())
             .build()
-            .map_err(|e| HttpError::Network(format!("could not build the HTTP client: {e}")))?;
+            .map_err(|e| HttpError::Network(Cause::with_source(format!("could not build the HTTP client: {e}"), e)))?;
         Ok(NativeHttp { client })
     }
 
@@ -116,7 +117,7 @@ impl HttpClient for NativeHttp {
             }
             let body = response
                 .bytes_stream()
-                .map(|chunk| chunk.map(|bytes| bytes.to_vec()).map_err(|e| HttpError::Body(e.to_string())));
+                .map(|chunk| chunk.map(|bytes| bytes.to_vec()).map_err(|e| HttpError::Body(Cause::of(e))));
             Ok(HttpResponse { status, headers, body: Box::pin(body) })
         })
     }
@@ -135,5 +136,5 @@ fn describe(url: &str, error: reqwest::Error) -> HttpError {
         message.push_str(&cause.to_string());
         source = cause.source();
     }
-    HttpError::Network(message)
+    HttpError::Network(Cause::with_source(message, error))
 }

@@ -12,6 +12,7 @@ use web_sys::{
 };
 
 use super::{HttpClient, HttpError, HttpRequest, HttpResponse};
+use crate::Cause;
 use crate::runtime::{BoxFuture, boxed};
 
 #[wasm_bindgen]
@@ -82,15 +83,23 @@ fn network_failure(method: &str, url: &str, error: &JsValue) -> HttpError {
             None => js_message(&cause),
         }
     });
-    match cause_text {
-        Some(cause) => HttpError::Network(format!("{method} {url} failed ({}): {cause}", js_message(error))),
-        None if in_browser() => HttpError::Network(format!(
-            "{method} {url} failed ({}). The browser gives no detail: the server may be unreachable, \
-             or its CORS policy may not allow this origin, method or headers",
-            js_message(error)
-        )),
-        None => HttpError::Network(format!("{method} {url} failed ({})", js_message(error))),
-    }
+    let thrown = js_message(error);
+    // A JS exception is not `Send`: causes carrying its message (and its
+    // `cause`'s) stand in for it, so the source chain has the same shape as
+    // natively.
+    let source = match &cause_text {
+        Some(cause) => Cause::with_source(thrown.clone(), Cause::new(cause.clone())),
+        None => Cause::new(thrown.clone()),
+    };
+    let text = match cause_text {
+        Some(cause) => format!("{method} {url} failed ({thrown}): {cause}"),
+        None if in_browser() => format!(
+            "{method} {url} failed ({thrown}). The browser gives no detail: the server may be unreachable, \
+             or its CORS policy may not allow this origin, method or headers"
+        ),
+        None => format!("{method} {url} failed ({thrown})"),
+    };
+    HttpError::Network(Cause::with_source(text, source))
 }
 
 /// Whether two URLs share scheme, host and port (unparsable: no).
@@ -191,13 +200,16 @@ impl HttpClient for FetchHttp {
             // another origin is refused, as natively (see `NativeHttp`): its
             // server was not the one the request was meant for.
             if response.redirected() && !same_origin(&request.url, &response.url()) {
-                return Err(HttpError::Network(format!(
-                    "{} {}: the server redirected to {}, another origin: refused, so the session id, \
+                return Err(HttpError::Network(
+                    format!(
+                        "{} {}: the server redirected to {}, another origin: refused, so the session id, \
                      credentials and headers are used only with the server's own origin",
-                    method.as_str(),
-                    request.url,
-                    response.url()
-                )));
+                        method.as_str(),
+                        request.url,
+                        response.url()
+                    )
+                    .into(),
+                ));
             }
             let status = response.status();
             let headers = response_headers(&response);
@@ -208,7 +220,9 @@ impl HttpClient for FetchHttp {
                     Box::pin(chunks.map(move |chunk| {
                         // The guard lives as long as the body is being read.
                         let _keep = &guard;
-                        chunk.map(|value| Uint8Array::new(&value).to_vec()).map_err(|e| HttpError::Body(js_message(&e)))
+                        chunk
+                            .map(|value| Uint8Array::new(&value).to_vec())
+                            .map_err(|e| HttpError::Body(Cause::of(Cause::new(js_message(&e)))))
                     }))
                 }
             };

@@ -7,21 +7,26 @@
 
 use std::task::{Context, Poll};
 
+use crate::Cause;
 use crate::protocol::{Message, ProtocolVersion};
 use crate::runtime::{BoxFuture, MaybeSend};
 
 mod authorize;
 mod inbox;
 #[cfg(feature = "legacy-sse")]
-pub mod legacy;
-pub mod memory;
-pub mod sse;
+pub(crate) mod legacy;
+pub(crate) mod memory;
+pub(crate) mod sse;
 #[cfg(not(target_arch = "wasm32"))]
-pub mod stdio;
-pub mod streamable;
+pub(crate) mod stdio;
+pub(crate) mod streamable;
 
 #[cfg(feature = "legacy-sse")]
-use legacy::LegacyError;
+pub use legacy::{LegacyError, LegacySseOptions, LegacySseTransport};
+pub use memory::{MemoryServer, MemoryTransport, pair as memory_pair};
+#[cfg(not(target_arch = "wasm32"))]
+pub use stdio::{StderrCallback, StdioOptions, StdioTransport};
+pub use streamable::{ReconnectPolicy, StreamableHttpOptions, StreamableHttpTransport};
 
 /// A bidirectional channel of JSON-RPC messages to one server.
 pub trait Transport: MaybeSend + 'static {
@@ -139,8 +144,10 @@ pub enum TransportError {
     Spawn {
         /// The command line.
         command: String,
-        /// What the OS said.
-        reason: String,
+        /// What the OS said; its [`source`](std::error::Error::source) is
+        /// the OS error, when there was one.
+        #[source]
+        reason: Cause,
     },
     /// The server process exited.
     #[error("the server process exited ({status}){}", stderr_suffix(.stderr_tail))]
@@ -159,7 +166,7 @@ pub enum TransportError {
     Closed(String),
     /// An I/O error on the connection.
     #[error("I/O error: {0}")]
-    Io(String),
+    Io(#[source] Cause),
     /// An HTTP-level failure with a status code.
     #[error("HTTP {status}: {message}")]
     Http {

@@ -6,6 +6,7 @@
 use serde::Deserialize;
 
 use super::OAuthProvider;
+use crate::Cause;
 use crate::auth::error::AuthError;
 use crate::auth::metadata::MAX_METADATA_BYTES;
 use crate::http::url::Url;
@@ -27,7 +28,7 @@ impl<H: HttpClient> OAuthProvider<H> {
 
     async fn exchange(&self, request: HttpRequest) -> Result<HttpResponse, AuthError> {
         let url = request.url.clone();
-        self.http.fetch(request).await.map_err(|e| AuthError::Unreachable { url, reason: e.to_string() })
+        self.http.fetch(request).await.map_err(|e| AuthError::Unreachable { url, reason: Cause::of(e) })
     }
 
     /// GETs a discovery document, following same-origin redirects only.
@@ -87,7 +88,7 @@ impl<H: HttpClient> OAuthProvider<H> {
         let body = response
             .read_body(MAX_RESPONSE_BYTES)
             .await
-            .map_err(|e| AuthError::Unreachable { url: url.to_owned(), reason: e.to_string() })?;
+            .map_err(|e| AuthError::Unreachable { url: url.to_owned(), reason: Cause::of(e) })?;
         Ok(Answer { status, body, dpop_nonce })
     }
 }

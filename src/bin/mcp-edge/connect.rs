@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use mcp_edge::http::DefaultHttp;
-use mcp_edge::transport::stdio::StdioOptions;
+use mcp_edge::transport::StdioOptions;
 
 use mcp_edge::auth::{AuthConfig, FileTokenStore, LoopbackAuthorizer, MemoryTokenStore, OAuthProvider, TokenStore};
 use mcp_edge::{Client, ClientOptions, ConnectOptions, Error, TransportChoice};
@@ -80,7 +80,7 @@ pub async fn connect(
             }
             // The default client follows redirects only within the server's
             // origin: headers given with -H never reach another.
-            mcp_edge::client::connect_url_with_http(DefaultHttp::default(), url, connect, options).await
+            mcp_edge::connect_url_with_http(DefaultHttp::default(), url, connect, options).await
         }
         Target::Stdio { command, args, env, cwd } => {
             if transport != TransportChoice::Auto {
@@ -99,7 +99,7 @@ pub async fn connect(
             }
             // The era as `--era` says (probed by default; a server that exits when
             // probed is started again for the handshake).
-            mcp_edge::client::connect_stdio(stdio, options).await
+            mcp_edge::connect_stdio(stdio, options).await
         }
     }
 }

@@ -4,6 +4,7 @@
 use std::time::Duration;
 
 use super::super::TransportError;
+use crate::Cause;
 use crate::auth::AuthError;
 
 /// Why a legacy HTTP+SSE connection could not be opened or kept.
@@ -74,8 +75,10 @@ pub enum LegacyError {
     Unreachable {
         /// The SSE URL.
         url: String,
-        /// Why.
-        reason: String,
+        /// Why; its [`source`](std::error::Error::source) is the HTTP error,
+        /// when there was one.
+        #[source]
+        reason: Cause,
     },
     /// The stream dropped and could not be reopened.
     #[error(
@@ -135,7 +138,7 @@ impl From<LegacyError> for TransportError {
                 TransportError::Http { status, message: error.to_string() }
             }
             LegacyError::Closed => TransportError::Closed("the transport is closed".into()),
-            LegacyError::Unreachable { .. } => TransportError::Io(error.to_string()),
+            LegacyError::Unreachable { .. } => TransportError::Io(Cause::of(error)),
             LegacyError::Auth(error) => TransportError::Auth(error),
             other => TransportError::Legacy(other),
         }

@@ -20,6 +20,7 @@ use super::error::human;
 use super::event_source;
 use super::post::body_excerpt;
 use super::{LegacyError, Shared};
+use crate::Cause;
 use crate::http::{HttpClient, HttpError, HttpRequest, HttpResponse, Method};
 use crate::runtime::sleep;
 
@@ -222,7 +223,7 @@ impl<H: HttpClient> Shared<H> {
         let (source, mut items) = match event_source::Source::open(&self.options.url) {
             Ok(opened) => opened,
             Err(reason) => {
-                return self.give_up(LegacyError::Unreachable { url: self.options.url.clone(), reason });
+                return self.give_up(LegacyError::Unreachable { url: self.options.url.clone(), reason: reason.into() });
             }
         };
         let max_attempts = self.options.reconnect.max_attempts;
@@ -331,7 +332,7 @@ impl<H: HttpClient> Shared<H> {
                 media_type: None,
                 detail: message,
             },
-            other => LegacyError::Unreachable { url: self.options.url.clone(), reason: other.to_string() },
+            other => LegacyError::Unreachable { url: self.options.url.clone(), reason: Cause::of(other) },
         }
     }
 }
@@ -342,9 +343,9 @@ struct Connection {
     events: u64,
 }
 
-fn http_reason(error: HttpError) -> String {
+fn http_reason(error: HttpError) -> Cause {
     match error {
         HttpError::Network(reason) | HttpError::Body(reason) => reason,
-        other => other.to_string(),
+        other => Cause::of(other),
     }
 }

@@ -23,6 +23,7 @@ use tokio::sync::{mpsc, oneshot, watch};
 use tokio::task::JoinHandle;
 
 use super::{Transport, TransportError, TransportEvent};
+use crate::Cause;
 use crate::protocol::Message;
 use crate::protocol::jsonrpc;
 use crate::runtime::{BoxFuture, boxed};
@@ -109,7 +110,7 @@ impl StdioOptions {
     /// Splits `line` as a POSIX shell would (quotes and backslashes, no
     /// expansion): the first word is the program.
     pub fn from_command_line(line: &str) -> Result<Self, TransportError> {
-        let refuse = |reason: &str| TransportError::Spawn { command: line.to_owned(), reason: reason.to_owned() };
+        let refuse = |reason: &str| TransportError::Spawn { command: line.to_owned(), reason: reason.into() };
         let words = shlex::split(line).ok_or_else(|| refuse("unbalanced quotes or a trailing backslash"))?;
         let mut words = words.into_iter();
         let program = words.next().ok_or_else(|| refuse("the command line is empty"))?;
@@ -179,7 +180,7 @@ impl StdioTransport {
     /// and time enabled).
     pub fn spawn(options: StdioOptions) -> Result<StdioTransport, TransportError> {
         let command = options.display_command();
-        let spawn_error = |reason: String| TransportError::Spawn { command: command.clone(), reason };
+        let spawn_error = |reason: Cause| TransportError::Spawn { command: command.clone(), reason };
         let runtime = tokio::runtime::Handle::try_current()
             .map_err(|_| spawn_error("no tokio runtime: start the stdio transport from inside one".into()))?;
 
@@ -195,8 +196,8 @@ impl StdioTransport {
             process.current_dir(dir);
         }
         let mut child = process.spawn().map_err(|e| match &options.cwd {
-            Some(dir) => spawn_error(format!("{e} (working directory {})", dir.display())),
-            None => spawn_error(e.to_string()),
+            Some(dir) => spawn_error(Cause::with_source(format!("{e} (working directory {})", dir.display()), e)),
+            None => spawn_error(Cause::of(e)),
         })?;
         let pid = child.id();
         let (Some(stdin), Some(stdout), Some(stderr)) = (child.stdin.take(), child.stdout.take(), child.stderr.take())

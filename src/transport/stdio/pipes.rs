@@ -3,6 +3,7 @@
 //! skipped) and its stderr into the caller's callback and a short tail.
 
 use super::*;
+use crate::Cause;
 
 pub(super) fn stdin_closed() -> TransportError {
     TransportError::Closed("the server's stdin is closed".into())
@@ -23,7 +24,7 @@ pub(super) async fn write_loop(mut stdin: ChildStdin, mut outgoing: mpsc::Unboun
                 let error = if e.kind() == io::ErrorKind::BrokenPipe {
                     stdin_closed()
                 } else {
-                    TransportError::Io(format!("writing to the server's stdin: {e}"))
+                    TransportError::Io(Cause::with_source(format!("writing to the server's stdin: {e}"), e))
                 };
                 let _ = done.send(Err(error));
                 // Lines still queued fail with `stdin_closed` when their

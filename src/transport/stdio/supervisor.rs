@@ -3,6 +3,7 @@
 //! and the human description of an exit status.
 
 use super::*;
+use crate::Cause;
 
 /// How an exit status reads in an error message.
 pub(super) fn describe_status(status: ExitStatus) -> String {
@@ -100,7 +101,7 @@ impl Supervisor {
             Happened::Exited(Err(e)) => {
                 // The child cannot be waited for; make sure it does not outlive us.
                 let _ = self.child.start_kill();
-                Some(TransportError::Io(format!("waiting for the server process: {e}")))
+                Some(TransportError::Io(Cause::with_source(format!("waiting for the server process: {e}"), e)))
             }
             Happened::StdoutClosed => self.stdout_closed().await,
             Happened::Asked(Control::Kill) => {
@@ -145,7 +146,7 @@ impl Supervisor {
             Some(Ok(Ok(status))) => Some(self.exited(status).await),
             Some(Ok(Err(e))) => {
                 let _ = self.child.start_kill();
-                Some(TransportError::Io(format!("waiting for the server process: {e}")))
+                Some(TransportError::Io(Cause::with_source(format!("waiting for the server process: {e}"), e)))
             }
             Some(Err(_still_running)) => {
                 let reason = TransportError::Closed("the server closed its stdout but kept running".into());

@@ -22,7 +22,7 @@ use futures::channel::oneshot;
 use super::authorize::{self, AuthContext};
 use super::inbox::{Inbox, Outbox};
 use super::{Transport, TransportError, TransportEvent};
-use crate::auth::{AuthChallenge, AuthProvider};
+use crate::auth::AuthProvider;
 use crate::http::{DefaultHttp, HttpClient, HttpError, HttpRequest, HttpResponse, Method};
 use crate::protocol::jsonrpc::decode;
 use crate::protocol::{Message, ProtocolVersion, RequestId};
@@ -181,13 +181,6 @@ impl<H: HttpClient> Shared<H> {
             drop(response);
             crate::runtime::sleep(wait).await;
         }
-    }
-
-    /// A 401, or a 403 with `insufficient_scope`, that the auth provider may
-    /// recover from; `None` when there is no provider or nothing to do.
-    fn auth_challenge(&self, response: &HttpResponse, credential: Option<String>) -> Option<AuthChallenge> {
-        self.options.auth.as_ref()?;
-        authorize::challenge_in(response, credential, self.protocol_version())
     }
 
     fn deliver(&self, message: Message) {

@@ -8,6 +8,7 @@ use super::super::TransportError;
 use super::super::authorize::{self, StillInsufficient};
 use super::session::session_of;
 use super::{SESSION_HEADER, Shared};
+use crate::Cause;
 use crate::http::{HttpClient, HttpResponse, Method};
 use crate::protocol::jsonrpc::decode;
 use crate::protocol::{Message, RequestId, methods};
@@ -76,7 +77,7 @@ impl<H: HttpClient> Shared<H> {
                 let body = response
                     .read_body(self.options.max_message_bytes)
                     .await
-                    .map_err(|e| TransportError::Io(e.to_string()))?;
+                    .map_err(|e| TransportError::Io(Cause::of(e)))?;
                 let text = String::from_utf8_lossy(&body);
                 if text.trim().is_empty() {
                     return match awaited {

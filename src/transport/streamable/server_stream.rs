@@ -1,10 +1,12 @@
 //! The standalone GET stream: what the server sends unprompted, for the
 //! life of the session.
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use futures::channel::oneshot;
 
+use super::super::TransportError;
+use super::super::authorize::{self, StillInsufficient};
 use super::super::sse::SseParser;
 use super::Shared;
 use super::resume::SeenEvents;
@@ -16,8 +18,16 @@ impl<H: HttpClient> Shared<H> {
     /// ends, given up after too many consecutive failures. It belongs to the
     /// session it was opened in and ends when that session is gone.
     pub(super) async fn server_stream(self: Arc<Self>, opened: Option<oneshot::Sender<()>>) {
-        // Told once the first GET is answered, whatever the answer.
-        let mut opened = opened;
+        // Told once the first GET is answered, whatever the answer: when it
+        // comes, before any authorization it leads to (the caller waits for
+        // the stream to be possible, not for a person to sign in).
+        let opened = Mutex::new(opened);
+        let tell_opened = || {
+            if let Some(opened) = opened.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).take() {
+                let _ = opened.send(());
+            }
+        };
+        let tell_opened = &tell_opened;
         let mut parser = SseParser::with_limit(self.options.max_message_bytes);
         let mut seen = SeenEvents::default();
         let mut failures = 0u32;
@@ -29,23 +39,28 @@ impl<H: HttpClient> Shared<H> {
                     return;
                 }
             }
-            let request = self.request(Method::Get, None, Some(parser.last_event_id()));
-            let answered = self.exchange(request).await;
-            if let Some(opened) = opened.take() {
-                let _ = opened.send(());
-            }
+            // The one authorized-send loop of both HTTP transports: a 401
+            // runs the flow and the GET goes again at once, a 403
+            // `insufficient_scope` steps up. What it cannot recover from
+            // comes back as an answer or an error, counted below.
+            let this = &*self;
+            let last_event_id = parser.last_event_id().to_owned();
+            let answered = authorize::send(
+                this,
+                StillInsufficient::Fail,
+                || {
+                    let request = this.request(Method::Get, None, Some(&last_event_id));
+                    futures::future::ready(Ok::<_, TransportError>((request, ())))
+                },
+                |request| async move {
+                    let answer = this.send_http(request).await;
+                    tell_opened();
+                    answer
+                },
+            )
+            .await;
+            tell_opened();
             match answered {
-                Ok((response, credential)) if response.status == 401 && self.options.auth.is_some() => {
-                    let challenge = self.auth_challenge(&response, credential);
-                    drop(response);
-                    if let (Some(auth), Some(challenge)) = (&self.options.auth, challenge)
-                        && let Err(error) = auth.challenged(&challenge).await
-                    {
-                        log::warn!("the server stream needs authorization, which failed: {error}");
-                        return;
-                    }
-                    failures += 1;
-                }
                 Ok((response, _)) if response.status == 405 || response.status == 404 => {
                     log::debug!("the server offers no GET stream (HTTP {})", response.status);
                     return;
@@ -67,6 +82,10 @@ impl<H: HttpClient> Shared<H> {
                 Ok((response, _)) => {
                     log::warn!("the server stream was refused with HTTP {}", response.status);
                     failures += 1;
+                }
+                Err(error) if error.is_auth() => {
+                    log::warn!("the server stream needs authorization, which failed: {error}");
+                    return;
                 }
                 Err(error) => {
                     log::warn!("the server stream could not connect: {error}");

@@ -2,6 +2,7 @@
 //! tells "unreachable" from "reachable but sends no CORS headers".
 
 use super::*;
+use crate::Cause;
 
 /// `fetch` for the authorization server. In a browser, a request that fails
 /// without an answer is probed once more with `mode: "no-cors"`: if that
@@ -33,7 +34,9 @@ impl HttpClient for ExplainCors {
                     } else {
                         format!("the authorization server at {target}")
                     };
-                    Err(HttpError::Network(if reachable(&url).await {
+                    // The explanation replaces the text; the browser's own
+                    // failure stays the source.
+                    let explained = if reachable(&url).await {
                         format!(
                             "{} {url} failed: {who} may not allow cross-origin requests from this page (no CORS \
                              headers): it answers, but the browser does not let {page_origin} read the answer. \
@@ -46,7 +49,8 @@ impl HttpClient for ExplainCors {
                              cross-origin requests from it: no CORS headers)",
                             method.as_str()
                         )
-                    }))
+                    };
+                    Err(HttpError::Network(Cause::with_source(explained, reason)))
                 }
                 other => other,
             }
