@@ -188,13 +188,16 @@ impl HttpClient for FetchHttp {
                 .dyn_into()
                 .map_err(|_| HttpError::Network("fetch resolved to something that is not a Response".into()))?;
             if response.type_() == ResponseType::Opaqueredirect {
-                return Err(HttpError::Network(format!(
-                    "{} {}: the server answered with a redirect, which is not followed for a request that \
-                     carries a session id, credentials or custom headers (a browser does not show where it \
-                     leads): use the URL it redirects to",
-                    method.as_str(),
-                    request.url
-                )));
+                return Err(HttpError::Network(
+                    format!(
+                        "{} {}: the server answered with a redirect, which is not followed for a request that \
+                         carries a session id, credentials or custom headers (a browser does not show where it \
+                         leads): use the URL it redirects to",
+                        method.as_str(),
+                        request.url
+                    )
+                    .into(),
+                ));
             }
             // `fetch` follows redirects itself; a response that came from
             // another origin is refused, as natively (see `NativeHttp`): its
