@@ -7,7 +7,9 @@ use js_sys::{Array, Promise, Uint8Array};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
-use web_sys::{AbortController, Headers, Request, RequestCredentials, RequestInit, Response};
+use web_sys::{
+    AbortController, Headers, Request, RequestCredentials, RequestInit, RequestRedirect, Response, ResponseType,
+};
 
 use super::{HttpClient, HttpError, HttpRequest, HttpResponse};
 use crate::Cause;
@@ -117,6 +119,12 @@ fn in_browser() -> bool {
     !server_side
 }
 
+/// Headers that carry nothing secret: a request with only these may follow
+/// a redirect (and is refused if it ends on another origin); any other
+/// (`Mcp-Session-Id`, `Authorization`, `DPoP`, `Last-Event-ID`, the caller's
+/// own) makes it `redirect: "manual"`.
+const ORDINARY_HEADERS: &[&str] = &["accept", "content-type", "mcp-protocol-version", "mcp-method", "mcp-name"];
+
 fn build_request(
     request: &HttpRequest,
     credentials: Option<Credentials>,
@@ -135,6 +143,12 @@ fn build_request(
     }
     if let Some(controller) = controller {
         init.set_signal(Some(&controller.signal()));
+    }
+    // `fetch` would follow a redirect, anywhere, with these headers; a page
+    // cannot see where a redirect leads without following it. So a request
+    // that carries what only its server may see is not redirected at all.
+    if request.headers.iter().any(|(name, _)| !ORDINARY_HEADERS.iter().any(|h| name.eq_ignore_ascii_case(h))) {
+        init.set_redirect(RequestRedirect::Manual);
     }
     match credentials {
         Some(Credentials::Omit) => init.set_credentials(RequestCredentials::Omit),
@@ -173,6 +187,18 @@ impl HttpClient for FetchHttp {
             let response: Response = answered
                 .dyn_into()
                 .map_err(|_| HttpError::Network("fetch resolved to something that is not a Response".into()))?;
+            if response.type_() == ResponseType::Opaqueredirect {
+                return Err(HttpError::Network(
+                    format!(
+                        "{} {}: the server answered with a redirect, which is not followed for a request that \
+                         carries a session id, credentials or custom headers (a browser does not show where it \
+                         leads): use the URL it redirects to",
+                        method.as_str(),
+                        request.url
+                    )
+                    .into(),
+                ));
+            }
             // `fetch` follows redirects itself; a response that came from
             // another origin is refused, as natively (see `NativeHttp`): its
             // server was not the one the request was meant for.

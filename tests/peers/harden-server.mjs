@@ -21,6 +21,7 @@
 //   /guarded          every POST 401 without WWW-Authenticate; no metadata anywhere
 //   /forbidden        every POST 403, nothing else
 //   /no-caps          initialize result without `capabilities`
+//   /foreign-log      what reached the other origin, as JSON lines (?with=TEXT: those containing it)
 //
 // The second listener (another origin) serves /ok whatever the path and logs
 // what reaches it on stderr (`foreign saw ...`). Both answer CORS preflights.
@@ -98,13 +99,15 @@ function answer(mode, message) {
 
 // The other origin serves /ok too (so a client that followed a redirect
 // there would get on with it), logging what each request carried.
+const foreignLog = [];
 const foreign = createServer((request, response) => {
   const h = request.headers;
   if (request.method !== 'OPTIONS') {
-    process.stderr.write(
+    const line =
       `foreign saw ${request.method} ${request.url} session=${h['mcp-session-id'] ?? '-'} ` +
-        `authorization=${h.authorization ?? '-'} x-extra=${h['x-extra'] ?? '-'}\n`,
-    );
+      `authorization=${h.authorization ?? '-'} x-extra=${h['x-extra'] ?? '-'}`;
+    foreignLog.push(line);
+    process.stderr.write(`${line}\n`);
   }
   serve(request, response, 'ok');
 });
@@ -113,6 +116,11 @@ const main = createServer((request, response) => {
   const url = new URL(request.url, 'http://x');
   const mode = url.pathname.split('/')[1] ?? '';
   if (mode === 'silent') return; // neither answers nor closes (not even a preflight)
+  if (mode === 'foreign-log') {
+    cors(request, response);
+    const seen = foreignLog.filter((line) => line.includes(url.searchParams.get('with') ?? ''));
+    return response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(seen));
+  }
   serve(request, response, mode);
 });
 

@@ -113,8 +113,10 @@ pub trait AuthProvider: std::fmt::Debug + MaybeSend + MaybeSync + 'static {
     }
 
     /// The longest [`AuthProvider::challenged`] may take (a person signing
-    /// in, plus the exchanges around it), so a request that meets a
-    /// challenge can be given that much more time. Zero by default.
+    /// in, plus the exchanges around it): an upper bound for callers that
+    /// want one. Connecting does not add it to any timeout; it leaves out
+    /// the time actually spent signing in ([`AuthProvider::interaction_time`]).
+    /// Zero by default.
     fn interaction_timeout(&self) -> Duration {
         Duration::ZERO
     }
