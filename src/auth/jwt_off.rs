@@ -3,7 +3,6 @@
 //! compiles unchanged, but no key can exist. Configuring a private key is a
 //! configuration error naming the feature; DPoP is never asked for.
 
-use serde_json::Value;
 
 use super::error::AuthError;
 
@@ -30,16 +29,6 @@ impl Es256Key {
     /// Always an error naming the `dpop` feature.
     pub fn generate() -> Result<Es256Key, AuthError> {
         Err(unavailable("dpop"))
-    }
-
-    /// Unreachable: no key exists.
-    pub fn public_jwk(&self) -> Value {
-        match self.never {}
-    }
-
-    /// Unreachable: no key exists.
-    pub fn sign(&self, _header: Value, _claims: &Value) -> String {
-        match self.never {}
     }
 }
 
