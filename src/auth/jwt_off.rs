@@ -3,7 +3,6 @@
 //! compiles unchanged, but no key can exist. Configuring a private key is a
 //! configuration error naming the feature; DPoP is never asked for.
 
-
 use super::error::AuthError;
 
 /// The client assertion type of RFC 7523.
