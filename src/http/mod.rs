@@ -19,7 +19,7 @@ pub(crate) mod url;
 mod web;
 
 #[cfg(not(target_arch = "wasm32"))]
-pub use native::NativeHttp as DefaultHttp;
+pub use native::{NativeHttp as DefaultHttp, same_origin_redirects};
 #[cfg(target_arch = "wasm32")]
 pub use web::{Credentials, FetchHttp as DefaultHttp};
 
