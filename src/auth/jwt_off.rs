@@ -3,8 +3,6 @@
 //! compiles unchanged, but no key can exist. Configuring a private key is a
 //! configuration error naming the feature; DPoP is never asked for.
 
-use serde_json::Value;
-
 use super::error::AuthError;
 
 /// The client assertion type of RFC 7523.
@@ -30,19 +28,6 @@ impl Es256Key {
     /// Always an error naming the `dpop` feature.
     pub fn generate() -> Result<Es256Key, AuthError> {
         Err(unavailable("dpop"))
-    }
-
-    /// Unreachable: no key exists. (Its callers are the DPoP code, which
-    /// this build leaves out; kept so both files have the same names.)
-    #[allow(dead_code)]
-    pub fn public_jwk(&self) -> Value {
-        match self.never {}
-    }
-
-    /// Unreachable: no key exists.
-    #[allow(dead_code)]
-    pub fn sign(&self, _header: Value, _claims: &Value) -> String {
-        match self.never {}
     }
 }
 

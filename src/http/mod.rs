@@ -21,7 +21,7 @@ mod web;
 
 pub use budget::{Budgeted, DEFAULT_MAX_CONNECTIONS};
 #[cfg(not(target_arch = "wasm32"))]
-pub use native::NativeHttp as DefaultHttp;
+pub use native::{NativeHttp as DefaultHttp, same_origin_redirects};
 #[cfg(target_arch = "wasm32")]
 pub use web::{Credentials, FetchHttp as DefaultHttp};
 

@@ -33,7 +33,7 @@ const MAX_REDIRECTS: usize = 10;
 
 /// The redirect policy of the default client (and the CLI): a 3xx within
 /// the request's origin (scheme, host and port) is followed, up to
-/// [`MAX_REDIRECTS`]; one to another origin is refused, because the request
+/// `MAX_REDIRECTS` (10); one to another origin is refused, because the request
 /// carries what only its server may see: `Mcp-Session-Id`, `Authorization`,
 /// DPoP proofs, `Last-Event-ID` and the caller's own headers (an API key).
 /// (reqwest would strip only `Authorization` and cookies.) The TypeScript
