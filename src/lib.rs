@@ -25,9 +25,8 @@
 //! - `dpop` *(default)*: DPoP-bound access tokens (RFC 9449), an ES256 proof
 //!   per request, through p256.
 //! - `js` *(default)*: the JavaScript API for wasm32 (`mcp_edge::web`, what
-//!   the npm package exposes). Pulls in serde-wasm-bindgen and the web-sys
-//!   types only it uses. Without it a wasm32 build is the Rust API alone.
-//!   No effect natively.
+//!   the npm package exposes). Pulls in the web-sys types only it uses.
+//!   Without it a wasm32 build is the Rust API alone. No effect natively.
 
 #![warn(missing_debug_implementations)]
 #![warn(missing_docs)]
