@@ -64,3 +64,30 @@ pub fn dpop_proof(
 ) -> Result<String, AuthError> {
     match key.never {}
 }
+
+/// Always an error naming the `dpop` feature.
+pub(crate) async fn new_dpop_key() -> Result<Es256Key, AuthError> {
+    Es256Key::generate()
+}
+
+/// Unreachable: no key exists.
+pub(crate) async fn signed_client_assertion(
+    key: &Es256Key,
+    _client_id: &str,
+    _audience: &str,
+    _now: u64,
+) -> Result<String, AuthError> {
+    match key.never {}
+}
+
+/// Unreachable: no key exists.
+pub(crate) async fn signed_dpop_proof(
+    key: &Es256Key,
+    _method: &str,
+    _url: &str,
+    _now: u64,
+    _nonce: Option<&str>,
+    _access_token: Option<&str>,
+) -> Result<String, AuthError> {
+    match key.never {}
+}

@@ -18,7 +18,7 @@ use crate::http::url as urls;
 use crate::runtime::now_secs;
 
 impl<H: HttpClient> OAuthProvider<H> {
-    fn dpop_key(&self, metadata: &AuthorizationServerMetadata) -> Result<Option<Es256Key>, AuthError> {
+    async fn dpop_key(&self, metadata: &AuthorizationServerMetadata) -> Result<Option<Es256Key>, AuthError> {
         // Without the `dpop` feature tokens are never bound: plain Bearer.
         let wants = cfg!(feature = "dpop")
             && metadata
@@ -28,11 +28,14 @@ impl<H: HttpClient> OAuthProvider<H> {
         if !wants {
             return Ok(None);
         }
-        let mut state = self.state();
-        if state.dpop_key.is_none() {
-            state.dpop_key = Some(Es256Key::generate()?);
+        let existing = self.state().dpop_key.clone();
+        if existing.is_some() {
+            return Ok(existing);
         }
-        Ok(state.dpop_key.clone())
+        // Made outside the lock (WebCrypto's key generation is async); a
+        // key another request made meanwhile wins.
+        let fresh = jwt::new_dpop_key().await?;
+        Ok(Some(self.state().dpop_key.get_or_insert(fresh).clone()))
     }
 
     /// One token request with client authentication; retried once when the
@@ -48,7 +51,7 @@ impl<H: HttpClient> OAuthProvider<H> {
             url: metadata.issuer.clone(),
             reason: "it has no token_endpoint".into(),
         })?;
-        let dpop = self.dpop_key(metadata)?;
+        let dpop = self.dpop_key(metadata).await?;
         let mut nonce_retried = false;
         loop {
             let mut pairs: Vec<(String, String)> = form.iter().map(|(k, v)| ((*k).to_owned(), v.clone())).collect();
@@ -57,13 +60,13 @@ impl<H: HttpClient> OAuthProvider<H> {
                 ("Accept".to_owned(), "application/json".to_owned()),
             ];
             if let Some(client) = client {
-                self.client_authentication(client, &metadata.issuer, &mut pairs, &mut headers)?;
+                self.client_authentication(client, &metadata.issuer, &mut pairs, &mut headers).await?;
             }
             if let Some(key) = &dpop {
                 let nonce = self.state().as_nonce.clone();
                 headers.push((
                     "DPoP".to_owned(),
-                    jwt::dpop_proof(key, "POST", &endpoint, now_secs(), nonce.as_deref(), None)?,
+                    jwt::signed_dpop_proof(key, "POST", &endpoint, now_secs(), nonce.as_deref(), None).await?,
                 ));
             }
             let body = urls::encode_form(pairs.iter().map(|(k, v)| (k.as_str(), v.as_str())));
@@ -94,7 +97,7 @@ impl<H: HttpClient> OAuthProvider<H> {
         }
     }
 
-    fn client_authentication(
+    async fn client_authentication(
         &self,
         client: &ClientRegistration,
         issuer: &str,
@@ -123,7 +126,7 @@ impl<H: HttpClient> OAuthProvider<H> {
                 pairs.push(("client_assertion_type".into(), CLIENT_ASSERTION_TYPE.into()));
                 pairs.push((
                     "client_assertion".into(),
-                    jwt::client_assertion(key, &client.client_id, issuer, now_secs())?,
+                    jwt::signed_client_assertion(key, &client.client_id, issuer, now_secs()).await?,
                 ));
             }
             ("client_secret_basic" | "client_secret_post", None) => {
