@@ -79,6 +79,7 @@ fn signing_input(mut header: Value, claims: &Value, key_id: Option<&str>) -> Str
 }
 
 /// The RFC 7638 thumbprint of a P-256 public JWK.
+#[cfg(test)]
 fn jwk_thumbprint(jwk: &Value) -> String {
     let canonical = format!(
         r#"{{"crv":"P-256","kty":"EC","x":"{}","y":"{}"}}"#,

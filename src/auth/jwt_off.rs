@@ -3,8 +3,6 @@
 //! compiles unchanged, but no key can exist. Configuring a private key is a
 //! configuration error naming the feature; DPoP is never asked for.
 
-use serde_json::Value;
-
 use super::error::AuthError;
 
 /// The client assertion type of RFC 7523.
@@ -31,38 +29,6 @@ impl Es256Key {
     pub fn generate() -> Result<Es256Key, AuthError> {
         Err(unavailable("dpop"))
     }
-
-    /// Unreachable: no key exists.
-    pub fn public_jwk(&self) -> Value {
-        match self.never {}
-    }
-
-    /// Unreachable: no key exists.
-    pub fn thumbprint(&self) -> String {
-        match self.never {}
-    }
-
-    /// Unreachable: no key exists.
-    pub fn sign(&self, _header: Value, _claims: &Value) -> String {
-        match self.never {}
-    }
-}
-
-/// Unreachable: no key exists.
-pub fn client_assertion(key: &Es256Key, _client_id: &str, _audience: &str, _now: u64) -> Result<String, AuthError> {
-    match key.never {}
-}
-
-/// Unreachable: no key exists.
-pub fn dpop_proof(
-    key: &Es256Key,
-    _method: &str,
-    _url: &str,
-    _now: u64,
-    _nonce: Option<&str>,
-    _access_token: Option<&str>,
-) -> Result<String, AuthError> {
-    match key.never {}
 }
 
 /// Always an error naming the `dpop` feature.

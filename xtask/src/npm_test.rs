@@ -54,11 +54,15 @@ pub fn package_test() -> Res {
                 c
             },
         ),
-        ("Node 22", &[("node", "Node 22")], {
-            let mut c = cmd(&node22);
-            c.arg("smoke.mjs").arg(url).arg("node").current_dir(&project);
-            c
-        }),
+        (
+            "Node 22",
+            &[("node", "Node 22"), ("node-unreachable", "Node 22: an unreachable server's ECONNREFUSED kept")],
+            {
+                let mut c = cmd(&node22);
+                c.arg("smoke.mjs").arg(url).arg("node").current_dir(&project);
+                c
+            },
+        ),
         ("Deno", &[("deno", "Deno")], {
             let mut c = cmd(&deno);
             c.args(["run", "--allow-net=127.0.0.1", "--allow-read", "smoke.mjs"])

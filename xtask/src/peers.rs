@@ -48,6 +48,15 @@ impl Peer {
         Peer::start(command, port, "/mcp")
     }
 
+    /// tests/peers/harden-server.mjs: the misbehaving modes of issue 19,
+    /// chosen by path (the URL is the bare origin).
+    pub fn harden_http() -> Res<Peer> {
+        let port = free_port()?;
+        let mut command = Command::new("node");
+        command.arg(root().join("tests/peers/harden-server.mjs")).env("PORT", port.to_string());
+        Peer::start(command, port, "")
+    }
+
     /// server-everything in legacy HTTP+SSE mode (2024-11-05): the stream is
     /// GET /sse, messages go to the endpoint it names. It sends CORS headers.
     pub fn everything_sse() -> Res<Peer> {
@@ -163,6 +172,7 @@ impl BrowserPeers {
             ("MCP_EDGE_TEST_STRICT_CORS_URL", Peer::python_http_strict_cors()?),
             // rmcp's server (Rust), dual-era too.
             ("MCP_EDGE_TEST_RMCP_URL", Peer::rmcp_http()?),
+            ("MCP_EDGE_TEST_HARDEN_URL", Peer::harden_http()?),
         ];
         Ok(BrowserPeers { peers })
     }

@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 /// Integration tests (tests/<name>.rs) that run in headless Chromium.
 pub const WASM_TESTS: &[&str] =
-    &["engine", "protocol", "browser", "browser_chaos", "browser_legacy", "browser_stateless"];
+    &["engine", "protocol", "browser", "browser_chaos", "browser_legacy", "browser_stateless", "browser_harden"];
 
 pub fn test() -> Res {
     let mut summary = Summary::default();

@@ -7,7 +7,7 @@ use serde_json::{Value, json};
 
 use super::super::error::AuthError;
 use super::super::pkce::{base64url, random_bytes};
-use super::{jwk_thumbprint, signing_input, unavailable};
+use super::{signing_input, unavailable};
 
 /// A P-256 signing key.
 #[derive(Clone)]
@@ -65,8 +65,9 @@ impl Es256Key {
     }
 
     /// The RFC 7638 thumbprint of the public key.
+    #[cfg(test)]
     pub fn thumbprint(&self) -> String {
-        jwk_thumbprint(&self.public_jwk())
+        super::jwk_thumbprint(&self.public_jwk())
     }
 
     /// Signs `header.claims` (compact JWS, ES256: the raw 64-byte `r || s`).

@@ -15,7 +15,7 @@ use wasm_bindgen_futures::JsFuture;
 
 use super::super::error::AuthError;
 use super::super::pkce::base64url;
-use super::{jwk_thumbprint, signing_input, unavailable};
+use super::{signing_input, unavailable};
 
 #[wasm_bindgen]
 extern "C" {
@@ -109,8 +109,9 @@ impl Es256Key {
     }
 
     /// The RFC 7638 thumbprint of the public key.
+    #[cfg(test)]
     pub async fn thumbprint(&self) -> Result<String, AuthError> {
-        Ok(jwk_thumbprint(&self.public_jwk().await?))
+        Ok(super::jwk_thumbprint(&self.public_jwk().await?))
     }
 
     /// Signs `header.claims` (compact JWS, ES256: WebCrypto's ECDSA
