@@ -35,13 +35,13 @@
 //!   revision 2024-11-05) and the automatic fallback to it when a server
 //!   refuses Streamable HTTP.
 //! - `private-key-jwt` *(default)*: OAuth client authentication with a signed
-//!   JWT (`private_key_jwt`, RFC 7523), ES256 through p256.
+//!   JWT (`private_key_jwt`, RFC 7523), ES256 through p256 natively and
+//!   WebCrypto (`crypto.subtle`) on wasm32.
 //! - `dpop` *(default)*: DPoP-bound access tokens (RFC 9449), an ES256 proof
-//!   per request, through p256.
+//!   per request, through p256 natively and WebCrypto on wasm32.
 //! - `js` *(default)*: the JavaScript API for wasm32 (`mcp_edge::web`, what
-//!   the npm package exposes). Pulls in serde-wasm-bindgen and the web-sys
-//!   types only it uses. Without it a wasm32 build is the Rust API alone.
-//!   No effect natively.
+//!   the npm package exposes). Pulls in the web-sys types only it uses.
+//!   Without it a wasm32 build is the Rust API alone. No effect natively.
 //!
 //! The npm package ships two builds of the JS API: `mcp-edge` (the default
 //! features) and `mcp-edge/lite` (`--no-default-features --features js`:

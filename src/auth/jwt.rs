@@ -1,13 +1,25 @@
 //! ES256 JSON Web Tokens, hand-built: `private_key_jwt` client assertions
 //! (RFC 7523 §2.2) and DPoP proofs (RFC 9449).
+//!
+//! The claims are built here; the signing key is p256 natively and
+//! WebCrypto (`crypto.subtle`) on wasm32, where every runtime we serve has
+//! it and the elliptic-curve code would be a large share of the `.wasm`.
+//! WebCrypto is asynchronous, so the OAuth flow signs through the `async`
+//! functions at the end, which natively call the synchronous ones.
 
-use p256::ecdsa::signature::Signer;
-use p256::ecdsa::{Signature, SigningKey};
-use p256::pkcs8::DecodePrivateKey;
 use serde_json::{Value, json};
 
 use super::error::AuthError;
-use super::pkce::{base64url, random_bytes, random_string, sha256};
+use super::pkce::{base64url, random_string, sha256};
+
+#[cfg(not(target_arch = "wasm32"))]
+#[path = "jwt/native.rs"]
+mod key;
+#[cfg(target_arch = "wasm32")]
+#[path = "jwt/web.rs"]
+mod key;
+
+pub use key::Es256Key;
 
 /// The error of a build that left the named feature out.
 pub(crate) fn unavailable(feature: &str) -> AuthError {
@@ -17,89 +29,8 @@ pub(crate) fn unavailable(feature: &str) -> AuthError {
 /// The client assertion type of RFC 7523.
 pub const CLIENT_ASSERTION_TYPE: &str = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer";
 
-/// A P-256 signing key.
-#[derive(Clone)]
-pub struct Es256Key {
-    key: SigningKey,
-    key_id: Option<String>,
-}
-
-impl std::fmt::Debug for Es256Key {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Es256Key").field("key_id", &self.key_id).finish_non_exhaustive()
-    }
-}
-
-impl Es256Key {
-    /// Reads a PKCS#8 (`BEGIN PRIVATE KEY`) or SEC1 (`BEGIN EC PRIVATE KEY`) PEM.
-    pub fn from_pem(pem: &str, key_id: Option<String>) -> Result<Es256Key, AuthError> {
-        // A configured key is only ever a `private_key_jwt` client key; a
-        // build with DPoP alone says so instead of taking the key.
-        if !cfg!(feature = "private-key-jwt") {
-            return Err(unavailable("private-key-jwt"));
-        }
-        let pem = pem.trim();
-        let key = match SigningKey::from_pkcs8_pem(pem) {
-            Ok(key) => key,
-            Err(pkcs8_error) => {
-                use p256::elliptic_curve::SecretKey;
-                let secret = SecretKey::<p256::NistP256>::from_sec1_pem(pem).map_err(|_| {
-                    AuthError::Crypto(format!(
-                        "the private key is not a P-256 key in PKCS#8 or SEC1 PEM form ({pkcs8_error})"
-                    ))
-                })?;
-                SigningKey::from(secret)
-            }
-        };
-        Ok(Es256Key { key, key_id })
-    }
-
-    /// A fresh key from the platform's CSPRNG (for DPoP).
-    pub fn generate() -> Result<Es256Key, AuthError> {
-        for _ in 0..8 {
-            let bytes = random_bytes(32).map_err(AuthError::Crypto)?;
-            if let Ok(key) = SigningKey::from_slice(&bytes) {
-                return Ok(Es256Key { key, key_id: None });
-            }
-        }
-        Err(AuthError::Crypto("could not generate a P-256 key".into()))
-    }
-
-    /// The public key as a JWK.
-    pub fn public_jwk(&self) -> Value {
-        let point = self.key.verifying_key().to_encoded_point(false);
-        let coordinate = |c: Option<&p256::FieldBytes>| c.map(|c| base64url(c)).unwrap_or_default();
-        json!({"kty": "EC", "crv": "P-256", "x": coordinate(point.x()), "y": coordinate(point.y())})
-    }
-
-    /// The RFC 7638 thumbprint of the public key.
-    #[cfg(test)]
-    pub fn thumbprint(&self) -> String {
-        let jwk = self.public_jwk();
-        let canonical = format!(
-            r#"{{"crv":"P-256","kty":"EC","x":"{}","y":"{}"}}"#,
-            jwk["x"].as_str().unwrap_or_default(),
-            jwk["y"].as_str().unwrap_or_default()
-        );
-        base64url(&sha256(canonical.as_bytes()))
-    }
-
-    /// Signs `header.claims` (compact JWS, ES256: the raw 64-byte `r || s`).
-    pub fn sign(&self, mut header: Value, claims: &Value) -> String {
-        header["alg"] = json!("ES256");
-        if let (Some(kid), None) = (&self.key_id, header.get("kid")) {
-            header["kid"] = json!(kid);
-        }
-        let input =
-            format!("{}.{}", base64url(header.to_string().as_bytes()), base64url(claims.to_string().as_bytes()));
-        let signature: Signature = self.key.sign(input.as_bytes());
-        format!("{input}.{}", base64url(&signature.to_bytes()))
-    }
-}
-
-/// A `private_key_jwt` client assertion: `iss` = `sub` = the client id,
-/// `aud` = the authorization server's issuer, valid for five minutes.
-pub fn client_assertion(key: &Es256Key, client_id: &str, audience: &str, now: u64) -> Result<String, AuthError> {
+/// The JWS header and the claims of a client assertion.
+fn assertion_parts(client_id: &str, audience: &str, now: u64) -> Result<(Value, Value), AuthError> {
     let jti = random_string(16).map_err(AuthError::Crypto)?;
     let claims = json!({
         "iss": client_id,
@@ -109,18 +40,18 @@ pub fn client_assertion(key: &Es256Key, client_id: &str, audience: &str, now: u6
         "exp": now + 300,
         "jti": jti,
     });
-    Ok(key.sign(json!({"typ": "JWT"}), &claims))
+    Ok((json!({"typ": "JWT"}), claims))
 }
 
-/// A DPoP proof (RFC 9449 §4.2) for one request; `access_token` adds `ath`.
-pub fn dpop_proof(
-    key: &Es256Key,
+/// The JWS header (with the public key `jwk`) and the claims of a DPoP proof.
+fn proof_parts(
+    jwk: Value,
     method: &str,
     url: &str,
     now: u64,
     nonce: Option<&str>,
     access_token: Option<&str>,
-) -> Result<String, AuthError> {
+) -> Result<(Value, Value), AuthError> {
     // `htu` is the URL without query and fragment.
     let htu = url.split(['?', '#']).next().unwrap_or(url);
     let mut claims = json!({
@@ -135,65 +66,89 @@ pub fn dpop_proof(
     if let Some(token) = access_token {
         claims["ath"] = json!(base64url(&sha256(token.as_bytes())));
     }
-    Ok(key.sign(json!({"typ": "dpop+jwt", "jwk": key.public_jwk()}), &claims))
+    Ok((json!({"typ": "dpop+jwt", "jwk": jwk}), claims))
 }
 
+/// `header.claims`, base64url each, with `alg` (and the key's `kid`) set in the header.
+fn signing_input(mut header: Value, claims: &Value, key_id: Option<&str>) -> String {
+    header["alg"] = json!("ES256");
+    if let (Some(kid), None) = (key_id, header.get("kid")) {
+        header["kid"] = json!(kid);
+    }
+    format!("{}.{}", base64url(header.to_string().as_bytes()), base64url(claims.to_string().as_bytes()))
+}
+
+/// The RFC 7638 thumbprint of a P-256 public JWK.
 #[cfg(test)]
-mod tests {
-    use p256::ecdsa::VerifyingKey;
-    use p256::ecdsa::signature::Verifier;
+fn jwk_thumbprint(jwk: &Value) -> String {
+    let canonical = format!(
+        r#"{{"crv":"P-256","kty":"EC","x":"{}","y":"{}"}}"#,
+        jwk["x"].as_str().unwrap_or_default(),
+        jwk["y"].as_str().unwrap_or_default()
+    );
+    base64url(&sha256(canonical.as_bytes()))
+}
 
-    use super::*;
+/// A `private_key_jwt` client assertion: `iss` = `sub` = the client id,
+/// `aud` = the authorization server's issuer, valid for five minutes.
+#[cfg(not(target_arch = "wasm32"))]
+pub fn client_assertion(key: &Es256Key, client_id: &str, audience: &str, now: u64) -> Result<String, AuthError> {
+    let (header, claims) = assertion_parts(client_id, audience, now)?;
+    Ok(key.sign(header, &claims))
+}
 
-    // A throwaway P-256 key (PKCS#8), made for this test only.
-    const PEM: &str = "-----BEGIN PRIVATE KEY-----
-MIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQgtu9VcHL7UyT27hC9
-k1quSV+oPmNFwZCTxPDEENloEmKhRANCAAS5p6JZH97u7C2vQ/9ycBGRtRG7CuNJ
-vi+4kmfASZFlyZfV1yoUASiG5HblS5pp7aUCkPf61vwwrEvikYOaBeE2
------END PRIVATE KEY-----";
+/// A DPoP proof (RFC 9449 §4.2) for one request; `access_token` adds `ath`.
+#[cfg(not(target_arch = "wasm32"))]
+pub fn dpop_proof(
+    key: &Es256Key,
+    method: &str,
+    url: &str,
+    now: u64,
+    nonce: Option<&str>,
+    access_token: Option<&str>,
+) -> Result<String, AuthError> {
+    let (header, claims) = proof_parts(key.public_jwk(), method, url, now, nonce, access_token)?;
+    Ok(key.sign(header, &claims))
+}
 
-    fn decode(part: &str) -> Vec<u8> {
-        use base64::Engine;
-        base64::engine::general_purpose::URL_SAFE_NO_PAD.decode(part).unwrap()
+/// A fresh key for DPoP, the way this platform makes one.
+pub(crate) async fn new_dpop_key() -> Result<Es256Key, AuthError> {
+    #[cfg(not(target_arch = "wasm32"))]
+    return Es256Key::generate();
+    #[cfg(target_arch = "wasm32")]
+    return Es256Key::generate().await;
+}
+
+/// [`client_assertion`], signed the way this platform signs.
+pub(crate) async fn signed_client_assertion(
+    key: &Es256Key,
+    client_id: &str,
+    audience: &str,
+    now: u64,
+) -> Result<String, AuthError> {
+    #[cfg(not(target_arch = "wasm32"))]
+    return client_assertion(key, client_id, audience, now);
+    #[cfg(target_arch = "wasm32")]
+    {
+        let (header, claims) = assertion_parts(client_id, audience, now)?;
+        key.sign(header, &claims).await
     }
+}
 
-    #[test]
-    fn client_assertions_verify_with_the_public_key() {
-        let key = Es256Key::from_pem(PEM, None).unwrap();
-        let jwt = client_assertion(&key, "client", "https://as.example", 1_700_000_000).unwrap();
-        let parts: Vec<&str> = jwt.split('.').collect();
-        assert_eq!(parts.len(), 3);
-        let header: Value = serde_json::from_slice(&decode(parts[0])).unwrap();
-        assert_eq!(header["alg"], "ES256");
-        let claims: Value = serde_json::from_slice(&decode(parts[1])).unwrap();
-        assert_eq!(claims["iss"], "client");
-        assert_eq!(claims["sub"], "client");
-        assert_eq!(claims["aud"], "https://as.example");
-        assert_eq!(claims["exp"], 1_700_000_300u64);
-        let signature = Signature::from_slice(&decode(parts[2])).unwrap();
-        let verifying = VerifyingKey::from(&key.key);
-        assert!(verifying.verify(format!("{}.{}", parts[0], parts[1]).as_bytes(), &signature).is_ok());
-    }
-
-    #[test]
-    fn bad_keys_are_errors() {
-        assert!(matches!(Es256Key::from_pem("not a key", None), Err(AuthError::Crypto(_))));
-        assert!(Es256Key::from_pem("-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----", None).is_err());
-    }
-
-    #[test]
-    fn dpop_proofs_carry_the_public_key_and_ath() {
-        let key = Es256Key::generate().unwrap();
-        let proof = dpop_proof(&key, "POST", "https://rs.example/mcp?x=1", 1, Some("n"), Some("tok")).unwrap();
-        let parts: Vec<&str> = proof.split('.').collect();
-        let header: Value = serde_json::from_slice(&decode(parts[0])).unwrap();
-        assert_eq!(header["typ"], "dpop+jwt");
-        assert_eq!(header["jwk"]["kty"], "EC");
-        assert!(header["jwk"].get("d").is_none());
-        let claims: Value = serde_json::from_slice(&decode(parts[1])).unwrap();
-        assert_eq!(claims["htu"], "https://rs.example/mcp");
-        assert_eq!(claims["nonce"], "n");
-        assert_eq!(claims["ath"], base64url(&sha256(b"tok")));
-        assert_eq!(key.thumbprint().len(), 43);
+/// [`dpop_proof`], signed the way this platform signs.
+pub(crate) async fn signed_dpop_proof(
+    key: &Es256Key,
+    method: &str,
+    url: &str,
+    now: u64,
+    nonce: Option<&str>,
+    access_token: Option<&str>,
+) -> Result<String, AuthError> {
+    #[cfg(not(target_arch = "wasm32"))]
+    return dpop_proof(key, method, url, now, nonce, access_token);
+    #[cfg(target_arch = "wasm32")]
+    {
+        let (header, claims) = proof_parts(key.public_jwk().await?, method, url, now, nonce, access_token)?;
+        key.sign(header, &claims).await
     }
 }

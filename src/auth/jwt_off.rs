@@ -31,13 +31,23 @@ impl Es256Key {
     }
 }
 
+/// Always an error naming the `dpop` feature.
+pub(crate) async fn new_dpop_key() -> Result<Es256Key, AuthError> {
+    Es256Key::generate()
+}
+
 /// Unreachable: no key exists.
-pub fn client_assertion(key: &Es256Key, _client_id: &str, _audience: &str, _now: u64) -> Result<String, AuthError> {
+pub(crate) async fn signed_client_assertion(
+    key: &Es256Key,
+    _client_id: &str,
+    _audience: &str,
+    _now: u64,
+) -> Result<String, AuthError> {
     match key.never {}
 }
 
 /// Unreachable: no key exists.
-pub fn dpop_proof(
+pub(crate) async fn signed_dpop_proof(
     key: &Es256Key,
     _method: &str,
     _url: &str,

@@ -101,6 +101,19 @@ impl Client {
         self.list_all(methods::TOOLS_LIST, |r: ListToolsResult| (r.tools, r.next_cursor)).await
     }
 
+    /// Lists every page of tools for what listing does in the engine (the
+    /// stateless cache, the tools' header annotations) without decoding
+    /// them: the typed `Tool` decoder stays out of builds that never ask
+    /// for it, such as the JS face's `.wasm`.
+    pub(crate) async fn relist_tools(&self) -> Result<(), Error> {
+        #[derive(serde::Deserialize)]
+        struct Page {
+            #[serde(rename = "nextCursor")]
+            next_cursor: Option<String>,
+        }
+        self.list_all(methods::TOOLS_LIST, |p: Page| (Vec::<()>::new(), p.next_cursor)).await.map(drop)
+    }
+
     /// `tools/call` with default options.
     pub async fn call_tool(&self, name: &str, arguments: Option<JsonObject>) -> Result<CallToolResult, Error> {
         self.call_tool_with(name, arguments, RequestOptions::default()).await

@@ -2,8 +2,8 @@
 //!
 //! JS to Rust goes through `JSON.stringify`, so a value means exactly what it
 //! would mean on the wire (`undefined` fields vanish, `toJSON` is honoured).
-//! Rust to JS goes through serde-wasm-bindgen's JSON-compatible serializer,
-//! so objects arrive as plain objects, never `Map`s.
+//! Rust to JS builds plain objects (never `Map`s): directly for small
+//! values, through JSON text and `JSON.parse` for large ones (`to_js`).
 
 use js_sys::{Function, Object, Reflect};
 use serde::Serialize;
@@ -99,31 +99,64 @@ fn set(target: &JsValue, key: &str, value: &JsValue) {
     let _ = Reflect::set(target, &JsValue::from_str(key), value);
 }
 
-/// A JSON value as a plain JS value.
+/// A JSON value as a plain JS value. A value of many nodes (a long tool
+/// list) goes as JSON text through one `JSON.parse`, which beats building
+/// it node by node across the boundary; a value of few nodes (a result
+/// with one large text) is built directly, which spares writing and
+/// re-reading the large strings as JSON. Either way an integer beyond 2^53
+/// becomes the nearest double, as `JSON.parse` makes it of the wire text.
 pub(crate) fn to_js(value: &Value) -> Result<JsValue, WebError> {
-    let serializer = serde_wasm_bindgen::Serializer::json_compatible();
-    match value.serialize(&serializer) {
-        Ok(js) => Ok(js),
-        // An integer beyond 2^53: JSON.parse would make it the nearest double.
-        Err(_) => lossy_numbers(value)
-            .serialize(&serializer)
-            .map_err(|e| WebError::Convert(format!("cannot convert the value for JS: {e}"))),
+    let mut budget = DIRECT_NODES;
+    if few_nodes(value, &mut budget) {
+        return Ok(direct(value));
+    }
+    let text = serde_json::to_string(value).map_err(|e| WebError::Convert(format!("cannot encode the value: {e}")))?;
+    js_sys::JSON::parse(&text)
+        .map_err(|e| WebError::Convert(format!("cannot convert the value for JS: {}", message_of(&e))))
+}
+
+/// Up to how many nodes a value is built directly (measured in Node 22: a
+/// 1 MB text result 1.45x faster than through JSON text, a 10,000-tool
+/// list 1.3x slower).
+const DIRECT_NODES: usize = 64;
+
+/// Whether `value` has at most `budget` nodes and no `__proto__` key (which
+/// `Reflect.set` would take for the prototype; `JSON.parse` makes it an own
+/// property).
+fn few_nodes(value: &Value, budget: &mut usize) -> bool {
+    if *budget == 0 {
+        return false;
+    }
+    *budget -= 1;
+    match value {
+        Value::Array(items) => items.iter().all(|item| few_nodes(item, budget)),
+        Value::Object(object) => object.iter().all(|(key, item)| key != "__proto__" && few_nodes(item, budget)),
+        _ => true,
+    }
+}
+
+fn direct(value: &Value) -> JsValue {
+    match value {
+        Value::Null => JsValue::NULL,
+        Value::Bool(b) => JsValue::from_bool(*b),
+        Value::Number(n) => JsValue::from_f64(n.as_f64().unwrap_or(f64::NAN)),
+        Value::String(text) => JsValue::from_str(text),
+        Value::Array(items) => items.iter().map(direct).collect::<js_sys::Array>().into(),
+        Value::Object(object) => {
+            let target = Object::new();
+            for (key, item) in object {
+                set(&target, key, &direct(item));
+            }
+            target.into()
+        }
     }
 }
 
 /// Any serializable value as a plain JS value.
 pub(crate) fn serialize_to_js(value: &impl Serialize) -> Result<JsValue, WebError> {
-    let json = serde_json::to_value(value).map_err(|e| WebError::Convert(format!("cannot encode the value: {e}")))?;
-    to_js(&json)
-}
-
-fn lossy_numbers(value: &Value) -> Value {
-    match value {
-        Value::Number(n) if !n.is_f64() => n.as_f64().map(Value::from).unwrap_or(Value::Null),
-        Value::Array(items) => Value::Array(items.iter().map(lossy_numbers).collect()),
-        Value::Object(object) => Value::Object(object.iter().map(|(k, v)| (k.clone(), lossy_numbers(v))).collect()),
-        other => other.clone(),
-    }
+    let text = serde_json::to_string(value).map_err(|e| WebError::Convert(format!("cannot encode the value: {e}")))?;
+    js_sys::JSON::parse(&text)
+        .map_err(|e| WebError::Convert(format!("cannot convert the value for JS: {}", message_of(&e))))
 }
 
 /// A JS value as JSON; `None` for `undefined` and for what JSON cannot

@@ -43,8 +43,15 @@ impl<H: HttpClient> OAuthProvider<H> {
         let mut headers = vec![("Authorization".to_owned(), authorization_value(&tokens))];
         if tokens.token_type.eq_ignore_ascii_case("dpop") {
             let key = dpop_key.ok_or_else(|| AuthError::Crypto("a DPoP-bound token without its key".into()))?;
-            let proof =
-                jwt::dpop_proof(&key, method.as_str(), url, now_secs(), nonce.as_deref(), Some(&tokens.access_token))?;
+            let proof = jwt::signed_dpop_proof(
+                &key,
+                method.as_str(),
+                url,
+                now_secs(),
+                nonce.as_deref(),
+                Some(&tokens.access_token),
+            )
+            .await?;
             headers.push(("DPoP".to_owned(), proof));
         }
         Ok(headers)

@@ -25,17 +25,20 @@ pub(super) const DPOP_CHALLENGE: &str = "the server's WWW-Authenticate challenge
 pub(super) const DPOP_METADATA: &str = "its protected resource metadata sets dpop_bound_access_tokens_required";
 
 impl<H: HttpClient> OAuthProvider<H> {
-    fn dpop_key(&self, metadata: &AuthorizationServerMetadata) -> Result<Option<Es256Key>, AuthError> {
-        let mut state = self.state();
-        if self.config.dpop && state.dpop_reason.is_none() {
-            state.dpop_reason = Some(DPOP_CONFIGURED);
-        }
+    async fn dpop_key(&self, metadata: &AuthorizationServerMetadata) -> Result<Option<Es256Key>, AuthError> {
         // DPoP when the MCP server asks for it or the user turned it on,
         // never because the authorization server merely offers it (MCP:
         // `Authorization: Bearer` unless DPoP applies). Without the `dpop`
         // feature tokens are never bound.
+        let asked = {
+            let mut state = self.state();
+            if self.config.dpop && state.dpop_reason.is_none() {
+                state.dpop_reason = Some(DPOP_CONFIGURED);
+            }
+            state.dpop_reason.is_some()
+        };
         let wants = cfg!(feature = "dpop")
-            && state.dpop_reason.is_some()
+            && asked
             && metadata
                 .dpop_signing_alg_values_supported
                 .as_ref()
@@ -43,10 +46,14 @@ impl<H: HttpClient> OAuthProvider<H> {
         if !wants {
             return Ok(None);
         }
-        if state.dpop_key.is_none() {
-            state.dpop_key = Some(Es256Key::generate()?);
+        let existing = self.state().dpop_key.clone();
+        if existing.is_some() {
+            return Ok(existing);
         }
-        Ok(state.dpop_key.clone())
+        // Made outside the lock (WebCrypto's key generation is async); a
+        // key another request made meanwhile wins.
+        let fresh = jwt::new_dpop_key().await?;
+        Ok(Some(self.state().dpop_key.get_or_insert(fresh).clone()))
     }
 
     /// One token request with client authentication; retried once when the
@@ -62,7 +69,7 @@ impl<H: HttpClient> OAuthProvider<H> {
             url: metadata.issuer.clone(),
             reason: "it has no token_endpoint".into(),
         })?;
-        let dpop = self.dpop_key(metadata)?;
+        let dpop = self.dpop_key(metadata).await?;
         let mut nonce_retried = false;
         loop {
             let mut pairs: Vec<(String, String)> = form.iter().map(|(k, v)| ((*k).to_owned(), v.clone())).collect();
@@ -71,13 +78,13 @@ impl<H: HttpClient> OAuthProvider<H> {
                 ("Accept".to_owned(), "application/json".to_owned()),
             ];
             if let Some(client) = client {
-                self.client_authentication(client, &metadata.issuer, &mut pairs, &mut headers)?;
+                self.client_authentication(client, &metadata.issuer, &mut pairs, &mut headers).await?;
             }
             if let Some(key) = &dpop {
                 let nonce = self.state().as_nonce.clone();
                 headers.push((
                     "DPoP".to_owned(),
-                    jwt::dpop_proof(key, "POST", &endpoint, now_secs(), nonce.as_deref(), None)?,
+                    jwt::signed_dpop_proof(key, "POST", &endpoint, now_secs(), nonce.as_deref(), None).await?,
                 ));
             }
             let body = urls::encode_form(pairs.iter().map(|(k, v)| (k.as_str(), v.as_str())));
@@ -108,7 +115,7 @@ impl<H: HttpClient> OAuthProvider<H> {
         }
     }
 
-    fn client_authentication(
+    async fn client_authentication(
         &self,
         client: &ClientRegistration,
         issuer: &str,
@@ -137,7 +144,7 @@ impl<H: HttpClient> OAuthProvider<H> {
                 pairs.push(("client_assertion_type".into(), CLIENT_ASSERTION_TYPE.into()));
                 pairs.push((
                     "client_assertion".into(),
-                    jwt::client_assertion(key, &client.client_id, issuer, now_secs())?,
+                    jwt::signed_client_assertion(key, &client.client_id, issuer, now_secs()).await?,
                 ));
             }
             ("client_secret_basic" | "client_secret_post", None) => {

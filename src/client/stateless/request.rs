@@ -158,7 +158,7 @@ impl Client {
                     rounds -= 1;
                     // From the server, not from the cache.
                     self.stateless_state().cache.forget_method(methods::TOOLS_LIST);
-                    if let Err(error) = self.list_all_tools().await {
+                    if let Err(error) = self.relist_tools().await {
                         log::warn!("re-listing tools after a header mismatch failed: {error}");
                     }
                     continue;
