@@ -28,6 +28,8 @@
 //!   the npm package exposes). Pulls in serde-wasm-bindgen and the web-sys
 //!   types only it uses. Without it a wasm32 build is the Rust API alone.
 //!   No effect natively.
+//! - `fuzzing` *(off)*: exposes the parsers' entry points for the fuzz
+//!   targets in `fuzz/` (a hidden module, not an API).
 
 #![warn(missing_debug_implementations)]
 #![warn(missing_docs)]
@@ -40,6 +42,11 @@ pub mod runtime;
 pub mod transport;
 #[cfg(all(target_arch = "wasm32", feature = "js"))]
 pub mod web;
+
+/// The parsers' entry points for the fuzz targets in `fuzz/`; not an API.
+#[cfg(any(feature = "fuzzing", test))]
+#[doc(hidden)]
+pub mod fuzzing;
 
 pub use client::negotiate::TransportChoice;
 pub use client::{Client, ClientOptions, ConnectOptions, Error, RequestOptions, connect_url};
