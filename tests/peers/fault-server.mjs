@@ -20,6 +20,8 @@
 //           unless said)
 //   web     false when the mode cannot mean the same in a browser (what fetch
 //           hides or does itself); the JS runner in Node runs every mode
+//   timeoutMs  the caller's timeout for this mode, when the default is too
+//           short to move its bytes on a loaded machine
 //
 // GET /modes lists the table as JSON. The runners use a 3 s timeout.
 // A second listener (port in the `listening` line's `other=` and in /modes)
@@ -469,15 +471,18 @@ mode("session-required-400", {
 
 // --- Sizes --------------------------------------------------------------------
 mode("size-huge-line", {
+  timeoutMs: 20000,
   // One 4 MiB SSE data line (the text is checked exactly by length marker).
   expect: ok("text"),
   run: sseReply((_, ctx) => event(json(result(ctx.message.id, { content: [{ type: "text", text: TEXT }], pad: "x".repeat(4 << 20) })))),
 });
 mode("size-huge-json-body", {
+  timeoutMs: 20000,
   expect: ok("text"),
   run: jsonReply((a) => ({ ...a, result: { ...a.result, pad: "y".repeat(12 << 20) } })),
 });
 mode("size-event-over-limit", {
+  timeoutMs: 20000,
   // One event larger than the 16 MiB limit: named, not "ended before answering".
   expect: fail("fail", "limit"),
   run: async (ctx) => {
@@ -513,12 +518,14 @@ mode("size-endless-json-body", {
   },
 });
 mode("size-10000-tools-one-page", {
+  timeoutMs: 20000,
   at: "tools/list",
   op: "list",
   expect: ok("tools:10000"),
   run: jsonReply((a) => ({ ...a, result: { tools: Array.from({ length: 10000 }, (_, i) => echoTool(`tool-${i}`)) } })),
 });
 mode("size-10000-tools-100-pages", {
+  timeoutMs: 20000,
   at: "tools/list",
   op: "list",
   expect: ok("tools:10000"),
@@ -710,6 +717,7 @@ async function handle(req, res, isOther) {
       transport: m.options.transport ?? "streamable-http",
       era: m.options.era ?? "handshake",
       web: m.web,
+      timeoutMs: m.timeoutMs ?? TIMEOUT_MS,
     }));
     return res.end(json({ text: TEXT, timeoutMs: TIMEOUT_MS, otherPort, modes: table }));
   }

@@ -22,7 +22,8 @@ use super::{arguments, texts};
 pub struct Catalog {
     /// The text `echo` is called with (and must answer).
     pub text: String,
-    /// The caller's timeout for every request and for connecting.
+    /// The caller's timeout for every request and for connecting, unless
+    /// a mode says otherwise.
     pub timeout_ms: u64,
     /// The modes, in table order.
     pub modes: Vec<Mode>,
@@ -30,6 +31,7 @@ pub struct Catalog {
 
 /// One misbehaving server.
 #[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct Mode {
     pub name: String,
     /// `call`, `list` or `connect`.
@@ -41,6 +43,8 @@ pub struct Mode {
     pub era: String,
     /// Whether the mode means the same in a browser.
     pub web: bool,
+    /// The caller's timeout for this mode.
+    pub timeout_ms: u64,
 }
 
 /// What the spec implies a client does.
@@ -90,7 +94,7 @@ pub async fn run_all(
 
 /// Runs one mode, bounded in time, and judges it.
 pub async fn run_one(base: &str, catalog: &Catalog, mode: &Mode) -> Verdict {
-    let timeout = Duration::from_millis(catalog.timeout_ms);
+    let timeout = Duration::from_millis(mode.timeout_ms);
     let url = format!("{base}/mode/{}/mcp", mode.name);
     let started = now_millis();
     // Generous: a wrong client may hang; the verdict then says so.
