@@ -48,6 +48,16 @@ impl Peer {
         Peer::start(command, port, "/mcp")
     }
 
+    /// tests/peers/fault-server.mjs: the fault catalog, one misbehaving
+    /// server per path (CORS for the browser). The URL is the base: the
+    /// runners read `/modes` and reach `/mode/<name>/mcp`.
+    pub fn faults_http() -> Res<Peer> {
+        let port = free_port()?;
+        let mut command = Command::new("node");
+        command.arg(root().join("tests/peers/fault-server.mjs")).env("PORT", port.to_string());
+        Peer::start(command, port, "")
+    }
+
     /// server-everything in legacy HTTP+SSE mode (2024-11-05): the stream is
     /// GET /sse, messages go to the endpoint it names. It sends CORS headers.
     pub fn everything_sse() -> Res<Peer> {
@@ -163,6 +173,8 @@ impl BrowserPeers {
             ("MCP_EDGE_TEST_STRICT_CORS_URL", Peer::python_http_strict_cors()?),
             // rmcp's server (Rust), dual-era too.
             ("MCP_EDGE_TEST_RMCP_URL", Peer::rmcp_http()?),
+            // The fault catalog (base URL; modes at /mode/<name>/mcp).
+            ("MCP_EDGE_TEST_FAULTS_URL", Peer::faults_http()?),
         ];
         Ok(BrowserPeers { peers })
     }
