@@ -76,7 +76,7 @@ async fn resumption_through_fetch_streams_loses_and_duplicates_nothing() {
     // Rounds of concurrent calls until the server has cut CUTS streams (at
     // most ROUNDS rounds): as many as CI's time allows for the wasm build.
     const CUTS: u64 = 200;
-    const ROUNDS: usize = 40;
+    const ROUNDS: usize = 60;
     const CALLS: usize = 12;
     const COUNT: u64 = 15;
     let mut tags = Vec::new();

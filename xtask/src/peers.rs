@@ -44,7 +44,12 @@ impl Peer {
             // the page when the connection then breaks (the Streams spec
             // discards an errored stream's queue), so events need a moment
             // between them for a cut to land after, not on, the one before.
-            .env("CHAOS_EVENT_GAP_MS", "10");
+            .env("CHAOS_EVENT_GAP_MS", "10")
+            // For the same reason a POST stream delivers eight events before
+            // it may be cut: a page busy with a dozen streams lost every event
+            // of a stream cut after one (and, rarely, after three), leaving no
+            // id to resume from.
+            .env("CHAOS_POST_MIN_EVENTS", "8");
         Peer::start(command, port, "/mcp")
     }
 
