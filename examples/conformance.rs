@@ -22,10 +22,10 @@ mod adapter {
     use std::process::ExitCode;
     use std::time::Duration;
 
+    use mcp_edge::EraChoice;
     use mcp_edge::auth::{AuthConfig, Grant, HeadlessAuthorizer, OAuthProvider};
-    use mcp_edge::client::EraChoice;
     use mcp_edge::protocol::types::{CreateMessageResult, ElicitAction, ElicitResult, JsonObject};
-    use mcp_edge::transport::streamable::{StreamableHttpOptions, StreamableHttpTransport};
+    use mcp_edge::transport::{StreamableHttpOptions, StreamableHttpTransport};
     use mcp_edge::{Client, ClientOptions};
     use serde_json::{Value, json};
 

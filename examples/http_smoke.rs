@@ -4,7 +4,7 @@
 #[cfg(not(target_arch = "wasm32"))]
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    use mcp_edge::transport::streamable::{StreamableHttpOptions, StreamableHttpTransport};
+    use mcp_edge::transport::{StreamableHttpOptions, StreamableHttpTransport};
     use mcp_edge::{Client, ClientOptions, RequestOptions};
 
     let url = std::env::args().nth(1).ok_or("usage: http_smoke <url>")?;

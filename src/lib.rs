@@ -1,11 +1,25 @@
 //! # mcp-edge
 //!
 //! A Model Context Protocol client for browsers, edge workers and native
-//! hosts. One runtime-agnostic session engine ([`client`]) drives any
+//! hosts. One runtime-agnostic session engine ([`Client`]) drives any
 //! [`transport::Transport`]; the [`protocol`] layer is pure data.
 //!
-//! Layers depend only downward: `protocol` ← `transport` ← `client` ← faces
-//! (the Rust API here, the native CLI, the wasm-bindgen JS API).
+//! Layers depend only downward: `protocol` ← `http` ← `auth` ← `transport`
+//! ← client ← faces (the Rust API here, the native CLI, the wasm-bindgen JS
+//! API).
+//!
+//! ## The public surface
+//!
+//! Each public item has one path. The client layer is the crate root:
+//! [`Client`], [`connect_url`] (and natively `connect_stdio`), their
+//! options, [`Error`], handlers and subscriptions. Each lower layer is one
+//! module whose root holds what a user needs of it: [`protocol`] (messages,
+//! versions, [`protocol::codes`], [`protocol::methods`], and the MCP types in
+//! [`protocol::types`]), [`http`] (the [`http::HttpClient`] seam),
+//! [`auth`] (OAuth 2.1) and [`transport`] (the [`transport::Transport`]
+//! trait and each transport with its options). Everything else (parsers,
+//! engines, negotiation) is internal. The few runtime types that appear in
+//! public signatures ([`BoxFuture`], [`MaybeSend`], ...) are at the root.
 //!
 //! ## Cargo features
 //!
@@ -33,12 +47,15 @@
 
 #![warn(missing_debug_implementations)]
 #![warn(missing_docs)]
+// Every type a user can get hold of can also be named: the curated re-exports
+// below cover the whole public surface.
+#![warn(unnameable_types)]
 
 pub mod auth;
-pub mod client;
+mod client;
 pub mod http;
 pub mod protocol;
-pub mod runtime;
+mod runtime;
 pub mod transport;
 #[cfg(all(target_arch = "wasm32", feature = "js"))]
 pub mod web;
@@ -48,6 +65,13 @@ pub mod web;
 #[doc(hidden)]
 pub mod fuzzing;
 
-pub use client::negotiate::TransportChoice;
-pub use client::{Client, ClientOptions, ConnectOptions, Error, RequestOptions, connect_url};
-pub use protocol::{Message, ProtocolVersion};
+#[cfg(not(target_arch = "wasm32"))]
+pub use client::connect_stdio;
+pub use client::{
+    CacheHint, CacheScope, Client, ClientOptions, ConnectOptions, DEFAULT_MAX_INPUT_ROUNDS, DEFAULT_REQUEST_TIMEOUT,
+    DiscoverResult, Driver, EraChoice, EraVerdict, Error, EventFn, EventListener, HandlerResult, ListenFilter,
+    Negotiated, NotificationFn, NotificationListener, ProgressCallback, ProgressFn, RequestContext, RequestHandler,
+    RequestOptions, SessionEvent, Subscription, TransportChoice, VERDICT_MAX_AGE, apply_elicitation_defaults,
+    connect_url, connect_url_with_http, forget_era, forget_transport, remembered_era, remembered_transport,
+};
+pub use runtime::{BoxFuture, BoxStream, MaybeSend, MaybeSync, SpawnError};

@@ -13,14 +13,13 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use mcp_edge::BoxFuture;
 use mcp_edge::auth::{
     AuthConfig, AuthError, AuthorizationRequest, Authorizer, Grant, MemoryTokenStore, OAuthProvider, TokenStore, Tokens,
 };
-use mcp_edge::http::url::Url;
 use mcp_edge::http::{HttpClient, HttpError, HttpRequest, HttpResponse, Method};
 use mcp_edge::protocol::Message;
-use mcp_edge::runtime::{BoxFuture, boxed};
-use mcp_edge::transport::streamable::{StreamableHttpOptions, StreamableHttpTransport};
+use mcp_edge::transport::{StreamableHttpOptions, StreamableHttpTransport};
 use mcp_edge::transport::{Transport, TransportError, TransportEvent};
 use serde_json::{Value, json};
 
@@ -120,7 +119,55 @@ fn json_reply(status: u16, value: Value) -> HttpResponse {
 }
 
 fn form(body: &Option<String>) -> Vec<(String, String)> {
-    mcp_edge::http::url::parse_form(body.as_deref().unwrap_or(""))
+    url::form_urlencoded::parse(body.as_deref().unwrap_or("").as_bytes()).into_owned().collect()
+}
+
+/// The parts of a URL the mock looks at, read with the `url` crate: an
+/// independent parser, not the crate's own under test.
+struct Url {
+    origin: String,
+    path: String,
+    host: String,
+    pairs: Vec<(String, String)>,
+}
+
+impl Url {
+    fn parse(text: &str) -> Result<Url, url::ParseError> {
+        let url = url::Url::parse(text)?;
+        Ok(Url {
+            origin: url.origin().ascii_serialization(),
+            path: url.path().to_owned(),
+            host: url.host_str().unwrap_or_default().to_owned(),
+            pairs: url.query_pairs().into_owned().collect(),
+        })
+    }
+
+    fn origin(&self) -> String {
+        self.origin.clone()
+    }
+
+    fn query_pairs(&self) -> Vec<(String, String)> {
+        self.pairs.clone()
+    }
+}
+
+/// The S256 PKCE challenge of `verifier` (RFC 7636 4.2), computed here
+/// rather than by the crate under test.
+fn s256(verifier: &str) -> String {
+    use base64::Engine;
+    use sha2::Digest;
+    base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(sha2::Sha256::digest(verifier.as_bytes()))
+}
+
+/// A `scope` parameter's scopes: space-separated, each once, in order.
+fn split_scope(scope: &str) -> Vec<String> {
+    let mut scopes: Vec<String> = Vec::new();
+    for scope in scope.split(' ').filter(|s| !s.is_empty()) {
+        if !scopes.iter().any(|s| s == scope) {
+            scopes.push(scope.to_owned());
+        }
+    }
+    scopes
 }
 
 fn get<'a>(pairs: &'a [(String, String)], name: &str) -> Option<&'a str> {
@@ -258,10 +305,10 @@ impl Mock {
                             return json_reply(400, json!({"error": "invalid_grant"}));
                         };
                         let verifier = get(&pairs, "code_verifier").unwrap_or_default();
-                        if mcp_edge::auth::pkce::challenge_of(verifier) != challenge {
+                        if s256(verifier) != challenge {
                             return json_reply(400, json!({"error": "invalid_grant", "error_description": "PKCE"}));
                         }
-                        let scopes = scope.map(|s| mcp_edge::auth::scope::split(&s)).unwrap_or_default();
+                        let scopes = scope.map(|s| split_scope(&s)).unwrap_or_default();
                         let answer = self.issue(&mut world, scopes, &origin);
                         json_reply(200, answer)
                     }
@@ -291,7 +338,7 @@ impl HttpClient for Mock {
     fn fetch(&self, request: HttpRequest) -> BoxFuture<'static, Result<HttpResponse, HttpError>> {
         self.world.lock().unwrap().requests.push(request.clone());
         let response = self.handle(&request);
-        boxed(async move { Ok(response) })
+        Box::pin(async move { Ok(response) })
     }
 }
 
@@ -314,7 +361,7 @@ impl std::fmt::Debug for BrowserFor {
 
 impl Authorizer for BrowserFor {
     fn authorize<'a>(&'a self, request: &'a AuthorizationRequest) -> BoxFuture<'a, Result<String, AuthError>> {
-        boxed(async move {
+        Box::pin(async move {
             let url = Url::parse(&request.url).unwrap();
             assert!(
                 ["https://as.test/authorize", "https://as2.test/authorize"]

@@ -10,14 +10,13 @@
 
 mod support;
 
-use support::web;
+use support::{sleep, web};
 
 use std::cell::RefCell;
 use std::rc::Rc;
 use std::time::Duration;
 
 use js_sys::{Array, Promise, Reflect};
-use mcp_edge::runtime::sleep;
 use mcp_edge::web::McpClient;
 use wasm_bindgen::closure::Closure;
 use wasm_bindgen::{JsCast, JsValue};

@@ -11,7 +11,7 @@
 
 mod support;
 
-use support::web;
+use support::{sleep, web};
 
 use std::collections::HashMap;
 use std::future::Future;
@@ -21,8 +21,7 @@ use std::time::Duration;
 
 use futures::future::{Either, join_all, select};
 use mcp_edge::http::{DefaultHttp, HttpClient, HttpRequest, Method};
-use mcp_edge::runtime::sleep;
-use mcp_edge::transport::streamable::{ReconnectPolicy, StreamableHttpOptions, StreamableHttpTransport};
+use mcp_edge::transport::{ReconnectPolicy, StreamableHttpOptions, StreamableHttpTransport};
 use mcp_edge::{Client, ClientOptions};
 use serde_json::{Value, json};
 use wasm_bindgen_test::{wasm_bindgen_test, wasm_bindgen_test_configure};

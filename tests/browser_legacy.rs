@@ -18,7 +18,7 @@ mod support;
 use support::web;
 
 use mcp_edge::http::DefaultHttp;
-use mcp_edge::transport::legacy::{LegacyError, LegacySseOptions, LegacySseTransport};
+use mcp_edge::transport::{LegacyError, LegacySseOptions, LegacySseTransport};
 use mcp_edge::web::McpClient;
 use mcp_edge::{Client, ClientOptions, ConnectOptions, TransportChoice, connect_url};
 use serde_json::json;

@@ -23,7 +23,7 @@
 
 mod support;
 
-use support::web;
+use support::{sleep, web};
 
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -31,7 +31,6 @@ use std::time::Duration;
 
 use js_sys::{Array, Promise, Reflect};
 use mcp_edge::protocol::Era;
-use mcp_edge::runtime::sleep;
 use mcp_edge::web::McpClient;
 use wasm_bindgen::JsValue;
 use wasm_bindgen::closure::Closure;

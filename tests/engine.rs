@@ -11,14 +11,13 @@ use std::time::Duration;
 use futures::StreamExt;
 use futures::future::{Either, select};
 use mcp_edge::Client;
-use mcp_edge::client::{ClientOptions, EraChoice, Error, ListenFilter, RequestContext, RequestOptions, SessionEvent};
 use mcp_edge::protocol::types::{CreateMessageResult, ElicitAction, ElicitResult};
 use mcp_edge::protocol::{ErrorObject, Message, Notification, ProtocolVersion, Request, RequestId, Response, codes};
-use mcp_edge::runtime::{sleep, spawn};
 use mcp_edge::transport::TransportError;
-use mcp_edge::transport::memory::{self, MemoryServer};
+use mcp_edge::transport::{MemoryServer, memory_pair};
+use mcp_edge::{ClientOptions, EraChoice, Error, ListenFilter, RequestContext, RequestOptions, SessionEvent};
 use serde_json::{Value, json};
-use support::within;
+use support::{sleep, spawn, within};
 
 #[cfg(target_arch = "wasm32")]
 wasm_bindgen_test::wasm_bindgen_test_configure!(run_in_browser);
@@ -34,11 +33,9 @@ macro_rules! tests {
 }
 
 fn start(options: ClientOptions) -> (Client, MemoryServer) {
-    let (transport, server) = memory::pair();
+    let (transport, server) = memory_pair();
     let (client, driver) = Client::new(transport, options);
-    if spawn(driver).is_err() {
-        panic!("no runtime to run the driver on");
-    }
+    spawn(driver);
     (client, server)
 }
 

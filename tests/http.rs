@@ -18,12 +18,13 @@ use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
-use mcp_edge::client::SessionEvent;
+use mcp_edge::BoxFuture;
+use mcp_edge::SessionEvent;
 use mcp_edge::protocol::types::{CreateMessageResult, ElicitAction, ElicitResult};
-use mcp_edge::runtime::BoxFuture;
-use mcp_edge::transport::streamable::{ReconnectPolicy, StreamableHttpOptions, StreamableHttpTransport};
+use mcp_edge::protocol::{Message, ProtocolVersion};
+use mcp_edge::transport::{ReconnectPolicy, StreamableHttpOptions, StreamableHttpTransport};
 use mcp_edge::transport::{Transport, TransportError, TransportEvent};
-use mcp_edge::{Client, ClientOptions, Error, Message, ProtocolVersion, RequestOptions};
+use mcp_edge::{Client, ClientOptions, Error, RequestOptions};
 use serde_json::{Value, json};
 use support::native::{Server, bounded, everything_index, free_port, peers_dir};
 use support::{arguments, texts, within, within_for};

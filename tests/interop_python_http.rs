@@ -15,10 +15,10 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
-use mcp_edge::client::{ClientOptions, ConnectOptions, EraChoice, connect_url};
 use mcp_edge::protocol::types::{ElicitAction, ElicitResult, JsonObject};
 use mcp_edge::protocol::{Era, ProtocolVersion};
 use mcp_edge::{Client, TransportChoice};
+use mcp_edge::{ClientOptions, ConnectOptions, EraChoice, connect_url};
 use serde_json::json;
 use support::native::{Lines, peers_dir, venv_python};
 use support::{arguments, texts, within};

@@ -32,11 +32,11 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use futures::StreamExt;
-use mcp_edge::client::{ClientOptions, ConnectOptions, EraChoice, ListenFilter, connect_stdio, connect_url};
 use mcp_edge::protocol::types::{CallToolResult, ElicitAction, ElicitResult, JsonObject};
 use mcp_edge::protocol::{Era, ProtocolVersion};
-use mcp_edge::transport::stdio::StdioOptions;
+use mcp_edge::transport::StdioOptions;
 use mcp_edge::{Client, Error};
+use mcp_edge::{ClientOptions, ConnectOptions, EraChoice, ListenFilter, connect_stdio, connect_url};
 use serde_json::{Value, json};
 use support::native::{Lines, Server, rmcp_peer};
 use support::{arguments, texts, within};

@@ -23,12 +23,11 @@ use std::process::Stdio;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use mcp_edge::client::negotiate::detect::{self, Verdict};
+use mcp_edge::BoxFuture;
 use mcp_edge::http::{DefaultHttp, HttpClient, HttpError, HttpRequest, HttpResponse, Method};
-use mcp_edge::runtime::BoxFuture;
+use mcp_edge::transport::LegacyError;
+use mcp_edge::transport::ReconnectPolicy;
 use mcp_edge::transport::TransportError;
-use mcp_edge::transport::legacy::LegacyError;
-use mcp_edge::transport::streamable::ReconnectPolicy;
 use mcp_edge::{Client, ClientOptions, ConnectOptions, Error, TransportChoice};
 use serde_json::{Value, json};
 use support::native::{Server, bounded, everything_index, peers_dir, sdk_script_path, venv_python};
@@ -117,7 +116,7 @@ fn options(transport: TransportChoice) -> ConnectOptions {
 
 async fn connect(http: &Counting, url: &str, transport: TransportChoice) -> Result<Client, Error> {
     let client = ClientOptions::new("legacy-tests", "0.0.0");
-    within("connecting", mcp_edge::client::connect_url_with_http(http.clone(), url, options(transport), client)).await
+    within("connecting", mcp_edge::connect_url_with_http(http.clone(), url, options(transport), client)).await
 }
 
 /// Lists the tools, calls `echo`, closes.
@@ -155,7 +154,7 @@ async fn legacy_server_round_trips(peer: Peer) {
             .all(|(method, to)| *method == Method::Post && to != &url && to.starts_with(&url[..url.len() - 4])),
         "then POSTs to the endpoint on the same origin: {requests:?}"
     );
-    assert_eq!(detect::remembered(&url), Some(Verdict::Sse));
+    assert_eq!(mcp_edge::remembered_transport(&url), Some(TransportChoice::Sse));
 
     // Connecting again: the verdict is remembered, nothing is probed.
     http.clear();
@@ -165,12 +164,12 @@ async fn legacy_server_round_trips(peer: Peer) {
     assert_eq!(http.requests().first(), Some(&(Method::Get, url.clone())));
 
     // Forced.
-    detect::forget(&url);
+    mcp_edge::forget_transport(&url);
     http.clear();
     let client = connect(&http, &url, TransportChoice::Sse).await.expect("forced sse connect");
     use_echo(&client).await;
     assert_eq!(http.count(Method::Post, &url), 0, "forced sse probed: {:?}", http.requests());
-    assert_eq!(detect::remembered(&url), None, "a forced choice is not a verdict");
+    assert_eq!(mcp_edge::remembered_transport(&url), None, "a forced choice is not a verdict");
     drop(peer);
 }
 
@@ -212,7 +211,7 @@ async fn auto_picks_streamable_http_and_remembers_it() {
         let tools = within("tools/list", client.list_all_tools()).await.expect("tools/list");
         assert!(tools.iter().any(|tool| tool.name == "echo"));
         within("close", client.close()).await;
-        assert_eq!(detect::remembered(&url), Some(Verdict::StreamableHttp));
+        assert_eq!(mcp_edge::remembered_transport(&url), Some(TransportChoice::StreamableHttp));
         // No legacy probe happened: every request went to the one URL, and the
         // first was the initialize POST.
         assert_eq!(http.requests().first(), Some(&(Method::Post, url.clone())));
@@ -304,7 +303,7 @@ async fn an_endpoint_on_another_origin_is_refused() {
         // detection POST (auto only), two GETs.
         assert!(http.requests().iter().all(|(_, to)| to == &url), "{:?}", http.requests());
         assert_eq!(peer.stats().await, json!({ "posts": 2, "gets": 2, "other": 0 }));
-        assert_eq!(detect::remembered(&url), None);
+        assert_eq!(mcp_edge::remembered_transport(&url), None);
     })
     .await
 }
@@ -334,7 +333,7 @@ async fn a_web_page_is_not_an_mcp_server_and_the_error_says_what_was_tried() {
             // The era probe, the detection POST, the GET.
             let expected = vec![(Method::Post, url.clone()), (Method::Post, url.clone()), (Method::Get, url.clone())];
             assert_eq!(http.requests(), expected);
-            assert_eq!(detect::remembered(&url), None);
+            assert_eq!(mcp_edge::remembered_transport(&url), None);
         }
     })
     .await

@@ -1,8 +1,8 @@
 //! The protocol layer: codec, ids, versions, types. Runs natively and, under
 //! wasm-bindgen-test, in headless Chromium.
 
-use mcp_edge::protocol::jsonrpc::{DecodeError, decode, decode_one};
 use mcp_edge::protocol::types::{CallToolResult, ContentBlock, InitializeResult, ListToolsResult};
+use mcp_edge::protocol::{DecodeError, decode, decode_one};
 use mcp_edge::protocol::{ErrorObject, Message, ProtocolVersion, RequestId};
 use serde_json::json;
 

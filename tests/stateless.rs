@@ -14,11 +14,11 @@ mod support;
 use std::time::Duration;
 
 use mcp_edge::Client;
-use mcp_edge::client::{ClientOptions, EraChoice, EraVerdict, Error, connect_stdio};
 use mcp_edge::protocol::types::{ElicitAction, ElicitResult};
 use mcp_edge::protocol::{Era, Message, ProtocolVersion, Request, RequestId, Response};
-use mcp_edge::transport::memory::{self, MemoryServer};
-use mcp_edge::transport::stdio::StdioOptions;
+use mcp_edge::transport::StdioOptions;
+use mcp_edge::transport::{MemoryServer, memory_pair};
+use mcp_edge::{ClientOptions, EraChoice, EraVerdict, Error, connect_stdio};
 use serde_json::{Value, json};
 use support::native::{any_python, peers_dir, venv_python};
 use support::within;
@@ -48,7 +48,7 @@ fn elicitation_options() -> ClientOptions {
 /// A client forced to the stateless era over the memory transport, past
 /// its `server/discover`.
 async fn stateless_client(options: ClientOptions) -> (Client, MemoryServer) {
-    let (transport, mut server) = memory::pair();
+    let (transport, mut server) = memory_pair();
     let (client, driver) = Client::new(transport, options.with_era(EraChoice::Stateless));
     tokio::spawn(driver);
     let starting = tokio::spawn({
@@ -307,16 +307,13 @@ async fn a_remembered_handshake_verdict_that_a_stateless_server_contradicts_is_p
     let client = within("legacy", connect_stdio(legacy, options.clone())).await.expect("legacy connect");
     assert_eq!(client.era(), Some(Era::Handshake));
     client.close().await;
-    assert_eq!(mcp_edge::client::negotiate::remembered_era("test:upgraded-server"), Some(EraVerdict::Handshake));
+    assert_eq!(mcp_edge::remembered_era("test:upgraded-server"), Some(EraVerdict::Handshake));
     // `initialize` now meets -32022 naming 2026-07-28 (R2.10): probe, go stateless.
     let client = within("modern", connect_stdio(modern, options)).await.expect("re-probed connect");
     assert_eq!(client.era(), Some(Era::Stateless));
     within("call", client.call_tool("echo", None)).await.expect("call");
     client.close().await;
-    assert!(matches!(
-        mcp_edge::client::negotiate::remembered_era("test:upgraded-server"),
-        Some(EraVerdict::Stateless(_))
-    ));
+    assert!(matches!(mcp_edge::remembered_era("test:upgraded-server"), Some(EraVerdict::Stateless(_))));
 }
 
 #[tokio::test]

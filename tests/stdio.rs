@@ -10,10 +10,11 @@ use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
-use mcp_edge::runtime::BoxFuture;
-use mcp_edge::transport::stdio::{StdioOptions, StdioTransport};
+use mcp_edge::BoxFuture;
+use mcp_edge::protocol::{Message, ProtocolVersion};
+use mcp_edge::transport::{StdioOptions, StdioTransport};
 use mcp_edge::transport::{Transport, TransportError, TransportEvent};
-use mcp_edge::{Client, ClientOptions, Error, Message, ProtocolVersion, RequestOptions};
+use mcp_edge::{Client, ClientOptions, Error, RequestOptions};
 use serde_json::{Value, json};
 use support::native::{Lines, bounded, everything_index, peers_dir, sdk_script_path};
 use support::{arguments, texts};

@@ -73,6 +73,7 @@ impl Es256Key {
     }
 
     /// The RFC 7638 thumbprint of the public key.
+    #[cfg(test)]
     pub fn thumbprint(&self) -> String {
         let jwk = self.public_jwk();
         let canonical = format!(

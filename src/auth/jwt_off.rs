@@ -38,11 +38,6 @@ impl Es256Key {
     }
 
     /// Unreachable: no key exists.
-    pub fn thumbprint(&self) -> String {
-        match self.never {}
-    }
-
-    /// Unreachable: no key exists.
     pub fn sign(&self, _header: Value, _claims: &Value) -> String {
         match self.never {}
     }

@@ -1,10 +1,10 @@
 //! OAuth 2.1 authorization for the HTTP transports (MCP "Authorization",
 //! 2025-03-26 to 2025-11-25), one implementation for every target.
 //!
-//! Pure parts, tested natively without I/O: [`challenge`]
-//! (`WWW-Authenticate`), [`metadata`] (discovery documents, their URL
-//! orders and checks), [`pkce`], [`scope`], [`resource`] (RFC 8707), [`jwt`]
-//! (ES256 client assertions and DPoP proofs).
+//! Pure parts, internal and tested natively without I/O: `challenge`
+//! (`WWW-Authenticate`), `metadata` (discovery documents, their URL orders
+//! and checks), `pkce`, `scope`, `resource` (RFC 8707), `jwt` (ES256 client
+//! assertions and DPoP proofs).
 //!
 //! The flow, [`OAuthProvider`], runs over the [`crate::http::HttpClient`]
 //! seam. Only two things differ by platform, and both are seams:
@@ -24,25 +24,25 @@
 //! carries the token, a 401 runs the flow and retries once, a 403
 //! `insufficient_scope` steps up.
 
-pub mod authorizer;
-pub mod challenge;
-pub mod config;
-pub mod error;
+mod authorizer;
+pub(crate) mod challenge;
+mod config;
+mod error;
 #[cfg(not(target_arch = "wasm32"))]
-pub mod file_store;
+mod file_store;
 #[cfg(any(feature = "private-key-jwt", feature = "dpop"))]
-pub mod jwt;
+pub(crate) mod jwt;
 #[cfg(not(any(feature = "private-key-jwt", feature = "dpop")))]
 #[path = "jwt_off.rs"]
-pub mod jwt;
+pub(crate) mod jwt;
 #[cfg(not(target_arch = "wasm32"))]
-pub mod loopback;
-pub mod metadata;
-pub mod pkce;
-pub mod provider;
-pub mod resource;
-pub mod scope;
-pub mod store;
+pub(crate) mod loopback;
+pub(crate) mod metadata;
+pub(crate) mod pkce;
+mod provider;
+pub(crate) mod resource;
+pub(crate) mod scope;
+mod store;
 
 pub use authorizer::{AuthorizationRequest, Authorizer, HeadlessAuthorizer, PendingAuthorization};
 pub use config::{AuthConfig, Grant};
@@ -51,5 +51,6 @@ pub use error::AuthError;
 pub use file_store::FileTokenStore;
 #[cfg(not(target_arch = "wasm32"))]
 pub use loopback::{LoopbackAuthorizer, LoopbackError};
+pub use metadata::{AuthorizationServerMetadata, ProtectedResourceMetadata};
 pub use provider::{AuthChallenge, AuthProvider, Discovery, OAuthProvider, Recovery, fingerprint};
 pub use store::{AuthRecord, ClientRegistration, MemoryTokenStore, TokenStore, Tokens};

@@ -17,6 +17,7 @@ pub fn union(held: Option<&[String]>, required: Option<&[String]>) -> Option<Vec
 }
 
 /// Whether `have` holds every scope of `need`.
+#[cfg(test)]
 pub fn contains_all(have: &[String], need: &[String]) -> bool {
     need.iter().all(|n| have.contains(n))
 }
@@ -27,6 +28,7 @@ pub fn join(scopes: &[String]) -> String {
 }
 
 /// Splits a `scope` parameter.
+#[cfg(test)]
 pub fn split(scope: &str) -> Vec<String> {
     dedup(scope.split(' ').filter(|s| !s.is_empty()).map(str::to_owned))
 }

@@ -9,9 +9,7 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-use crate::protocol::types::{
-    CreateMessageParams, CreateMessageResult, ElicitAction, ElicitParams, ElicitResult, JsonObject, Root,
-};
+use crate::protocol::types::{ElicitAction, ElicitParams, ElicitResult, JsonObject, Root};
 use crate::protocol::{ErrorObject, Notification, RequestId, codes};
 use crate::runtime::{BoxFuture, MaybeSend, MaybeSync, boxed};
 
@@ -77,9 +75,6 @@ where
     })
 }
 
-/// Sampling handler signature, for documentation.
-pub type SamplingResult = Result<CreateMessageResult, ErrorObject>;
-
 /// Fills in the defaults a form's schema declares for fields the user left
 /// out, so a server gets every value it described (`elicitation/create`
 /// form mode, "defaults everywhere" of 2025-11-25).
@@ -128,6 +123,3 @@ pub(crate) fn fixed_roots(roots: Vec<Root>) -> Arc<dyn RequestHandler> {
         async move { Ok(answer) }
     })
 }
-
-/// Sampling params, re-exported for handler signatures.
-pub type SamplingParams = CreateMessageParams;

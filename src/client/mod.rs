@@ -21,13 +21,13 @@
 mod api;
 mod driver;
 mod error;
-pub mod handlers;
-pub mod handshake;
+pub(crate) mod handlers;
+pub(crate) mod handshake;
 mod listen;
-pub mod negotiate;
+pub(crate) mod negotiate;
 mod options;
 mod request;
-pub mod stateless;
+pub(crate) mod stateless;
 
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
@@ -36,18 +36,22 @@ use std::sync::{Arc, Mutex};
 use futures::channel::{mpsc, oneshot};
 use serde_json::Value;
 
-pub use crate::protocol::methods::SUBSCRIPTIONS_ACKNOWLEDGED as ACKNOWLEDGED;
 pub use crate::protocol::stateless::{CacheHint, CacheScope, DiscoverResult, ListenFilter};
 pub use driver::Driver;
 pub use error::Error;
-pub use handlers::{HandlerResult, NotificationListener, RequestContext, RequestHandler, apply_elicitation_defaults};
+pub use handlers::{
+    HandlerResult, NotificationFn, NotificationListener, RequestContext, RequestHandler, apply_elicitation_defaults,
+};
 pub use listen::Subscription;
 #[cfg(not(target_arch = "wasm32"))]
 pub use negotiate::connect_stdio;
-pub use negotiate::{ConnectOptions, EraVerdict, TransportChoice, connect_url, connect_url_with_http};
+pub use negotiate::{
+    ConnectOptions, EraVerdict, TransportChoice, VERDICT_MAX_AGE, connect_url, connect_url_with_http, forget_era,
+    forget_transport, remembered_era, remembered_transport,
+};
 pub use options::{
-    ClientOptions, DEFAULT_MAX_INPUT_ROUNDS, DEFAULT_REQUEST_TIMEOUT, EraChoice, EventListener, ProgressCallback,
-    RequestOptions, SessionEvent,
+    ClientOptions, DEFAULT_MAX_INPUT_ROUNDS, DEFAULT_REQUEST_TIMEOUT, EraChoice, EventFn, EventListener,
+    ProgressCallback, ProgressFn, RequestOptions, SessionEvent,
 };
 
 use crate::protocol::types::InitializeResult;
@@ -200,8 +204,9 @@ impl Client {
     /// Checks the server's capabilities first (unless
     /// `strict_capabilities` is off). Each era's engine does the rest: in
     /// the handshake era, if the server forgot the session, a new one is
-    /// started and the request retried once; see [`stateless`] for the
-    /// other.
+    /// started and the request retried once; in the stateless era (2026-07-28)
+    /// a request may take several rounds (`input_required`) and a result
+    /// may come from the cache.
     pub async fn request(&self, method: &str, params: Option<Value>, options: RequestOptions) -> Result<Value, Error> {
         let generation = {
             let state = self.state();

@@ -13,7 +13,7 @@ use crate::runtime::{BoxFuture, BoxStream, MaybeSend, MaybeSync};
 
 #[cfg(not(target_arch = "wasm32"))]
 mod native;
-pub mod url;
+pub(crate) mod url;
 #[cfg(target_arch = "wasm32")]
 mod web;
 

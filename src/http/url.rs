@@ -140,13 +140,6 @@ impl Url {
         self.scheme == "https" || (self.scheme == "http" && (allow_insecure || self.is_loopback()))
     }
 
-    /// The URL with `#fragment` removed, otherwise unchanged.
-    pub fn without_fragment(&self) -> String {
-        let mut copy = self.clone();
-        copy.fragment = None;
-        copy.to_string()
-    }
-
     /// Resolves a reference (a `Location` header) against this URL
     /// (RFC 3986 §5.2, without dot-segment subtleties beyond `.` and `..`).
     pub fn join(&self, reference: &str) -> Result<Url, String> {

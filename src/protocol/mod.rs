@@ -1,12 +1,16 @@
 //! The protocol layer: JSON-RPC messages and MCP types of both eras (the
-//! handshake revisions in [`types`], revision 2026-07-28 in
-//! [`stateless`]). Pure data, no I/O.
+//! handshake revisions in [`types`]; revision 2026-07-28's vocabulary is
+//! internal, and what of it a user meets, such as
+//! [`ListenFilter`](crate::ListenFilter), is at the crate root). Method
+//! names are in [`methods`], error codes in [`codes`]. Pure data, no I/O.
 
-pub mod jsonrpc;
+pub(crate) mod jsonrpc;
 pub mod methods;
-pub mod stateless;
+pub(crate) mod stateless;
 pub mod types;
-pub mod version;
+pub(crate) mod version;
 
-pub use jsonrpc::{DecodeError, ErrorObject, Message, Notification, Request, RequestId, Response, codes};
+pub use jsonrpc::{
+    DecodeError, ErrorObject, Message, Notification, Request, RequestId, Response, codes, decode, decode_one,
+};
 pub use version::{Era, ProtocolVersion, UnsupportedVersion};

@@ -13,15 +13,19 @@ use crate::runtime::{BoxFuture, MaybeSend};
 mod authorize;
 mod inbox;
 #[cfg(feature = "legacy-sse")]
-pub mod legacy;
-pub mod memory;
-pub mod sse;
+pub(crate) mod legacy;
+pub(crate) mod memory;
+pub(crate) mod sse;
 #[cfg(not(target_arch = "wasm32"))]
-pub mod stdio;
-pub mod streamable;
+pub(crate) mod stdio;
+pub(crate) mod streamable;
 
 #[cfg(feature = "legacy-sse")]
-use legacy::LegacyError;
+pub use legacy::{LegacyError, LegacySseOptions, LegacySseTransport};
+pub use memory::{MemoryServer, MemoryTransport, pair as memory_pair};
+#[cfg(not(target_arch = "wasm32"))]
+pub use stdio::{StderrCallback, StdioOptions, StdioTransport};
+pub use streamable::{ReconnectPolicy, StreamableHttpOptions, StreamableHttpTransport};
 
 /// A bidirectional channel of JSON-RPC messages to one server.
 pub trait Transport: MaybeSend + 'static {

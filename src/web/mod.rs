@@ -23,6 +23,8 @@ use serde_json::{Map, Value};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::future_to_promise;
 
+pub use self::listen::McpSubscription;
+
 use self::convert::{WebError, object_from_js, serialize_to_js, to_js};
 use self::handlers::notify_listener;
 use self::options::{CallOptions, Connect, abortable, connect_options};

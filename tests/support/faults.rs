@@ -7,14 +7,25 @@
 use std::time::Duration;
 
 use futures::StreamExt;
-use mcp_edge::client::EraChoice;
 use mcp_edge::http::{DefaultHttp, HttpClient, HttpRequest, Method};
-use mcp_edge::runtime::now_millis;
-use mcp_edge::{Client, ClientOptions, ConnectOptions, Error, TransportChoice, connect_url};
+use mcp_edge::{Client, ClientOptions, ConnectOptions, EraChoice, Error, TransportChoice, connect_url};
 use serde::Deserialize;
 use serde_json::json;
 
-use super::{arguments, texts};
+use super::{arguments, sleep, texts};
+
+/// Wall-clock milliseconds, for how long a mode took.
+#[cfg(not(target_arch = "wasm32"))]
+fn now_millis() -> f64 {
+    let since = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
+    since.as_secs_f64() * 1000.0
+}
+
+/// Wall-clock milliseconds, for how long a mode took.
+#[cfg(target_arch = "wasm32")]
+fn now_millis() -> f64 {
+    js_sys::Date::now()
+}
 
 /// The table the server publishes.
 #[derive(Debug, Clone, Deserialize)]
@@ -110,7 +121,7 @@ pub async fn run_one(base: &str, catalog: &Catalog, mode: &Mode) -> Verdict {
 async fn select_bounded<T>(limit: Duration, work: impl std::future::Future<Output = T>) -> Option<T> {
     use futures::future::{Either, select};
     use std::pin::pin;
-    match select(pin!(work), pin!(mcp_edge::runtime::sleep(limit))).await {
+    match select(pin!(work), pin!(sleep(limit))).await {
         Either::Left((value, _)) => Some(value),
         Either::Right(_) => None,
     }

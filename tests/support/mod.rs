@@ -23,8 +23,36 @@ use std::time::Duration;
 
 use futures::future::{Either, select};
 use mcp_edge::protocol::types::{CallToolResult, ContentBlock, JsonObject};
-use mcp_edge::runtime::sleep;
 use serde_json::Value;
+
+/// Sleeps on the runtime the crate runs on: tokio natively, `setTimeout`
+/// on wasm.
+#[cfg(not(target_arch = "wasm32"))]
+pub async fn sleep(duration: Duration) {
+    tokio::time::sleep(duration).await
+}
+
+/// Sleeps on the runtime the crate runs on: tokio natively, `setTimeout`
+/// on wasm.
+#[cfg(target_arch = "wasm32")]
+pub async fn sleep(duration: Duration) {
+    let millis = u32::try_from(duration.as_millis()).unwrap_or(u32::MAX);
+    gloo_timers::future::TimeoutFuture::new(millis).await
+}
+
+/// Runs `future` in the background: a tokio task natively (inside a tokio
+/// test), the JS event loop on wasm.
+#[cfg(not(target_arch = "wasm32"))]
+pub fn spawn(future: impl Future<Output = ()> + Send + 'static) {
+    tokio::spawn(future);
+}
+
+/// Runs `future` in the background: a tokio task natively (inside a tokio
+/// test), the JS event loop on wasm.
+#[cfg(target_arch = "wasm32")]
+pub fn spawn(future: impl Future<Output = ()> + 'static) {
+    wasm_bindgen_futures::spawn_local(future);
+}
 
 /// How long one awaited step may take unless a test says otherwise.
 pub const STEP: Duration = Duration::from_secs(30);

@@ -50,7 +50,6 @@ use crate::http::url::Url;
 use crate::http::{DefaultHttp, HttpClient, Method};
 use crate::runtime::{BoxFuture, MaybeSend, MaybeSync, boxed};
 
-pub use authorization_code::check_authorization_response;
 use tokens::authorization_value;
 
 /// A challenge from the MCP server, as the transport saw it.

@@ -4,7 +4,7 @@
 use std::io::{self, Write};
 use std::time::Duration;
 
-use mcp_edge::client::ListenFilter;
+use mcp_edge::ListenFilter;
 use mcp_edge::protocol::methods;
 use mcp_edge::protocol::types::{CallToolResult, CompleteResult, GetPromptResult, JsonObject, ReadResourceResult};
 use mcp_edge::{Client, Error, RequestOptions};

@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use mcp_edge::http::DefaultHttp;
-use mcp_edge::transport::stdio::StdioOptions;
+use mcp_edge::transport::StdioOptions;
 
 use mcp_edge::auth::{AuthConfig, FileTokenStore, LoopbackAuthorizer, MemoryTokenStore, OAuthProvider, TokenStore};
 use mcp_edge::{Client, ClientOptions, ConnectOptions, Error, TransportChoice};
@@ -79,7 +79,7 @@ pub async fn connect(
                 connect = connect.with_auth(oauth_provider(url, auth)?);
             }
             let http = same_origin_http(url)?;
-            mcp_edge::client::connect_url_with_http(http, url, connect, options).await
+            mcp_edge::connect_url_with_http(http, url, connect, options).await
         }
         Target::Stdio { command, args, env, cwd } => {
             if transport != TransportChoice::Auto {
@@ -98,7 +98,7 @@ pub async fn connect(
             }
             // The era as `--era` says (probed by default; a server that exits when
             // probed is started again for the handshake).
-            mcp_edge::client::connect_stdio(stdio, options).await
+            mcp_edge::connect_stdio(stdio, options).await
         }
     }
 }

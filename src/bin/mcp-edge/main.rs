@@ -43,9 +43,9 @@ mod native {
 
     use clap::builder::TypedValueParser as _;
     use clap::{Parser, Subcommand};
-    use mcp_edge::client::{EraChoice, ListenFilter};
     use mcp_edge::protocol::types::{CompletionReference, JsonObject};
     use mcp_edge::{ClientOptions, Error, TransportChoice};
+    use mcp_edge::{EraChoice, ListenFilter};
     use serde_json::Value;
 
     use crate::commands::execute;

@@ -6,7 +6,7 @@
 use std::io::{self, Write};
 use std::time::Duration;
 
-use mcp_edge::client::Negotiated;
+use mcp_edge::Negotiated;
 use mcp_edge::protocol::types::{
     CallToolResult, CompleteResult, ContentBlock, GetPromptResult, Prompt, ReadResourceResult, Resource,
     ResourceContents, ResourceTemplate, Tool,

@@ -14,7 +14,7 @@ use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, mpsc};
 
-use mcp_edge::client::ListenFilter;
+use mcp_edge::ListenFilter;
 use mcp_edge::protocol::types::{
     CreateMessageParams, CreateMessageResult, ElicitAction, ElicitParams, ElicitResult, JsonObject,
 };

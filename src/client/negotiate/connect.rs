@@ -302,7 +302,8 @@ async fn attempt(options: &StdioOptions, client: ClientOptions) -> Result<Client
 /// other answer, silence, or a server that exits on the probe means the
 /// handshake, on a freshly started process if the probe ended the first
 /// one. The verdict is cached per command line, arguments, environment and
-/// directory (see [`super::cache`] for how long).
+/// directory, for [`VERDICT_MAX_AGE`](super::VERDICT_MAX_AGE) when it says
+/// "handshake" (a server may be upgraded), for the process otherwise.
 #[cfg(not(target_arch = "wasm32"))]
 pub async fn connect_stdio(options: StdioOptions, client: ClientOptions) -> Result<Client, Error> {
     let mut client = client;

@@ -124,6 +124,17 @@ pub fn remembered(url: &str) -> Option<Verdict> {
     VERDICTS.get(&key(url))
 }
 
+/// The transport `url` was found to speak earlier in this process
+/// ([`TransportChoice::StreamableHttp`] or [`TransportChoice::Sse`], never
+/// `Auto`), if it was probed and the verdict is still trusted. A forced
+/// choice is not a verdict and is not remembered.
+pub fn remembered_transport(url: &str) -> Option<TransportChoice> {
+    remembered(url).map(|verdict| match verdict {
+        Verdict::StreamableHttp => TransportChoice::StreamableHttp,
+        Verdict::Sse => TransportChoice::Sse,
+    })
+}
+
 /// Remembers what `url` speaks.
 pub fn remember(url: &str, verdict: Verdict) {
     VERDICTS.put(&key(url), verdict);

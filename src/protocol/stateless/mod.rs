@@ -9,12 +9,12 @@
 //! (`requestState`) is kept as the raw value it sent, to be echoed as is.
 //! Method names are in [`super::methods`], error codes in [`super::codes`].
 
-pub mod cache;
-pub mod discover;
-pub mod headers;
-pub mod listen;
-pub mod result;
-pub mod tasks;
+pub(crate) mod cache;
+pub(crate) mod discover;
+pub(crate) mod headers;
+pub(crate) mod listen;
+pub(crate) mod result;
+pub(crate) mod tasks;
 
 use serde_json::Value;
 

@@ -209,6 +209,7 @@ impl SseParser {
     }
 
     /// The limit for one line and for one event's data, in bytes.
+    #[cfg(test)]
     pub fn max_bytes(&self) -> usize {
         self.max_bytes
     }
