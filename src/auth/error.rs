@@ -51,6 +51,22 @@ pub enum AuthError {
         /// The issuer it names.
         found: String,
     },
+    /// The server refused with 401 but neither names an authorization
+    /// scheme (no `WWW-Authenticate: Bearer`) nor publishes protected
+    /// resource or authorization server metadata: there is nothing to
+    /// authorize with (registering at a guessed `/register` would be a
+    /// shot in the dark).
+    #[error(
+        "OAuth: {server} requires authorization but publishes no metadata (no WWW-Authenticate Bearer challenge; \
+         tried {})",
+        .tried.join(", ")
+    )]
+    NoMetadata {
+        /// The MCP server.
+        server: String,
+        /// The URLs tried and what each answered.
+        tried: Vec<String>,
+    },
     /// No authorization server metadata anywhere it may be.
     #[error("OAuth: no authorization server metadata for {issuer} (tried {})", .tried.join(", "))]
     NoAuthorizationServerMetadata {

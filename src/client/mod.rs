@@ -19,6 +19,7 @@
 //! nothing needs `Send` on wasm32.
 
 mod api;
+mod deadline;
 mod driver;
 mod error;
 pub(crate) mod handlers;

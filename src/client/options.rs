@@ -85,9 +85,10 @@ pub struct ClientOptions {
     pub experimental: Option<JsonObject>,
     /// Whether URL-mode elicitation is supported by the elicitation handler.
     pub elicitation_url_mode: bool,
-    /// How long `initialize` may take; `None`: the request timeout.
-    /// [`crate::connect_url`] with an auth provider sets it to leave room
-    /// for a person signing in during the handshake.
+    /// How long connecting may take in all (era probe, transport probe,
+    /// `initialize`, the legacy `endpoint` wait, OAuth exchanges); `None`:
+    /// the request timeout. Time a person spends on an authorization page
+    /// is not counted.
     pub handshake_timeout: Option<Duration>,
     /// Which protocol era to speak: whichever a `server/discover` probe
     /// finds (the default), only the handshake, or only the stateless
@@ -113,6 +114,9 @@ pub struct ClientOptions {
     pub result_cache: bool,
     /// The key the era verdict is cached under (the URL, the command line).
     pub(crate) era_cache_key: Option<String>,
+    /// The authorization in use: request timeouts leave out the time it
+    /// spends waiting for a person to sign in.
+    pub(crate) interaction: Option<Arc<dyn crate::auth::AuthProvider>>,
     pub(crate) handlers: HashMap<String, Arc<dyn RequestHandler>>,
     pub(crate) roots_list_changed: bool,
     pub(crate) notification_listeners: Vec<NotificationListener>,
@@ -149,6 +153,7 @@ impl Default for ClientOptions {
             tasks: false,
             task_timeout: std::time::Duration::from_secs(10 * 60),
             era_cache_key: None,
+            interaction: None,
             handlers: HashMap::new(),
             roots_list_changed: false,
             notification_listeners: Vec::new(),

@@ -11,9 +11,9 @@ use futures::{FutureExt, StreamExt};
 use serde_json::{Map, Value};
 
 use super::driver::Command;
-use super::{Client, Error, RequestOptions};
+use super::{Client, Error, RequestOptions, deadline};
 use crate::protocol::{Request, RequestId};
-use crate::runtime::{BoxFuture, boxed, sleep};
+use crate::runtime::{BoxFuture, boxed};
 use crate::transport::TransportError;
 
 /// Sends `notifications/cancelled` if the request future is dropped before
@@ -72,9 +72,10 @@ impl Client {
         let mut guard = CancelOnDrop { client: self, id: Some(id) };
 
         let timeout = options.timeout.unwrap_or(self.inner.options.request_timeout);
-        let mut idle: BoxFuture<'static, ()> = boxed(sleep(timeout));
+        let clock = self.inner.options.interaction.clone();
+        let mut idle: BoxFuture<'static, ()> = boxed(deadline::wait(timeout, clock.clone()));
         let mut hard: Option<(BoxFuture<'static, ()>, Duration)> =
-            options.max_total_timeout.map(|limit| (boxed(sleep(limit)), limit));
+            options.max_total_timeout.map(|limit| (boxed(deadline::wait(limit, clock.clone())), limit));
         let mut answer = answer;
         let waited = poll_fn(|cx| {
             // Progress first: the driver queued every update that arrived
@@ -86,7 +87,7 @@ impl Client {
                             callback(&progress);
                         }
                         if options.reset_timeout_on_progress {
-                            idle = boxed(sleep(timeout));
+                            idle = boxed(deadline::wait(timeout, clock.clone()));
                         }
                     }
                     Poll::Ready(None) => progress_rx = None,

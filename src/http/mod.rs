@@ -121,6 +121,17 @@ pub enum HttpError {
     /// The body broke off or could not be read.
     #[error("reading the response body: {0}")]
     Body(String),
+    /// The body is in a content coding this client cannot decode (natively
+    /// gzip, deflate and br are decoded; a browser decodes what it knows).
+    #[error(
+        "the response from {url} is encoded with {coding:?}, which this client cannot decode (it decodes gzip, deflate and br)"
+    )]
+    UnsupportedCoding {
+        /// The URL.
+        url: String,
+        /// The `Content-Encoding` value.
+        coding: String,
+    },
 }
 
 /// An HTTP client the transports can use. Implement it to route requests

@@ -6,13 +6,59 @@ use super::{HttpClient, HttpError, HttpRequest, HttpResponse, Method};
 use crate::runtime::{BoxFuture, boxed};
 
 /// reqwest, with streamed bodies. Cheap to clone: clones share connections.
-#[derive(Debug, Clone, Default)]
+///
+/// Replies in gzip, deflate or brotli are decoded (`Accept-Encoding` says
+/// so), as a browser's `fetch` does. Redirects are followed only within the
+/// request's origin ([`same_origin_redirects`]).
+#[derive(Debug, Clone)]
 pub struct NativeHttp {
     client: reqwest::Client,
 }
 
+impl Default for NativeHttp {
+    fn default() -> Self {
+        // Building fails only when the TLS backend cannot start, where
+        // `reqwest::Client::new` (the fallback) fails the same way.
+        let client = reqwest::Client::builder()
+            .redirect(same_origin_redirects())
+            .build()
+            .unwrap_or_else(|_| reqwest::Client::new());
+        NativeHttp { client }
+    }
+}
+
+/// The most redirects one request follows.
+const MAX_REDIRECTS: usize = 10;
+
+/// The redirect policy of the default client (and the CLI): a 3xx within
+/// the request's origin (scheme, host and port) is followed, up to
+/// [`MAX_REDIRECTS`]; one to another origin is refused, because the request
+/// carries what only its server may see: `Mcp-Session-Id`, `Authorization`,
+/// DPoP proofs, `Last-Event-ID` and the caller's own headers (an API key).
+/// (reqwest would strip only `Authorization` and cookies.) The TypeScript
+/// SDK refuses cross-origin redirects too.
+pub fn same_origin_redirects() -> reqwest::redirect::Policy {
+    let origin =
+        |url: &reqwest::Url| (url.scheme().to_owned(), url.host_str().map(str::to_owned), url.port_or_known_default());
+    reqwest::redirect::Policy::custom(move |attempt| {
+        let home = attempt.previous().first().map(origin);
+        if attempt.previous().len() >= MAX_REDIRECTS {
+            attempt.error(format!("more than {MAX_REDIRECTS} redirects"))
+        } else if home.is_some_and(|home| home != origin(attempt.url())) {
+            let to = attempt.url().to_string();
+            attempt.error(format!(
+                "the server redirected to {to}, another origin: refused, so the session id, credentials and \
+                 headers go only to the server's own origin"
+            ))
+        } else {
+            attempt.follow()
+        }
+    })
+}
+
 impl NativeHttp {
-    /// A client with reqwest's defaults (rustls, connection pooling).
+    /// A client with reqwest's defaults (rustls, connection pooling), the
+    /// content codings and the same-origin redirect policy.
     pub fn new() -> Self {
         NativeHttp::default()
     }
@@ -29,6 +75,7 @@ impl NativeHttp {
     }
 
     /// Wraps a configured reqwest client (proxies, certificates, timeouts).
+    /// Its redirect policy is its own: [`same_origin_redirects`] is the safe one.
     pub fn with_client(client: reqwest::Client) -> Self {
         NativeHttp { client }
     }
@@ -52,11 +99,21 @@ impl HttpClient for NativeHttp {
         boxed(async move {
             let response = builder.send().await.map_err(|e| describe(&url, e))?;
             let status = response.status().as_u16();
-            let headers = response
+            // Values that are not visible ASCII are kept (lossily), so the
+            // layer that reads one can say what is wrong with it rather than
+            // miss it (a session id with a non-ASCII byte).
+            let headers: Vec<(String, String)> = response
                 .headers()
                 .iter()
-                .filter_map(|(name, value)| Some((name.as_str().to_owned(), value.to_str().ok()?.to_owned())))
+                .map(|(name, value)| (name.as_str().to_owned(), String::from_utf8_lossy(value.as_bytes()).into_owned()))
                 .collect();
+            // reqwest removes the header of a coding it decoded: one left is
+            // one it cannot decode.
+            if let Some((_, coding)) = headers.iter().find(|(name, value)| {
+                name == "content-encoding" && !value.trim().is_empty() && !value.trim().eq_ignore_ascii_case("identity")
+            }) {
+                return Err(HttpError::UnsupportedCoding { url, coding: coding.trim().to_owned() });
+            }
             let body = response
                 .bytes_stream()
                 .map(|chunk| chunk.map(|bytes| bytes.to_vec()).map_err(|e| HttpError::Body(e.to_string())));

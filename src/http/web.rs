@@ -66,6 +66,48 @@ fn js_message(value: &JsValue) -> String {
     value.as_string().unwrap_or_else(|| format!("{value:?}"))
 }
 
+/// A failed `fetch`, with whatever cause the runtime gives: Node's and
+/// Deno's carry one (`cause`: `ECONNREFUSED`, a socket closed, a redirect
+/// loop); a browser's TypeError carries none, and only there is a CORS
+/// refusal among the possibilities.
+fn network_failure(method: &str, url: &str, error: &JsValue) -> HttpError {
+    let cause =
+        js_sys::Reflect::get(error, &JsValue::from_str("cause")).ok().filter(|c| !c.is_undefined() && !c.is_null());
+    let cause_text = cause.map(|cause| {
+        let code = js_sys::Reflect::get(&cause, &JsValue::from_str("code")).ok().and_then(|c| c.as_string());
+        match code {
+            Some(code) => format!("{code}: {}", js_message(&cause)),
+            None => js_message(&cause),
+        }
+    });
+    match cause_text {
+        Some(cause) => HttpError::Network(format!("{method} {url} failed ({}): {cause}", js_message(error))),
+        None if in_browser() => HttpError::Network(format!(
+            "{method} {url} failed ({}). The browser gives no detail: the server may be unreachable, \
+             or its CORS policy may not allow this origin, method or headers",
+            js_message(error)
+        )),
+        None => HttpError::Network(format!("{method} {url} failed ({})", js_message(error))),
+    }
+}
+
+/// Whether two URLs share scheme, host and port (unparsable: no).
+fn same_origin(a: &str, b: &str) -> bool {
+    use super::url::Url;
+    matches!((Url::parse(a), Url::parse(b)), (Ok(a), Ok(b)) if a.origin() == b.origin())
+}
+
+/// Whether this is a browser (a page or a worker), not Node, Deno or Bun.
+fn in_browser() -> bool {
+    let global = js_sys::global();
+    let get = |target: &JsValue, key: &str| js_sys::Reflect::get(target, &JsValue::from_str(key)).ok();
+    let node = get(&global, "process").and_then(|p| get(&p, "versions")).and_then(|v| get(&v, "node"));
+    let server_side = node.is_some_and(|n| n.is_string())
+        || get(&global, "Deno").is_some_and(|d| !d.is_undefined())
+        || get(&global, "Bun").is_some_and(|b| !b.is_undefined());
+    !server_side
+}
+
 fn build_request(
     request: &HttpRequest,
     credentials: Option<Credentials>,
@@ -116,18 +158,24 @@ impl HttpClient for FetchHttp {
             let js_request = build_request(&request, credentials, controller.as_ref())?;
             let guard = AbortOnDrop(controller);
             let method = request.method;
-            let answered = JsFuture::from(global_fetch(&js_request)).await.map_err(|e| {
-                HttpError::Network(format!(
-                    "{} {} failed ({}). The browser gives no detail: the server may be unreachable, \
-                     or its CORS policy may not allow this origin, method or headers",
-                    method.as_str(),
-                    request.url,
-                    js_message(&e)
-                ))
-            })?;
+            let answered = JsFuture::from(global_fetch(&js_request))
+                .await
+                .map_err(|e| network_failure(method.as_str(), &request.url, &e))?;
             let response: Response = answered
                 .dyn_into()
                 .map_err(|_| HttpError::Network("fetch resolved to something that is not a Response".into()))?;
+            // `fetch` follows redirects itself; a response that came from
+            // another origin is refused, as natively (see `NativeHttp`): its
+            // server was not the one the request was meant for.
+            if response.redirected() && !same_origin(&request.url, &response.url()) {
+                return Err(HttpError::Network(format!(
+                    "{} {}: the server redirected to {}, another origin: refused, so the session id, \
+                     credentials and headers are used only with the server's own origin",
+                    method.as_str(),
+                    request.url,
+                    response.url()
+                )));
+            }
             let status = response.status();
             let headers = response_headers(&response);
             let body: crate::runtime::BoxStream<'static, Result<Vec<u8>, HttpError>> = match response.body() {

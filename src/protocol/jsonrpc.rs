@@ -248,7 +248,7 @@ pub enum DecodeError {
 /// element succeeds or fails on its own, so one bad element does not lose the
 /// others.
 pub fn decode(payload: &str) -> Result<Vec<Result<Message, DecodeError>>, DecodeError> {
-    let value: Value = serde_json::from_str(payload).map_err(|e| DecodeError::NotJson(e.to_string()))?;
+    let value = parse(payload)?;
     match value {
         Value::Array(items) if items.is_empty() => Err(DecodeError::EmptyBatch),
         Value::Array(items) => Ok(items.into_iter().map(decode_value).collect()),
@@ -258,8 +258,29 @@ pub fn decode(payload: &str) -> Result<Vec<Result<Message, DecodeError>>, Decode
 
 /// Decodes a payload that must hold exactly one message (no batch).
 pub fn decode_one(payload: &str) -> Result<Message, DecodeError> {
-    let value: Value = serde_json::from_str(payload).map_err(|e| DecodeError::NotJson(e.to_string()))?;
-    decode_value(value)
+    decode_value(parse(payload)?)
+}
+
+/// Parses a payload as JSON. A leading byte order mark is skipped, as
+/// browsers do for a JSON body (so native and web agree); a syntax error
+/// names what JSON-RPC peers are known to send instead of JSON (`NaN`,
+/// `Infinity`).
+fn parse(payload: &str) -> Result<Value, DecodeError> {
+    let payload = payload.strip_prefix('\u{feff}').unwrap_or(payload);
+    serde_json::from_str(payload).map_err(|error| {
+        let at = offset(payload, error.line(), error.column());
+        let rest = payload.get(at.saturating_sub(1)..).unwrap_or_default().trim_start_matches(['-', '+']);
+        match ["NaN", "Infinity"].into_iter().find(|word| rest.starts_with(word)) {
+            Some(word) => DecodeError::NotJson(format!("{error} ({word} is not a JSON number)")),
+            None => DecodeError::NotJson(error.to_string()),
+        }
+    })
+}
+
+/// The byte offset of a 1-based line and column (serde_json's positions).
+fn offset(text: &str, line: usize, column: usize) -> usize {
+    let start: usize = text.split_inclusive('\n').take(line.saturating_sub(1)).map(str::len).sum();
+    (start + column).min(text.len())
 }
 
 /// Classifies one JSON value as a message.
@@ -301,8 +322,14 @@ pub fn decode_value(value: Value) -> Result<Message, DecodeError> {
             Ok(Message::Response(Response { id: Some(id), outcome: Ok(result) }))
         }
         (None, Some(error)) => {
-            let error: ErrorObject = serde_json::from_value(error)
-                .map_err(|e| DecodeError::Invalid(format!("malformed error object: {e}")))?;
+            // A malformed error still carries the server's words: keep them.
+            let said = error.get("message").and_then(Value::as_str).map(|m| m.chars().take(300).collect::<String>());
+            let error: ErrorObject = serde_json::from_value(error).map_err(|e| {
+                DecodeError::Invalid(match &said {
+                    Some(message) => format!("malformed error object ({e}); the server said: {message}"),
+                    None => format!("malformed error object: {e}"),
+                })
+            })?;
             Ok(Message::Response(Response { id, outcome: Err(error) }))
         }
         (None, None) => Err(DecodeError::Invalid("neither a request, a notification nor a response".into())),

@@ -57,11 +57,15 @@ pub fn package_test() -> Res {
                 c
             },
         ),
-        ("Node 22", &[("node", "Node 22")], {
-            let mut c = cmd(&node22);
-            c.arg("smoke.mjs").arg(url).arg("node").current_dir(&project);
-            c
-        }),
+        (
+            "Node 22",
+            &[("node", "Node 22"), ("node-unreachable", "Node 22: an unreachable server's ECONNREFUSED kept")],
+            {
+                let mut c = cmd(&node22);
+                c.arg("smoke.mjs").arg(url).arg("node").current_dir(&project);
+                c
+            },
+        ),
         ("fault catalog through the JS API in Node 22", &[("faults-node", "fault catalog, Node 22")], {
             let mut c = cmd(&node22);
             c.arg("faults.mjs").arg(&faults.url).arg("faults-node").current_dir(&project);

@@ -63,6 +63,15 @@ impl Peer {
         Peer::start(command, port, "")
     }
 
+    /// tests/peers/harden-server.mjs: the misbehaving modes of issue 19,
+    /// chosen by path (the URL is the bare origin).
+    pub fn harden_http() -> Res<Peer> {
+        let port = free_port()?;
+        let mut command = Command::new("node");
+        command.arg(root().join("tests/peers/harden-server.mjs")).env("PORT", port.to_string());
+        Peer::start(command, port, "")
+    }
+
     /// server-everything in legacy HTTP+SSE mode (2024-11-05): the stream is
     /// GET /sse, messages go to the endpoint it names. It sends CORS headers.
     pub fn everything_sse() -> Res<Peer> {
@@ -180,6 +189,7 @@ impl BrowserPeers {
             ("MCP_EDGE_TEST_RMCP_URL", Peer::rmcp_http()?),
             // The fault catalog (base URL; modes at /mode/<name>/mcp).
             ("MCP_EDGE_TEST_FAULTS_URL", Peer::faults_http()?),
+            ("MCP_EDGE_TEST_HARDEN_URL", Peer::harden_http()?),
         ];
         Ok(BrowserPeers { peers })
     }

@@ -7,8 +7,16 @@ use std::fs;
 use std::time::{Duration, Instant};
 
 /// Integration tests (tests/<name>.rs) that run in headless Chromium.
-pub const WASM_TESTS: &[&str] =
-    &["engine", "protocol", "browser", "browser_chaos", "browser_faults", "browser_legacy", "browser_stateless"];
+pub const WASM_TESTS: &[&str] = &[
+    "engine",
+    "protocol",
+    "browser",
+    "browser_chaos",
+    "browser_faults",
+    "browser_legacy",
+    "browser_stateless",
+    "browser_harden",
+];
 
 pub fn test() -> Res {
     let mut summary = Summary::default();

@@ -125,8 +125,8 @@ impl<H: HttpClient> OAuthProvider<H> {
         authorizer.remember(&pending).await?;
         drop(pending);
         let timeout = self.config.authorization_timeout;
-        let redirected =
-            bounded(timeout, || "the authorization step".to_owned(), authorizer.authorize(&request)).await?;
+        let authorizing = bounded(timeout, || "the authorization step".to_owned(), authorizer.authorize(&request));
+        let redirected = self.interaction.count(authorizing).await?;
         let code = check_authorization_response(&redirected, &redirect_uri, &state, metadata)?;
         let form = vec![
             ("grant_type", "authorization_code".to_owned()),

@@ -3,7 +3,8 @@
 //! server; its metadata (RFC 8414 / OpenID discovery) names the endpoints.
 //! Without protected resource metadata the 2025-03-26 rules apply: the MCP
 //! server's origin is the authorization server, with default endpoints when
-//! it publishes no metadata either.
+//! it publishes no metadata either, provided it asked for a Bearer token
+//! (a bare 401 with no metadata anywhere is an error that says so).
 
 use std::sync::Arc;
 
@@ -19,11 +20,13 @@ impl<H: HttpClient> OAuthProvider<H> {
         &self,
         resource_metadata: Option<&str>,
         protocol_version: Option<&str>,
+        bearer_asked: bool,
     ) -> Result<Arc<Discovery>, AuthError> {
         let insecure = self.config.allow_insecure_http;
         let candidates = metadata::protected_resource_urls(&self.server_url, resource_metadata)
             .map_err(|e| AuthError::Config(format!("the server URL {}: {e}", self.server_url)))?;
         let mut protected_resource = None;
+        let mut tried = Vec::new();
         for url in &candidates {
             let fetched = self.bounded(|| format!("fetching {url}"), self.get_document(url, &[])).await;
             match fetched {
@@ -36,11 +39,17 @@ impl<H: HttpClient> OAuthProvider<H> {
                     protected_resource = Some(parsed);
                     break;
                 }
-                Ok((status, _)) => log::debug!("no protected resource metadata at {url} (HTTP {status})"),
+                Ok((status, _)) => {
+                    log::debug!("no protected resource metadata at {url} (HTTP {status})");
+                    tried.push(format!("{url}: HTTP {status}"));
+                }
                 Err(error @ (AuthError::CrossOriginRedirect { .. } | AuthError::InvalidMetadata { .. })) => {
                     return Err(error);
                 }
-                Err(error) => log::debug!("no protected resource metadata at {url}: {error}"),
+                Err(error) => {
+                    log::debug!("no protected resource metadata at {url}: {error}");
+                    tried.push(format!("{url}: {error}"));
+                }
             }
         }
         let (issuer, legacy) = match &protected_resource {
@@ -63,7 +72,6 @@ impl<H: HttpClient> OAuthProvider<H> {
             (true, Some(version)) => vec![("MCP-Protocol-Version".to_owned(), version.to_owned())],
             _ => Vec::new(),
         };
-        let mut tried = Vec::new();
         let mut found = None;
         let urls = metadata::authorization_server_urls(&issuer)
             .map_err(|e| AuthError::InvalidMetadata { url: issuer.clone(), reason: e })?;
@@ -82,6 +90,9 @@ impl<H: HttpClient> OAuthProvider<H> {
         }
         let metadata = match found {
             Some(metadata) => metadata,
+            None if legacy && !bearer_asked => {
+                return Err(AuthError::NoMetadata { server: self.server_url.clone(), tried });
+            }
             None if legacy => {
                 log::info!("{issuer} has no authorization server metadata: using the 2025-03-26 default endpoints");
                 AuthorizationServerMetadata {
@@ -109,7 +120,7 @@ impl<H: HttpClient> OAuthProvider<H> {
         let known = self.state().discovery.clone();
         match known {
             Some(discovery) => Ok(discovery),
-            None => self.discover(None, None).await,
+            None => self.discover(None, None, true).await,
         }
     }
 }

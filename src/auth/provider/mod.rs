@@ -109,6 +109,45 @@ pub trait AuthProvider: std::fmt::Debug + MaybeSend + MaybeSync + 'static {
     fn interaction_timeout(&self) -> Duration {
         Duration::ZERO
     }
+
+    /// How long, in all, this provider has waited for a person so far (an
+    /// authorization page), a wait still under way included. Connecting and
+    /// every request leave that time out of their deadline: the allowance
+    /// for signing in is given only while someone actually signs in.
+    fn interaction_time(&self) -> Duration {
+        Duration::ZERO
+    }
+}
+
+/// The time spent waiting for a person, summed over every authorization.
+#[derive(Debug, Default)]
+pub(crate) struct InteractionClock {
+    /// Milliseconds of finished waits, and when the current one began.
+    spent: Mutex<(f64, Option<f64>)>,
+}
+
+impl InteractionClock {
+    fn spent(&self) -> std::sync::MutexGuard<'_, (f64, Option<f64>)> {
+        self.spent.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// Counts the time `wait` takes.
+    pub(crate) async fn count<T>(&self, wait: impl std::future::Future<Output = T>) -> T {
+        self.spent().1 = Some(crate::runtime::now_millis());
+        let outcome = wait.await;
+        let mut spent = self.spent();
+        if let Some(began) = spent.1.take() {
+            spent.0 += (crate::runtime::now_millis() - began).max(0.0);
+        }
+        outcome
+    }
+
+    /// Everything counted so far, the wait under way included.
+    pub(crate) fn total(&self) -> Duration {
+        let spent = self.spent();
+        let running = spent.1.map(|began| (crate::runtime::now_millis() - began).max(0.0)).unwrap_or(0.0);
+        Duration::from_secs_f64((spent.0 + running) / 1000.0)
+    }
 }
 
 /// Where discovery led.
@@ -156,6 +195,8 @@ pub struct OAuthProvider<H: HttpClient = DefaultHttp> {
     store: Arc<dyn TokenStore>,
     state: Mutex<State>,
     flow: futures::lock::Mutex<()>,
+    /// Time spent on authorization pages (see [`AuthProvider::interaction_time`]).
+    interaction: InteractionClock,
 }
 
 impl<H: HttpClient> std::fmt::Debug for OAuthProvider<H> {
@@ -211,6 +252,7 @@ impl<H: HttpClient> OAuthProvider<H> {
             store: Arc::new(MemoryTokenStore::new()),
             state: Mutex::new(State::default()),
             flow: futures::lock::Mutex::new(()),
+            interaction: InteractionClock::default(),
         })
     }
 
@@ -292,6 +334,10 @@ impl<H: HttpClient> AuthProvider for OAuthProvider<H> {
             Some(_) => self.config.authorization_timeout + exchanges,
             None => exchanges,
         }
+    }
+
+    fn interaction_time(&self) -> Duration {
+        self.interaction.total()
     }
 }
 

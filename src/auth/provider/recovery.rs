@@ -68,8 +68,9 @@ impl<H: HttpClient> OAuthProvider<H> {
                 // moved to another authorization server, whose tokens (and
                 // client registration) the old one cannot provide.
                 let previous = self.state().discovery.as_ref().map(|d| d.metadata.issuer.clone());
+                let asked = bearer.is_some();
                 let bearer = bearer.unwrap_or_default();
-                let discovery = self.discover(bearer.resource_metadata.as_deref(), version).await?;
+                let discovery = self.discover(bearer.resource_metadata.as_deref(), version, asked).await?;
                 let moved = previous.as_ref().is_some_and(|p| *p != discovery.metadata.issuer);
                 if moved {
                     log::info!(
@@ -108,7 +109,7 @@ impl<H: HttpClient> OAuthProvider<H> {
         let base = held.or_else(|| self.config.scopes.clone());
         let scopes = scope::union(base.as_deref(), bearer.scope.as_deref());
         self.count_attempt(&scopes)?;
-        let discovery = self.discover(bearer.resource_metadata.as_deref(), version).await?;
+        let discovery = self.discover(bearer.resource_metadata.as_deref(), version, true).await?;
         log::info!("step-up: the server needs scopes {:?}; authorizing with {scopes:?}", bearer.scope);
         self.authorize(&discovery, scopes).await
     }

@@ -78,8 +78,9 @@ pub async fn connect(
             if !headers.iter().any(|(name, _)| is_credential(name)) {
                 connect = connect.with_auth(oauth_provider(url, auth)?);
             }
-            let http = same_origin_http(url)?;
-            mcp_edge::connect_url_with_http(http, url, connect, options).await
+            // The default client follows redirects only within the server's
+            // origin: headers given with -H never reach another.
+            mcp_edge::connect_url_with_http(DefaultHttp::default(), url, connect, options).await
         }
         Target::Stdio { command, args, env, cwd } => {
             if transport != TransportChoice::Auto {
@@ -108,33 +109,6 @@ pub async fn connect(
 fn is_credential(name: &str) -> bool {
     let name = name.to_ascii_lowercase();
     name == "authorization" || name.contains("key") || name.contains("token")
-}
-
-/// An HTTP client that follows redirects only within the server's origin:
-/// headers given with -H (an API key) must never reach another origin, and
-/// reqwest strips only `Authorization` and cookies when a redirect leaves.
-fn same_origin_http(url: &str) -> Result<DefaultHttp, Error> {
-    let origin =
-        |url: &reqwest::Url| (url.scheme().to_owned(), url.host_str().map(str::to_owned), url.port_or_known_default());
-    let start = reqwest::Url::parse(url).map_err(|e| Error::InvalidArgument(format!("`{url}` is not a URL: {e}")))?;
-    let home = origin(&start);
-    let policy = reqwest::redirect::Policy::custom(move |attempt| {
-        if attempt.previous().len() >= 10 {
-            attempt.error("too many redirects")
-        } else if origin(attempt.url()) != home {
-            let to = attempt.url().to_string();
-            attempt.error(format!(
-                "the server redirected to {to}, another origin (headers are only sent to the server's own)"
-            ))
-        } else {
-            attempt.follow()
-        }
-    });
-    let client = reqwest::Client::builder()
-        .redirect(policy)
-        .build()
-        .map_err(|e| Error::InvalidArgument(format!("could not build the HTTP client: {e}")))?;
-    Ok(DefaultHttp::with_client(client))
 }
 
 /// The target of a SERVER argument given as a URL or a command line.

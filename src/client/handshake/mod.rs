@@ -54,6 +54,14 @@ impl Client {
             }
             other => other?,
         };
+        // `capabilities` is required (the schema's InitializeResult): a server
+        // that leaves it out is broken, not one that offers nothing.
+        if !result.get("capabilities").is_some_and(Value::is_object) {
+            return Err(Error::InvalidResult {
+                method: methods::INITIALIZE.into(),
+                reason: "the result has no `capabilities` object, which the protocol requires".into(),
+            });
+        }
         let result: InitializeResult = serde_json::from_value(result)
             .map_err(|e| Error::InvalidResult { method: methods::INITIALIZE.into(), reason: e.to_string() })?;
         let version = match result.protocol_version.parse::<ProtocolVersion>() {

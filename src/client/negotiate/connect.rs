@@ -10,8 +10,11 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use futures::future::Either;
+
 use super::detect::{self, Plan, TransportChoice, Verdict};
 use crate::auth::AuthProvider;
+use crate::client::deadline;
 use crate::client::{Client, ClientOptions, Error};
 use crate::http::{DefaultHttp, HttpClient};
 use crate::transport::Transport;
@@ -38,16 +41,22 @@ pub struct ConnectOptions {
     /// How broken streams are resumed or reopened.
     pub reconnect: ReconnectPolicy,
     /// How long the legacy transport may take to open its stream and name
-    /// its endpoint.
+    /// its endpoint; [`connect_url`] waits at most the handshake timeout
+    /// ([`ClientOptions::handshake_timeout`], else the request timeout).
     pub connect_timeout: Duration,
     /// Authorization (e.g. [`crate::auth::OAuthProvider`]), used by whichever
     /// transport is chosen: credentials on every request, the flow on 401,
-    /// step-up on 403 `insufficient_scope`. With it, the handshake may take
-    /// [`AuthProvider::interaction_timeout`] longer than other requests.
+    /// step-up on 403 `insufficient_scope`. The time a person spends on an
+    /// authorization page ([`AuthProvider::interaction_time`]) is not counted
+    /// against any timeout.
     pub auth: Option<Arc<dyn AuthProvider>>,
     /// Streamable HTTP: open the GET stream for messages the server sends
     /// unprompted, after the handshake (on by default).
     pub open_server_stream: bool,
+    /// The largest message (a JSON body, one SSE event) either transport
+    /// accepts, in bytes: 16 MiB by default. A larger one fails its request
+    /// with an error that names the limit.
+    pub max_message_bytes: usize,
 }
 
 impl Default for ConnectOptions {
@@ -59,6 +68,7 @@ impl Default for ConnectOptions {
             connect_timeout: Duration::from_secs(30),
             auth: None,
             open_server_stream: true,
+            max_message_bytes: crate::transport::sse::DEFAULT_MAX_BYTES,
         }
     }
 }
@@ -93,6 +103,7 @@ impl ConnectOptions {
         options.reconnect = self.reconnect.clone();
         options.auth = self.auth.clone();
         options.open_server_stream = self.open_server_stream;
+        options.max_message_bytes = self.max_message_bytes;
         options
     }
 
@@ -103,6 +114,7 @@ impl ConnectOptions {
         options.reconnect = self.reconnect.clone();
         options.connect_timeout = self.connect_timeout;
         options.auth = self.auth.clone();
+        options.max_message_bytes = self.max_message_bytes;
         options
     }
 }
@@ -144,26 +156,46 @@ pub async fn connect_url_with_http<H: HttpClient + Clone>(
 ) -> Result<Client, Error> {
     let url = url.trim();
     let mut client = client;
-    if let Some(auth) = &options.auth
-        && client.handshake_timeout.is_none()
-    {
-        client.handshake_timeout = Some(client.request_timeout + auth.interaction_timeout());
-    }
+    // One deadline for all of connecting; the time a person spends on an
+    // authorization page (after a 401 led there) is not counted.
+    let budget = client.handshake_timeout.unwrap_or(client.request_timeout);
+    client.interaction = options.auth.clone();
+    let mut options = options;
+    options.connect_timeout = options.connect_timeout.min(budget);
     // With `EraChoice::Auto`, the era verdict is cached per endpoint.
     client.era_cache_key.get_or_insert_with(|| url.to_owned());
-    match detect::plan(options.transport, url) {
-        Plan::Use { verdict, remembered } => {
-            let connected = match verdict {
-                Verdict::StreamableHttp => streamable(http, url, &options, client).await,
-                Verdict::Sse => legacy(http, url, &options, client).await,
-            };
-            if remembered && connected.is_err() {
-                // The server may have changed: probe next time.
-                detect::forget(url);
+    let clock = options.auth.clone();
+    let connecting = async {
+        match detect::plan(options.transport, url) {
+            Plan::Use { verdict, remembered } => {
+                let connected = match verdict {
+                    Verdict::StreamableHttp => streamable(http, url, &options, client).await,
+                    Verdict::Sse => legacy(http, url, &options, client).await,
+                };
+                if remembered && connected.is_err() {
+                    // The server may have changed: probe next time.
+                    detect::forget(url);
+                }
+                connected
             }
-            connected
+            Plan::Probe => probe(http, url, &options, client).await,
         }
-        Plan::Probe => probe(http, url, &options, client).await,
+    };
+    within(budget, clock, url, connecting).await
+}
+
+/// `connecting`, or [`Error::Timeout`] once `budget` (not counting time
+/// spent signing in) has passed.
+async fn within(
+    budget: Duration,
+    clock: Option<Arc<dyn AuthProvider>>,
+    what: &str,
+    connecting: impl std::future::Future<Output = Result<Client, Error>>,
+) -> Result<Client, Error> {
+    let limit = deadline::wait(budget, clock);
+    match futures::future::select(std::pin::pin!(connecting), std::pin::pin!(limit)).await {
+        Either::Left((connected, _)) => connected,
+        Either::Right(_) => Err(Error::Timeout { method: format!("connecting to {what}"), after: budget }),
     }
 }
 
@@ -310,13 +342,18 @@ pub async fn connect_stdio(options: StdioOptions, client: ClientOptions) -> Resu
     let key = launch_key(&options);
     client.era_cache_key.get_or_insert_with(|| key.clone());
     let auto = client.era == EraChoice::Auto;
-    match attempt(&options, client.clone()).await {
-        Err(Error::Transport(TransportError::Closed(_) | TransportError::ProcessExited { .. }))
-            if auto && remembered_era(&key) == Some(EraVerdict::Handshake) =>
-        {
-            log::debug!("{} exited when probed: starting it again for the handshake", options.program);
-            attempt(&options, client).await
+    let budget = client.handshake_timeout.unwrap_or(client.request_timeout);
+    let program = options.program.clone();
+    let connecting = async {
+        match attempt(&options, client.clone()).await {
+            Err(Error::Transport(TransportError::Closed(_) | TransportError::ProcessExited { .. }))
+                if auto && remembered_era(&key) == Some(EraVerdict::Handshake) =>
+            {
+                log::debug!("{} exited when probed: starting it again for the handshake", options.program);
+                attempt(&options, client).await
+            }
+            other => other,
         }
-        other => other,
-    }
+    };
+    within(budget, None, &program, connecting).await
 }

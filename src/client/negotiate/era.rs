@@ -128,13 +128,11 @@ impl Client {
     /// Sends `server/discover` at the newest stateless revision and
     /// classifies the answer (one corrective retry after -32022).
     pub(crate) async fn probe_era(&self) -> Result<Probed, Error> {
-        // With authorization configured, the probe may wait for a sign-in.
-        let timeout = Some(
-            self.inner
-                .options
-                .handshake_timeout
-                .unwrap_or(self.inner.options.probe_timeout.min(self.inner.options.request_timeout)),
-        );
+        // Silence means a handshake server: wait no longer than the probe's
+        // own limit, within the connect deadline. (Time spent signing in
+        // after a 401 is not counted, see `client::deadline`.)
+        let options = &self.inner.options;
+        let timeout = Some(options.probe_timeout.min(options.handshake_timeout.unwrap_or(options.request_timeout)));
         let mut version = ProtocolVersion::LATEST_STATELESS;
         let mut corrected = false;
         loop {

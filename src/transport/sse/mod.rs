@@ -73,18 +73,24 @@ pub struct SseEvent {
 #[non_exhaustive]
 pub enum SseError {
     /// A single line is longer than the limit (in bytes, line end excluded).
-    #[error("an event-stream line is longer than the limit of {limit} bytes")]
+    #[error("an event-stream line is longer than the limit of {limit} bytes{}", in_mib(*.limit))]
     LineTooLong {
         /// The limit, in bytes.
         limit: usize,
     },
     /// One event's data is larger than the limit (in bytes of UTF-8, the
     /// `\n`s between its `data` lines included).
-    #[error("an event-stream event's data is larger than the limit of {limit} bytes")]
+    #[error("an event-stream event's data is larger than the limit of {limit} bytes{}", in_mib(*.limit))]
     EventTooLarge {
         /// The limit, in bytes.
         limit: usize,
     },
+}
+
+/// A limit of whole mebibytes, also in that unit (" (16 MiB)"), as users set it.
+fn in_mib(limit: usize) -> String {
+    const MIB: usize = 1024 * 1024;
+    if limit >= MIB && limit % MIB == 0 { format!(" ({} MiB)", limit / MIB) } else { String::new() }
 }
 
 /// An incremental `text/event-stream` parser. See the [module docs](self).

@@ -46,6 +46,20 @@ pub const VERSION_HEADER: &str = "MCP-Protocol-Version";
 /// The resumption header.
 pub const LAST_EVENT_ID_HEADER: &str = "Last-Event-ID";
 
+/// How often one request is sent again after a 429 or 503 `Retry-After`.
+const MAX_RETRIES: u32 = 3;
+/// The longest `Retry-After` honoured; a longer one fails the request at
+/// once with the server's status (a wait past any sensible timeout).
+const MAX_RETRY_AFTER: std::time::Duration = std::time::Duration::from_secs(30);
+
+/// A `Retry-After` in seconds (an HTTP date is not honoured: it needs a
+/// clock in step with the server's), if short enough to wait for.
+fn retry_after(value: &str) -> Option<std::time::Duration> {
+    let seconds: u64 = value.trim().parse().ok()?;
+    let wait = std::time::Duration::from_secs(seconds);
+    (wait <= MAX_RETRY_AFTER).then_some(wait)
+}
+
 #[derive(Default)]
 struct State {
     session_id: Option<String>,
@@ -145,13 +159,28 @@ impl<H: HttpClient> Shared<H> {
         Ok((self.send_http(request).await?, credential))
     }
 
-    /// Sends a request as it is, up to the response's headers.
+    /// Sends a request as it is, up to the response's headers. A 429 or 503
+    /// with a `Retry-After` of a few seconds is sent again after that wait
+    /// (a few times at most); the caller's timeout bounds it all, as the
+    /// engine times every request.
     async fn send_http(&self, request: HttpRequest) -> Result<HttpResponse, TransportError> {
         let method = request.method;
-        self.http.fetch(request).await.map_err(|error| match error {
-            HttpError::Network(message) => TransportError::Io(message),
-            other => TransportError::Other(format!("{} {}: {other}", method.as_str(), self.options.url)),
-        })
+        let mut retries = 0;
+        loop {
+            let response = self.http.fetch(request.clone()).await.map_err(|error| match error {
+                HttpError::Network(message) => TransportError::Io(message),
+                other => TransportError::Other(format!("{} {}: {other}", method.as_str(), self.options.url)),
+            })?;
+            let wait = match response.status {
+                429 | 503 if retries < MAX_RETRIES => response.header("retry-after").and_then(retry_after),
+                _ => None,
+            };
+            let Some(wait) = wait else { return Ok(response) };
+            retries += 1;
+            log::debug!("{} {} answered {}: retrying in {wait:?}", method.as_str(), self.options.url, response.status);
+            drop(response);
+            crate::runtime::sleep(wait).await;
+        }
     }
 
     /// A 401, or a 403 with `insufficient_scope`, that the auth provider may
@@ -167,30 +196,55 @@ impl<H: HttpClient> Shared<H> {
         let _ = self.inbound.unbounded_send(TransportEvent::Message(message));
     }
 
-    /// Decodes one payload (a message or a batch) and delivers it. Returns
-    /// whether it held the response to `awaited`.
-    fn deliver_payload(&self, payload: &str, awaited: Option<&RequestId>) -> bool {
-        let mut answered = false;
+    /// Decodes one payload (a message or a batch) and delivers it: whether
+    /// it held the response to `awaited`, and what was wrong with a payload
+    /// (or a message in it) that could not be delivered, so a request left
+    /// unanswered fails with the cause rather than a generic line.
+    fn deliver_reply(&self, payload: &str, awaited: Option<&RequestId>) -> Delivered {
+        let mut delivered = Delivered::default();
         match decode(payload) {
             Ok(messages) => {
                 for message in messages {
                     match message {
                         Ok(message) => {
-                            if let (Message::Response(response), Some(awaited)) = (&message, awaited)
-                                && response.id.as_ref() == Some(awaited)
-                            {
-                                answered = true;
+                            if let (Message::Response(response), Some(awaited)) = (&message, awaited) {
+                                match (&response.id, &response.outcome) {
+                                    (Some(id), _) if id == awaited => delivered.answered = true,
+                                    // JSON-RPC's id null: the server could not tell which
+                                    // request it answers; its words are the cause.
+                                    (None, Err(error)) => {
+                                        delivered.problem = Some(format!(
+                                            "the server answered with an error for no request (id null): {error}"
+                                        ));
+                                    }
+                                    _ => {}
+                                }
                             }
                             self.deliver(message);
                         }
-                        Err(error) => log::warn!("skipping an invalid message from {}: {error}", self.options.url),
+                        Err(error) => {
+                            log::warn!("skipping an invalid message from {}: {error}", self.options.url);
+                            delivered.problem = Some(error.to_string());
+                        }
                     }
                 }
             }
-            Err(error) => log::warn!("skipping a payload from {} that is not JSON-RPC: {error}", self.options.url),
+            Err(error) => {
+                log::warn!("skipping a payload from {} that is not JSON-RPC: {error}", self.options.url);
+                delivered.problem = Some(error.to_string());
+            }
         }
-        answered
+        delivered
     }
+}
+
+/// What [`Shared::deliver_reply`] made of a payload.
+#[derive(Default)]
+struct Delivered {
+    /// It held the awaited response.
+    answered: bool,
+    /// Why (part of) it could not be delivered, if it could not.
+    problem: Option<String>,
 }
 
 impl<H: HttpClient> AuthContext for Shared<H> {

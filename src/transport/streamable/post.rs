@@ -49,7 +49,15 @@ impl<H: HttpClient> Shared<H> {
             self.adopt_session(&response)?;
         }
         if status == 202 {
-            return Ok(());
+            // 202 is for notifications and responses; a request must be
+            // answered (JSON or a stream): waiting would only run out the clock.
+            return match awaited {
+                None => Ok(()),
+                Some(id) => Err(TransportError::InvalidMessage(format!(
+                    "the server answered request {id} with 202 Accepted, which carries no response \
+                     (a request must be answered with application/json or text/event-stream)"
+                ))),
+            };
         }
         self.read_reply(response, awaited, carried_session).await
     }
@@ -70,15 +78,24 @@ impl<H: HttpClient> Shared<H> {
                     .await
                     .map_err(|e| TransportError::Io(e.to_string()))?;
                 let text = String::from_utf8_lossy(&body);
-                if text.trim().is_empty() && awaited.is_none() {
-                    return Ok(());
+                if text.trim().is_empty() {
+                    return match awaited {
+                        None => Ok(()),
+                        Some(id) => Err(TransportError::InvalidMessage(format!(
+                            "the server answered request {id} with an empty application/json body"
+                        ))),
+                    };
                 }
-                let answered = self.deliver_payload(&text, awaited.as_ref());
-                match awaited {
-                    Some(id) if !answered => Err(TransportError::InvalidMessage(format!(
+                let delivered = self.deliver_reply(&text, awaited.as_ref());
+                match (awaited, delivered.problem) {
+                    (Some(_), _) if delivered.answered => Ok(()),
+                    (Some(id), Some(problem)) => Err(TransportError::InvalidMessage(format!(
+                        "the JSON reply to request {id} cannot be read: {problem}"
+                    ))),
+                    (Some(id), None) => Err(TransportError::InvalidMessage(format!(
                         "the JSON reply to request {id} does not contain its response"
                     ))),
-                    _ => Ok(()),
+                    (None, _) => Ok(()),
                 }
             }
             // A notification or response accepted with 200 and some body.

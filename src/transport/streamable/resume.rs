@@ -35,6 +35,13 @@ impl<H: HttpClient> Shared<H> {
             if outcome.answered {
                 return Ok(());
             }
+            // The stream held something for us that could not be read: that
+            // is the cause, not the stream's end.
+            if let Some(problem) = outcome.problem {
+                return Err(TransportError::InvalidMessage(format!(
+                    "the response stream for request {id} held an event that cannot be read: {problem}"
+                )));
+            }
             if parser.last_event_id().is_empty() {
                 return Err(TransportError::Closed(format!(
                     "the server ended the response stream for request {id} before answering, \
@@ -115,6 +122,7 @@ impl<H: HttpClient> Shared<H> {
             };
             if let Err(error) = parser.feed(&chunk, &mut events) {
                 log::warn!("skipping an oversized event from {}: {error}", self.options.url);
+                outcome.problem = Some(error.to_string());
             }
             for event in events.drain(..) {
                 outcome.received_any = true;
@@ -131,8 +139,10 @@ impl<H: HttpClient> Shared<H> {
                     log::debug!("ignoring an SSE event of type {:?}", event.event);
                     continue;
                 }
-                if self.deliver_payload(&event.data, awaited) {
-                    outcome.answered = true;
+                let delivered = self.deliver_reply(&event.data, awaited);
+                outcome.answered |= delivered.answered;
+                if delivered.problem.is_some() {
+                    outcome.problem = delivered.problem;
                 }
             }
         }
@@ -144,6 +154,8 @@ impl<H: HttpClient> Shared<H> {
 pub(super) struct StreamOutcome {
     pub(super) answered: bool,
     pub(super) received_any: bool,
+    /// Why an event could not be delivered (too large, not JSON-RPC).
+    pub(super) problem: Option<String>,
 }
 
 /// Event ids already delivered on one stream, so a server that replays too

@@ -26,7 +26,7 @@ impl<H: HttpClient> Shared<H> {
             Some(id) => {
                 if id.is_empty() || !id.bytes().all(|b| (0x21..=0x7e).contains(&b)) {
                     return Err(TransportError::InvalidMessage(format!(
-                        "the server's {SESSION_HEADER} {id:?} is not visible ASCII"
+                        "the server's session id ({SESSION_HEADER}: {id:?}) is not visible ASCII"
                     )));
                 }
                 state.session_id = Some(id.to_owned());
