@@ -22,26 +22,10 @@ const FAULTS_URL: Option<&str> = option_env!("MCP_EDGE_TEST_FAULTS_URL");
 /// Modes that fail in a browser today for a reason the issue names and
 /// another branch fixes: reported, not fatal. A listed mode that passes
 /// fails the suite (take it off the list).
-const KNOWN: &[(&str, &str)] = &[
-    ("rpc-result-and-error", "issue 19.5: every bad JSON reply reads \"does not contain its response\""),
-    ("rpc-error-without-code", "issue 19.5: the cause stays in a WARN line"),
-    ("rpc-null-id-error", "issue 19.5: the server's own error text never reaches the user"),
-    ("rpc-missing-jsonrpc", "issue 19.5: the cause stays in a WARN line"),
-    ("rpc-trailing-garbage", "issue 19.5: the cause stays in a WARN line"),
-    ("rpc-nan", "issue 19.5: the cause stays in a WARN line"),
-    ("rpc-deep-nesting", "issue 19.5: the cause stays in a WARN line"),
-    ("rpc-empty-body", "issue 19.5: the cause stays in a WARN line"),
-    ("rpc-missing-capabilities", "issue 19.6: a missing `capabilities` is not named"),
-    ("http-429-retry-after", "issue 19.6: Retry-After is not honoured"),
-    ("http-503-retry-after-first-request", "issue 19.6: a 503 on the first request ends the connection"),
-    ("http-json-bom", "issue 19.6: a BOM before JSON is refused (the body is parsed from bytes, not by the browser)"),
-    ("http-307-cross-origin", "issue 19.4: fetch follows a cross-origin 307 (redirect: \"follow\")"),
-    ("http-202-to-request", "issue 19.6: a 202 to a request waits out the timeout"),
-    ("size-event-over-limit", "issue 19.5: the 16 MiB limit is not named"),
-    ("timing-stall-initialize-auto", "issue 19.1: probe and initialize each get the whole timeout"),
-    ("legacy-no-endpoint", "issue 19.2: the legacy `endpoint` wait is a fixed 30 s"),
-    ("legacy-stream-closes", "found by the catalog: in a browser, the legacy stream's end leaves the request waiting"),
-];
+const KNOWN: &[(&str, &str)] = &[(
+    "legacy-stream-closes",
+    "found by the catalog: in a browser, the legacy stream's end leaves the request waiting out its timeout",
+)];
 
 #[wasm_bindgen_test]
 async fn every_web_fault_mode_behaves_as_the_spec_implies() {

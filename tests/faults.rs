@@ -17,30 +17,7 @@ use support::within_for;
 /// Modes that fail today for a reason the issue names and another branch
 /// fixes: listed with that reason, they are reported but do not fail the
 /// suite. A listed mode that passes fails it (take it off the list).
-const KNOWN: &[(&str, &str)] = &[
-    ("rpc-result-and-error", "issue 19.5: every bad JSON reply reads \"does not contain its response\""),
-    ("rpc-error-without-code", "issue 19.5: the cause stays in a WARN line"),
-    ("rpc-null-id-error", "issue 19.5: the server's own error text never reaches the user"),
-    ("rpc-missing-jsonrpc", "issue 19.5: the cause stays in a WARN line"),
-    ("rpc-trailing-garbage", "issue 19.5: the cause stays in a WARN line"),
-    ("rpc-nan", "issue 19.5: the cause stays in a WARN line"),
-    ("rpc-deep-nesting", "issue 19.5: the cause stays in a WARN line"),
-    ("rpc-empty-body", "issue 19.5: the cause stays in a WARN line"),
-    ("rpc-missing-capabilities", "issue 19.6: a missing `capabilities` is not named"),
-    ("http-429-retry-after", "issue 19.6: Retry-After is not honoured"),
-    ("http-503-retry-after-first-request", "issue 19.6: a 503 on the first request ends the connection"),
-    ("http-json-bom", "issue 19.6: a BOM before JSON is refused natively (browsers strip it)"),
-    ("http-gzip-json", "issue 19.3: content codings are not decoded natively"),
-    ("http-deflate-json", "issue 19.3: content codings are not decoded natively"),
-    ("http-br-json", "issue 19.3: content codings are not decoded natively"),
-    ("http-gzip-sse", "issue 19.3: content codings are not decoded natively"),
-    ("http-307-cross-origin", "issue 19.4: a cross-origin 307 is followed, carrying Mcp-Session-Id"),
-    ("http-202-to-request", "issue 19.6: a 202 to a request waits out the timeout"),
-    ("session-id-non-ascii", "issue 19.5: a non-ASCII session id is dropped silently"),
-    ("size-event-over-limit", "issue 19.5: the 16 MiB limit is not named"),
-    ("timing-stall-initialize-auto", "issue 19.1: probe and initialize each get the whole timeout"),
-    ("legacy-no-endpoint", "issue 19.2: the legacy `endpoint` wait is a fixed 30 s"),
-];
+const KNOWN: &[(&str, &str)] = &[];
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_fault_mode_behaves_as_the_spec_implies() {

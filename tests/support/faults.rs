@@ -110,11 +110,12 @@ pub async fn run_one(base: &str, catalog: &Catalog, mode: &Mode) -> Verdict {
     let started = now_millis();
     // Generous: a wrong client may hang; the verdict then says so.
     let bound = timeout * 3 + Duration::from_secs(5);
-    let outcome = match select_bounded(bound, attempt(&url, catalog, mode, timeout)).await {
+    let (outcome, ended) = match select_bounded(bound, attempt(&url, catalog, mode, timeout)).await {
         Some(outcome) => outcome,
         None => return Err(format!("no outcome within {bound:?} (hung)")),
     };
-    let took = Duration::from_millis((now_millis() - started).max(0.0) as u64);
+    // Up to the outcome, not the close after it.
+    let took = Duration::from_millis((ended - started).max(0.0) as u64);
     judge(mode, catalog, timeout, took, outcome)
 }
 
@@ -130,7 +131,8 @@ async fn select_bounded<T>(limit: Duration, work: impl std::future::Future<Outpu
 /// What the client did: the result in words, or its error.
 type Outcome = Result<String, Error>;
 
-async fn attempt(url: &str, catalog: &Catalog, mode: &Mode, timeout: Duration) -> Outcome {
+/// The outcome, and when it was known.
+async fn attempt(url: &str, catalog: &Catalog, mode: &Mode, timeout: Duration) -> (Outcome, f64) {
     let transport = match mode.transport.as_str() {
         "auto" => TransportChoice::Auto,
         "sse" => TransportChoice::Sse,
@@ -142,11 +144,15 @@ async fn attempt(url: &str, catalog: &Catalog, mode: &Mode, timeout: Duration) -
         _ => EraChoice::Handshake,
     };
     let client_options = ClientOptions::default().with_timeout(timeout).with_era(era);
-    let client = connect_url(url, ConnectOptions::new().with_transport(transport), client_options).await?;
+    let client = match connect_url(url, ConnectOptions::new().with_transport(transport), client_options).await {
+        Ok(client) => client,
+        Err(error) => return (Err(error), now_millis()),
+    };
     let outcome = operate(&client, catalog, mode).await;
+    let ended = now_millis();
     // Closing is bounded too: a server that stalls DELETE must not hang us.
     let _ = select_bounded(Duration::from_secs(2), client.close()).await;
-    outcome
+    (outcome, ended)
 }
 
 async fn operate(client: &Client, catalog: &Catalog, mode: &Mode) -> Outcome {
