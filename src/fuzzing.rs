@@ -87,9 +87,13 @@ pub fn url(data: &[u8]) {
         let _ = (parsed.origin(), parsed.same_origin(&again), parsed.is_loopback(), parsed.query_pairs());
         let _ = parsed.join(reference);
     }
-    let _ = url::resolve(base, reference);
+    // Only the legacy transport resolves references (its `endpoint` event).
+    #[cfg(feature = "legacy-sse")]
+    {
+        let _ = url::resolve(base, reference);
+        let _ = url::origin_parts(base);
+    }
     let _ = url::parse_form(text);
-    let _ = url::origin_parts(base);
 }
 
 /// The OAuth metadata parsers (protected resource, authorization server),
