@@ -48,6 +48,8 @@
 //! Streamable HTTP, both protocol eras and OAuth with PKCE, without legacy
 //! SSE and ES256; an option that needs a left-out feature fails with an
 //! error naming it). `cargo xtask size` weighs both.
+//! - `fuzzing` *(off)*: exposes the parsers' entry points for the fuzz
+//!   targets in `fuzz/` (a hidden module, not an API).
 
 #![warn(missing_debug_implementations)]
 #![warn(missing_docs)]
@@ -64,6 +66,11 @@ mod runtime;
 pub mod transport;
 #[cfg(all(target_arch = "wasm32", feature = "js"))]
 pub mod web;
+
+/// The parsers' entry points for the fuzz targets in `fuzz/`; not an API.
+#[cfg(any(feature = "fuzzing", test))]
+#[doc(hidden)]
+pub mod fuzzing;
 
 pub use cause::Cause;
 #[cfg(not(target_arch = "wasm32"))]

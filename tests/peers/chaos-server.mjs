@@ -18,6 +18,11 @@
 //   RETRY_MS           send `retry: <ms>` in every stream's first event
 //   NO_GET_STREAM=1    answer 405 to the standalone GET (resumption still works)
 //   SEED, EVENT_GAP_MS PRNG seed; the pause between two released events
+//   POST_MIN_EVENTS    a POST stream delivers at least this many whole events
+//                      before a cut (default 1: its priming event). A browser
+//                      may drop events it received but had not yet handed to
+//                      a busy page when the connection breaks; a cut right
+//                      after the priming event can then leave no id to resume
 // Every response carries CORS headers (see allowCors).
 // Control: GET /stats (counters and timings, JSON); POST /control {"expire":
 // true} forgets every session (later requests carrying its id get 404).
@@ -33,6 +38,7 @@ const config = {
   retryMs: env("RETRY_MS", null),
   noGetStream: env("NO_GET_STREAM", "0") === "1",
   eventGapMs: Number(env("EVENT_GAP_MS", 1)),
+  postMinEvents: Math.max(1, Number(env("POST_MIN_EVENTS", 1))),
 };
 
 // mulberry32: a tiny seeded PRNG.
@@ -88,13 +94,14 @@ function attach(res, stream, from, isPost) {
   const last = stream.events.length - 1;
   let plan = null; // { kind: "bytes", at } or { kind: "clean", after }
   if (random() < (isPost ? config.cutPost : config.cutGet)) {
-    const first = isPost ? 1 : from; // a POST stream always delivers its priming event
+    const safe = Math.min(config.postMinEvents, last); // a POST stream always delivers its priming event
+    const first = isPost ? safe : from;
     if (random() < config.cleanShare && first <= last) {
       plan = { kind: "clean", after: first - 1 + Math.floor(random() * (last - first + 1)) };
       if (plan.after < from) plan.after = from; // at least one event per connection
       if (plan.after >= last) plan = null; // ending after the response is no cut
     } else {
-      const skip = isPost ? stream.events[0].length : 0;
+      const skip = isPost ? stream.events.slice(0, safe).reduce((sum, event) => sum + event.length, 0) : 0;
       const total = stream.events.slice(from).reduce((sum, event) => sum + event.length, 0);
       plan = { kind: "bytes", at: skip + Math.floor(random() * (total - skip)) };
     }

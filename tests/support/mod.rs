@@ -4,12 +4,14 @@
 //! - here, what runs on both targets: bounded waits and tool results;
 //! - [`native`]: the test peers (where they are, the one rule for a missing
 //!   one) and server processes, on the host only;
-//! - [`web`]: the JS API from Rust, in the browser suites only.
+//! - [`web`]: the JS API from Rust, in the browser suites only;
+//! - [`faults`]: the fault catalog's runner (native and browser).
 //!
 //! Each test file uses only part of this, so unused items are not warned
 //! about.
 #![allow(dead_code)]
 
+pub mod faults;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod native;
 #[cfg(target_arch = "wasm32")]

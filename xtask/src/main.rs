@@ -4,6 +4,7 @@
 mod conformance;
 mod demo;
 mod features;
+mod fuzz;
 mod npm_test;
 mod oauth_browser;
 mod package;
@@ -22,7 +23,7 @@ type Task = fn() -> util::Res;
 const COMMANDS: &[(&str, &str, Task)] = &[
     (
         "setup",
-        "install the wasm32 and Windows targets (+ MinGW), wasm-bindgen-cli, wasm-pack, Chromium + ChromeDriver, npm test peers, twiggy, nightly + rust-src (the package build)",
+        "install the wasm32 and Windows targets (+ MinGW), wasm-bindgen-cli, wasm-pack, Chromium + ChromeDriver, npm test peers, twiggy, nightly + rust-src (the package build), cargo-fuzz",
         || setup::setup(setup::ALL),
     ),
     ("test", "setup, then native tests and wasm tests in headless Chromium (wasm-pack test)", test::test),
@@ -38,6 +39,7 @@ const COMMANDS: &[(&str, &str, Task)] = &[
         conformance::conformance,
     ),
     ("demo", "build the CLI and drive the reference MCP server with it", demo::demo),
+    ("fuzz", "run every fuzz target of fuzz/ (cargo-fuzz, nightly) for FUZZ_SECONDS each (default 20)", fuzz::fuzz),
     (
         "package",
         "build the npm package (wasm-pack build, then the multi-runtime entries): target/npm/pkg/ and the .tgz",

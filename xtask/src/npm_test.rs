@@ -4,7 +4,8 @@
 //!
 //! - a page built by Vite, in headless Chromium (cross-origin: real CORS);
 //! - a module Web Worker started by that page;
-//! - Node 22 (`import { McpClient } from 'mcp-edge'`);
+//! - Node 22 (`import { McpClient } from 'mcp-edge'`), and there the fault
+//!   catalog (tests/npm/consumer/faults.mjs against tests/peers/fault-server.mjs);
 //! - Deno (the same script; `deno` resolves the package's `deno` entry);
 //! - Cloudflare workerd (a worker bundled as wrangler would, served by
 //!   workerd, fetched by the test).
@@ -45,6 +46,8 @@ pub fn package_test() -> Res {
 
     let server = Peer::everything_http()?;
     let url = server.url.as_str();
+    // The fault catalog (tests/peers/fault-server.mjs) for the JS runner.
+    let faults = Peer::faults_http()?;
     let envs: Vec<Env> = vec![
         (
             "Vite build in headless Chromium",
@@ -76,6 +79,11 @@ pub fn package_test() -> Res {
         ("Node 22: snapshot and restore", &[("node-restore", "Node 22: a restored client, one request")], {
             let mut c = cmd(&node22);
             c.arg("edge-node.mjs").arg(url).current_dir(&project);
+            c
+        }),
+        ("fault catalog through the JS API in Node 22", &[("faults-node", "fault catalog, Node 22")], {
+            let mut c = cmd(&node22);
+            c.arg("faults.mjs").arg(&faults.url).arg("faults-node").current_dir(&project);
             c
         }),
         ("Deno", &[("deno", "Deno"), ("deno-lite", "Deno, mcp-edge/lite")], {
@@ -139,6 +147,7 @@ pub fn package_test() -> Res {
         }
     }
     drop(server);
+    drop(faults);
 
     println!("\n==> npm package {}: {} checks", package::rel(&built.tarball), report.len());
     let mut failed = 0;

@@ -44,8 +44,23 @@ impl Peer {
             // the page when the connection then breaks (the Streams spec
             // discards an errored stream's queue), so events need a moment
             // between them for a cut to land after, not on, the one before.
-            .env("CHAOS_EVENT_GAP_MS", "10");
+            .env("CHAOS_EVENT_GAP_MS", "10")
+            // For the same reason a POST stream delivers eight events before
+            // it may be cut: a page busy with a dozen streams lost every event
+            // of a stream cut after one (and, rarely, after three), leaving no
+            // id to resume from.
+            .env("CHAOS_POST_MIN_EVENTS", "8");
         Peer::start(command, port, "/mcp")
+    }
+
+    /// tests/peers/fault-server.mjs: the fault catalog, one misbehaving
+    /// server per path (CORS for the browser). The URL is the base: the
+    /// runners read `/modes` and reach `/mode/<name>/mcp`.
+    pub fn faults_http() -> Res<Peer> {
+        let port = free_port()?;
+        let mut command = Command::new("node");
+        command.arg(root().join("tests/peers/fault-server.mjs")).env("PORT", port.to_string());
+        Peer::start(command, port, "")
     }
 
     /// tests/peers/harden-server.mjs: the misbehaving modes of issue 19,
@@ -172,6 +187,8 @@ impl BrowserPeers {
             ("MCP_EDGE_TEST_STRICT_CORS_URL", Peer::python_http_strict_cors()?),
             // rmcp's server (Rust), dual-era too.
             ("MCP_EDGE_TEST_RMCP_URL", Peer::rmcp_http()?),
+            // The fault catalog (base URL; modes at /mode/<name>/mcp).
+            ("MCP_EDGE_TEST_FAULTS_URL", Peer::faults_http()?),
             ("MCP_EDGE_TEST_HARDEN_URL", Peer::harden_http()?),
         ];
         Ok(BrowserPeers { peers })

@@ -28,6 +28,10 @@ pub const PYTHON_VENV: &str = "tests/peers/.venv";
 pub const WASM_PACK_VERSION: &str = "0.15.1";
 /// The twiggy `cargo xtask size` uses (`cargo install --locked`).
 pub const TWIGGY_VERSION: &str = "0.7.0";
+/// The cargo-fuzz the fuzz smoke runs use (`cargo install --locked`), with
+/// a nightly toolchain (libFuzzer's sanitizer flags need it; only this tool
+/// builds with nightly).
+pub const CARGO_FUZZ_VERSION: &str = "0.13.1";
 /// The rmcp test peer (a crate with its own workspace and Cargo.lock) and
 /// where its release build goes (relative to the root).
 pub const RMCP_PEER_MANIFEST: &str = "tests/peers/rmcp-server/Cargo.toml";
@@ -59,6 +63,8 @@ pub enum Step {
     NightlyWasm,
     /// `cargo build --release` of the rmcp test peer into RMCP_PEER_TARGET_DIR
     RmcpPeer,
+    /// a nightly toolchain + cargo-fuzz at CARGO_FUZZ_VERSION (fuzz/)
+    CargoFuzz,
 }
 
 pub const ALL: &[Step] = &[
@@ -72,6 +78,7 @@ pub const ALL: &[Step] = &[
     Step::Twiggy,
     Step::NightlyWasm,
     Step::RmcpPeer,
+    Step::CargoFuzz,
 ];
 
 /// State shared by the steps of one run.
@@ -97,6 +104,7 @@ pub fn setup(steps: &[Step]) -> Res {
             Step::Twiggy => twiggy(),
             Step::NightlyWasm => nightly_wasm(),
             Step::RmcpPeer => rmcp_peer(),
+            Step::CargoFuzz => cargo_fuzz(),
         };
         if let Err(e) = result {
             println!("setup: FAILED: {e}");
@@ -366,6 +374,28 @@ fn twiggy() -> Res {
         other => Err(format!(
             "after installing, `twiggy --version` is {other:?}, not {TWIGGY_VERSION}: another twiggy earlier in PATH?"
         )),
+    }
+}
+
+fn cargo_fuzz() -> Res {
+    let toolchains = capture(cmd("rustup").args(["toolchain", "list"]))?;
+    if toolchains.lines().any(|l| l.starts_with("nightly")) {
+        line("rust nightly (for cargo-fuzz)", "ok");
+    } else {
+        line("rust nightly (for cargo-fuzz)", "installing ...");
+        run(cmd("rustup").args(["toolchain", "install", "nightly", "--profile", "minimal"]))?;
+    }
+    let what = format!("cargo-fuzz {CARGO_FUZZ_VERSION}");
+    // `cargo-fuzz --version` prints "cargo-fuzz 0.13.1".
+    if tool_version("cargo-fuzz").as_deref() == Some(CARGO_FUZZ_VERSION) {
+        line(&what, "ok");
+        return Ok(());
+    }
+    line(&what, "installing (cargo install, a few minutes) ...");
+    run(cmd(cargo()).args(["install", "cargo-fuzz", "--locked", "--force", "--version", CARGO_FUZZ_VERSION]))?;
+    match tool_version("cargo-fuzz") {
+        Some(v) if v == CARGO_FUZZ_VERSION => Ok(()),
+        other => Err(format!("after installing, `cargo-fuzz --version` is {other:?}, not {CARGO_FUZZ_VERSION}")),
     }
 }
 

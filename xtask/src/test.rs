@@ -7,8 +7,16 @@ use std::fs;
 use std::time::{Duration, Instant};
 
 /// Integration tests (tests/<name>.rs) that run in headless Chromium.
-pub const WASM_TESTS: &[&str] =
-    &["engine", "protocol", "browser", "browser_chaos", "browser_legacy", "browser_stateless", "browser_harden"];
+pub const WASM_TESTS: &[&str] = &[
+    "engine",
+    "protocol",
+    "browser",
+    "browser_chaos",
+    "browser_faults",
+    "browser_legacy",
+    "browser_stateless",
+    "browser_harden",
+];
 
 pub fn test() -> Res {
     let mut summary = Summary::default();
@@ -28,6 +36,10 @@ pub fn test() -> Res {
     });
 
     summary.step("browser tests (wasm-pack test --headless --chrome)", browser_tests);
+
+    // A short run of each fuzz target (the corpus is replayed by the
+    // library's unit tests above; this looks for new crashes).
+    summary.step("fuzz smoke run (cargo fuzz, 20 s per target)", crate::fuzz::fuzz);
 
     // The packed npm package (target/npm/mcp-edge-<version>.tgz), installed
     // into a fresh project and run in five real environments.
@@ -97,6 +109,9 @@ fn wasm_pack_test(suite: &str) -> std::process::Command {
     // ./webdriver.json, and cargo runs it from the crate root; the variable
     // makes that explicit.
     c.env("WASM_BINDGEN_TEST_WEBDRIVER_JSON", root().join("webdriver.json"));
+    // The runner gives a whole suite 20 s by default; the chaos suite's
+    // stream cuts and the fault catalog take longer. A cap, not a wait.
+    c.env("WASM_BINDGEN_TEST_TIMEOUT", "300");
     c
 }
 

@@ -1,0 +1,157 @@
+//! The door for the fuzz targets in `fuzz/` (feature `fuzzing`): one entry
+//! point per parser that reads bytes from outside, each taking the raw
+//! input. Hidden from the docs; not an API.
+//!
+//! The entry points check more than "no panic": each asserts a property the
+//! parser promises (chunking does not change SSE events, a decoded message
+//! re-encodes to itself, a parsed URL prints back to a URL that parses to the
+//! same parts), so the fuzzer finds wrong answers too. The corpus in
+//! fuzz/corpus/ is replayed through them by this module's tests, so a crash
+//! found once stays a regular `cargo test --lib` test.
+
+use crate::auth::{challenge, metadata};
+use crate::http::url::{self, Url};
+use crate::protocol::jsonrpc;
+use crate::transport::sse::{SseEvent, SseParser};
+
+/// The SSE parser: the whole input at once, then split at a point chosen by
+/// its first byte and fed byte by byte after it, must give the same events,
+/// last event id and retry. A small limit (the first byte again) exercises
+/// the size-limit paths too.
+pub fn sse(data: &[u8]) {
+    let Some((&selector, stream)) = data.split_first() else { return };
+    let limit = 16 + usize::from(selector & 0x3f) * 4;
+    let whole = run_sse(limit, &[stream]);
+    let cut = usize::from(selector).min(stream.len());
+    let (head, tail) = stream.split_at(cut);
+    let mut pieces = vec![head];
+    pieces.extend(tail.chunks(1));
+    let split = run_sse(limit, &pieces);
+    assert_eq!(whole, split, "the events depend on where the stream was cut");
+}
+
+type SseRun = (Vec<SseEvent>, usize, String, Option<std::time::Duration>);
+
+fn run_sse(limit: usize, chunks: &[&[u8]]) -> SseRun {
+    let mut parser = SseParser::with_limit(limit);
+    let mut events = Vec::new();
+    let mut errors = 0;
+    for chunk in chunks {
+        if parser.feed(chunk, &mut events).is_err() {
+            errors += 1;
+        }
+    }
+    for event in &events {
+        assert!(event.data.len() <= limit, "an event larger than the limit was dispatched");
+        assert!(!event.id.contains('\0'), "an id with NUL was adopted");
+    }
+    parser.finish();
+    // Errors are counted per chunk, so only whether there was one compares.
+    (events, errors.min(1), parser.last_event_id().to_owned(), parser.retry())
+}
+
+/// The JSON-RPC codec: whatever decodes re-encodes to JSON that decodes to
+/// the same message.
+pub fn jsonrpc(data: &[u8]) {
+    let Ok(text) = std::str::from_utf8(data) else { return };
+    let Ok(messages) = jsonrpc::decode(text) else { return };
+    for message in messages.into_iter().flatten() {
+        let encoded = message.to_json();
+        let again = jsonrpc::decode_one(&encoded).unwrap_or_else(|e| panic!("{encoded} does not decode: {e}"));
+        assert_eq!(again, message, "{encoded} decodes to another message");
+    }
+}
+
+/// The `WWW-Authenticate` parser, and the Bearer challenge picked from it.
+pub fn www_authenticate(data: &[u8]) {
+    let Ok(text) = std::str::from_utf8(data) else { return };
+    if let Ok(challenges) = challenge::parse(text) {
+        for found in &challenges {
+            let _ = found.param("realm");
+        }
+    }
+    if let Some(bearer) = challenge::bearer(text.split('\n')) {
+        let _ = bearer.is_insufficient_scope();
+    }
+}
+
+/// The URL module: a parsed URL prints back to one that parses to the same
+/// parts; joining and resolving references never panic.
+pub fn url(data: &[u8]) {
+    let Ok(text) = std::str::from_utf8(data) else { return };
+    let (base, reference) = text.split_once('\n').unwrap_or((text, ""));
+    if let Ok(parsed) = Url::parse(base) {
+        let printed = parsed.to_string();
+        let again = Url::parse(&printed).unwrap_or_else(|e| panic!("{base:?} printed as {printed:?}: {e}"));
+        assert_eq!(again, parsed, "{base:?} printed as {printed:?} parses differently");
+        let _ = (parsed.origin(), parsed.same_origin(&again), parsed.is_loopback(), parsed.query_pairs());
+        let _ = parsed.join(reference);
+    }
+    // Only the legacy transport resolves references (its `endpoint` event).
+    #[cfg(feature = "legacy-sse")]
+    {
+        let _ = url::resolve(base, reference);
+        let _ = url::origin_parts(base);
+    }
+    let _ = url::parse_form(text);
+}
+
+/// The OAuth metadata parsers (protected resource, authorization server),
+/// with the URL lists they are fetched from.
+pub fn metadata(data: &[u8]) {
+    const SERVER: &str = "https://mcp.example/mcp";
+    const ISSUER: &str = "https://as.example";
+    for allow_insecure in [false, true] {
+        let _ = metadata::parse_protected_resource(data, "https://mcp.example/.well-known/x", SERVER, allow_insecure);
+        let _ = metadata::parse_authorization_server(data, "https://as.example/.well-known/y", ISSUER, allow_insecure);
+    }
+    if let Ok(text) = std::str::from_utf8(data) {
+        let _ = metadata::protected_resource_urls(SERVER, Some(text));
+        let _ = metadata::authorization_server_urls(text);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    /// Every file of fuzz/corpus/<target>/ (the minimized corpus and any
+    /// crash reproducer) through its entry point.
+    fn replay(target: &str, run: fn(&[u8])) {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz/corpus").join(target);
+        let entries = std::fs::read_dir(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
+        let mut count = 0;
+        for entry in entries {
+            let path = entry.expect("a directory entry").path();
+            let input = std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+            run(&input);
+            count += 1;
+        }
+        assert!(count > 0, "{} is empty", dir.display());
+    }
+
+    #[test]
+    fn sse_corpus() {
+        replay("sse", super::sse);
+    }
+
+    #[test]
+    fn jsonrpc_corpus() {
+        replay("jsonrpc", super::jsonrpc);
+    }
+
+    #[test]
+    fn www_authenticate_corpus() {
+        replay("www_authenticate", super::www_authenticate);
+    }
+
+    #[test]
+    fn url_corpus() {
+        replay("url", super::url);
+    }
+
+    #[test]
+    fn metadata_corpus() {
+        replay("metadata", super::metadata);
+    }
+}
