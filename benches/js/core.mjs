@@ -12,6 +12,8 @@
 
 export const COUNTS = {
   full: { calls: 2000, concurrent: 2000, inFlight: 2000, flood: 20000, connects: 20, heapCalls: 10000, big: 20, many: 5, rounds: 5 },
+  // Fewer calls and rounds, for a machine too busy for a full run in reasonable time.
+  quick: { calls: 300, concurrent: 500, inFlight: 1000, flood: 20000, connects: 5, heapCalls: 2000, big: 5, many: 2, rounds: 3 },
   smoke: { calls: 20, concurrent: 20, inFlight: 20, flood: 200, connects: 2, heapCalls: 50, big: 2, many: 1, rounds: 1 },
 };
 

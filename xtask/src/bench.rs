@@ -2,7 +2,8 @@
 //! the TS SDK's client and a bare `fetch` (the floor) in Node 22 and headless
 //! Chromium, and with rmcp's client natively over stdio. Not part of
 //! `cargo xtask test`: timings on a shared machine are figures to read, not
-//! to assert. `--smoke` runs tiny counts, to check the harness itself works.
+//! to assert. `--smoke` runs tiny counts, to check the harness itself works;
+//! `--quick` fewer calls and 3 rounds, for a busy machine.
 //!
 //! One process per runtime, client order rotated each round, median of the
 //! rounds (benches/js/core.mjs, benches/native). Each figure prints one line
@@ -56,12 +57,12 @@ impl Drop for Server {
 
 pub fn bench() -> Res {
     let args: Vec<String> = std::env::args().skip(2).collect();
-    let smoke = match args.as_slice() {
-        [] => false,
-        [flag] if flag == "--smoke" => true,
-        _ => return Err(format!("usage: cargo xtask bench [--smoke] (got {args:?})")),
+    let mode = match args.as_slice() {
+        [] => "full",
+        [flag] if flag == "--smoke" => "smoke",
+        [flag] if flag == "--quick" => "quick",
+        _ => return Err(format!("usage: cargo xtask bench [--smoke | --quick] (got {args:?})")),
     };
-    let mode = if smoke { "smoke" } else { "full" };
     setup::setup(&[Step::Browser, Step::Npm])?;
     package::build()?;
     let out = root().join("target").join("bench");
@@ -91,7 +92,11 @@ pub fn bench() -> Res {
     drop(server);
 
     let native_json = out.join("native.json");
-    let (calls, rounds) = if smoke { ("20", "1") } else { ("2000", "5") };
+    let (calls, rounds) = match mode {
+        "smoke" => ("20", "1"),
+        "quick" => ("500", "3"),
+        _ => ("2000", "5"),
+    };
     run_echo(cmd(&native).args(["run", calls, rounds]).arg(&native_json))?;
 
     let mut run = String::from("{\n");

@@ -66,7 +66,7 @@ const COMMANDS: &[(&str, &str, Task)] = &[
     ),
     (
         "bench",
-        "speed side by side: bare fetch, the TS SDK and mcp-edge in Node 22 and Chromium, rmcp natively (--smoke: tiny counts)",
+        "speed side by side: bare fetch, the TS SDK and mcp-edge in Node 22 and Chromium, rmcp natively (--smoke, --quick)",
         bench::bench,
     ),
     (
