@@ -217,7 +217,10 @@ impl Client {
             (state.generation, stateless.then_some(negotiated.version))
         };
         match generation {
-            (_, Some(version)) => self.stateless_request(method, params, options, version).await,
+            // Boxed: the stateless engine's future (rounds, tasks) is far
+            // larger than the handshake era's, and every request in flight
+            // would otherwise carry room for it.
+            (_, Some(version)) => Box::pin(self.stateless_request(method, params, options, version)).await,
             (generation, None) => self.handshake_request(method, params, options, generation).await,
         }
     }
