@@ -242,7 +242,10 @@ impl Client {
             _ => None,
         };
         let result = match generation {
-            (_, Some(version)) => self.stateless_request(method, params, options, version).await,
+            // Boxed: the stateless engine's future (rounds, tasks) is far
+            // larger than the handshake era's, and every request in flight
+            // would otherwise carry room for it.
+            (_, Some(version)) => Box::pin(self.stateless_request(method, params, options, version)).await,
             (generation, None) => self.handshake_request(method, params, options, generation).await,
         }?;
         if self.inner.options.validate_structured_content {

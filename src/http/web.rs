@@ -2,14 +2,15 @@
 //! Service Workers, Cloudflare Workers, Deno and Node 22 all have. Nothing
 //! here touches `window`.
 
-use futures::StreamExt;
+use std::pin::Pin;
+use std::task::{Context, Poll};
+
+use futures::{FutureExt, Stream, StreamExt};
 use js_sys::{Array, Promise, Uint8Array};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
-use web_sys::{
-    AbortController, Headers, Request, RequestCredentials, RequestInit, RequestRedirect, Response, ResponseType,
-};
+use web_sys::{AbortController, Headers, RequestCredentials, RequestInit, RequestRedirect, Response, ResponseType};
 
 use super::{HttpClient, HttpError, HttpRequest, HttpResponse};
 use crate::Cause;
@@ -17,9 +18,11 @@ use crate::runtime::{BoxFuture, boxed};
 
 #[wasm_bindgen]
 extern "C" {
-    /// The global `fetch`, whatever the global object is.
+    /// The global `fetch`, whatever the global object is. Called with the
+    /// URL and the init directly: a `new Request(url, init)` first costs a
+    /// second copy of the headers and body for nothing.
     #[wasm_bindgen(js_name = fetch)]
-    fn global_fetch(request: &Request) -> Promise;
+    fn global_fetch(url: &str, init: &RequestInit) -> Promise;
 }
 
 /// Whether cross-origin requests carry cookies (the `credentials` mode).
@@ -51,15 +54,76 @@ impl FetchHttp {
     }
 }
 
-/// Aborts the fetch when the response (or its body) is dropped.
-struct AbortOnDrop(Option<AbortController>);
+/// Aborts the fetch when the response (or its body) is dropped before the
+/// body was read to its end. A finished exchange is not aborted: the abort
+/// would only cost a DOMException and an event dispatch for nothing.
+struct AbortOnDrop {
+    controller: Option<AbortController>,
+    finished: bool,
+}
 
 impl Drop for AbortOnDrop {
     fn drop(&mut self) {
-        if let Some(controller) = &self.0 {
+        if let (Some(controller), false) = (&self.controller, self.finished) {
             controller.abort();
         }
     }
+}
+
+/// The largest body read in one go (`arrayBuffer()`) rather than chunk by
+/// chunk; bigger ones, and bodies of unknown length, stream, so a reader's
+/// size limit stops them early.
+const WHOLE_BODY_LIMIT: u64 = 16 * 1024 * 1024;
+
+/// A response body: SSE streams (and bodies of unknown length) chunk by
+/// chunk; a body of known, bounded length (JSON replies) in one
+/// `arrayBuffer()`, which is one promise instead of a reader, its reads and
+/// its release.
+enum Chunks {
+    Whole(Option<JsFuture>),
+    Streamed(wasm_streams::readable::IntoStream<'static>),
+}
+
+struct FetchBody {
+    chunks: Chunks,
+    guard: AbortOnDrop,
+}
+
+impl Stream for FetchBody {
+    type Item = Result<Vec<u8>, HttpError>;
+
+    fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        let this = self.get_mut();
+        let polled = match &mut this.chunks {
+            Chunks::Whole(None) => Poll::Ready(None),
+            Chunks::Whole(Some(read)) => {
+                let read = read.poll_unpin(cx).map(Some);
+                if read.is_ready() {
+                    this.chunks = Chunks::Whole(None);
+                }
+                read
+            }
+            Chunks::Streamed(stream) => stream.poll_next_unpin(cx),
+        };
+        match polled {
+            Poll::Pending => Poll::Pending,
+            Poll::Ready(None) => {
+                this.guard.finished = true;
+                Poll::Ready(None)
+            }
+            Poll::Ready(Some(Ok(value))) => {
+                if matches!(this.chunks, Chunks::Whole(None)) {
+                    this.guard.finished = true;
+                }
+                Poll::Ready(Some(Ok(Uint8Array::new(&value).to_vec())))
+            }
+            Poll::Ready(Some(Err(e))) => Poll::Ready(Some(Err(body_error(&e)))),
+        }
+    }
+}
+
+fn body_error(e: &JsValue) -> HttpError {
+    HttpError::Body(Cause::of(Cause::new(js_message(e))))
 }
 
 fn js_message(value: &JsValue) -> String {
@@ -125,11 +189,11 @@ fn in_browser() -> bool {
 /// own) makes it `redirect: "manual"`.
 const ORDINARY_HEADERS: &[&str] = &["accept", "content-type", "mcp-protocol-version", "mcp-method", "mcp-name"];
 
-fn build_request(
+fn request_init(
     request: &HttpRequest,
     credentials: Option<Credentials>,
     controller: Option<&AbortController>,
-) -> Result<Request, HttpError> {
+) -> Result<RequestInit, HttpError> {
     let invalid = |reason: String| HttpError::InvalidUrl { url: request.url.clone(), reason };
     let init = RequestInit::new();
     init.set_method(request.method.as_str());
@@ -156,7 +220,7 @@ fn build_request(
         Some(Credentials::Include) => init.set_credentials(RequestCredentials::Include),
         None => {}
     }
-    Request::new_with_str_and_init(&request.url, &init).map_err(|e| invalid(js_message(&e)))
+    Ok(init)
 }
 
 fn response_headers(response: &Response) -> Vec<(String, String)> {
@@ -178,10 +242,10 @@ impl HttpClient for FetchHttp {
         let credentials = self.credentials;
         boxed(async move {
             let controller = AbortController::new().ok();
-            let js_request = build_request(&request, credentials, controller.as_ref())?;
-            let guard = AbortOnDrop(controller);
+            let init = request_init(&request, credentials, controller.as_ref())?;
+            let mut guard = AbortOnDrop { controller, finished: false };
             let method = request.method;
-            let answered = JsFuture::from(global_fetch(&js_request))
+            let answered = JsFuture::from(global_fetch(&request.url, &init))
                 .await
                 .map_err(|e| network_failure(method.as_str(), &request.url, &e))?;
             let response: Response = answered
@@ -216,19 +280,28 @@ impl HttpClient for FetchHttp {
             }
             let status = response.status();
             let headers = response_headers(&response);
-            let body: crate::runtime::BoxStream<'static, Result<Vec<u8>, HttpError>> = match response.body() {
-                None => Box::pin(futures::stream::empty()),
-                Some(raw) => {
-                    let chunks = wasm_streams::ReadableStream::from_raw(raw).into_stream();
-                    Box::pin(chunks.map(move |chunk| {
-                        // The guard lives as long as the body is being read.
-                        let _keep = &guard;
-                        chunk
-                            .map(|value| Uint8Array::new(&value).to_vec())
-                            .map_err(|e| HttpError::Body(Cause::of(Cause::new(js_message(&e)))))
-                    }))
+            let length =
+                headers.iter().find(|(name, _)| name == "content-length").and_then(|(_, v)| v.parse::<u64>().ok());
+            let event_stream = headers.iter().any(|(name, value)| {
+                name == "content-type" && value.to_ascii_lowercase().starts_with("text/event-stream")
+            });
+            let chunks = match response.body() {
+                None => {
+                    guard.finished = true;
+                    Chunks::Whole(None)
                 }
+                Some(_) if length == Some(0) => {
+                    guard.finished = true;
+                    Chunks::Whole(None)
+                }
+                Some(_) if !event_stream && length.is_some_and(|n| n <= WHOLE_BODY_LIMIT) => {
+                    let read = response.array_buffer().map_err(|e| body_error(&e))?;
+                    Chunks::Whole(Some(JsFuture::from(read)))
+                }
+                Some(raw) => Chunks::Streamed(wasm_streams::ReadableStream::from_raw(raw).into_stream()),
             };
+            let body: crate::runtime::BoxStream<'static, Result<Vec<u8>, HttpError>> =
+                Box::pin(FetchBody { chunks, guard });
             Ok(HttpResponse { status, headers, body })
         })
     }

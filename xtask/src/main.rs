@@ -1,6 +1,7 @@
 //! Project tasks, run as `cargo xtask <command>` (alias in .cargo/config.toml).
 //! std only, so it builds in a second or two on a fresh machine.
 
+mod bench;
 mod conformance;
 mod demo;
 mod features;
@@ -66,6 +67,11 @@ const COMMANDS: &[(&str, &str, Task)] = &[
         oauth_browser::oauth_test,
     ),
     (
+        "bench",
+        "speed side by side: bare fetch, the TS SDK and mcp-edge in Node 22 and Chromium, rmcp natively (--smoke, --quick)",
+        bench::bench,
+    ),
+    (
         "www-test",
         "drive the www/ inspector page in headless Chromium against server-everything; screenshots in target/screenshots/",
         www::www_test,
@@ -94,8 +100,8 @@ fn main() -> ExitCode {
         eprint!("unknown command `{name}`\n\n{}", usage());
         return ExitCode::from(2);
     };
-    // Only `conformance` reads options (from std::env::args itself).
-    if args.len() > 1 && name != "conformance" {
+    // Only `conformance` and `bench` read options (from std::env::args itself).
+    if args.len() > 1 && !matches!(name.as_str(), "conformance" | "bench") {
         eprintln!("`cargo xtask {name}` takes no arguments");
         return ExitCode::from(2);
     }

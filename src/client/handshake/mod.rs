@@ -135,7 +135,9 @@ impl Client {
         }
         let outcome = match self.send_request(method, params.clone(), &mut options).await {
             Err(Error::Transport(TransportError::SessionExpired)) => {
-                self.restart_session(generation).await?;
+                // Boxed: a new handshake is rare, and inline its future
+                // would make every request in flight that much larger.
+                Box::pin(self.restart_session(generation)).await?;
                 self.send_request(method, params, &mut options).await
             }
             other => other,

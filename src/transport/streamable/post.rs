@@ -44,7 +44,9 @@ impl<H: HttpClient> Shared<H> {
             return Err(self.session_lost(carried));
         }
         if !(200..300).contains(&status) {
-            return Err(self.http_failure(response, carried_session.is_some()).await);
+            // Boxed, like the SSE reader below: rare or long-lived paths
+            // kept out of the future every POST in flight carries.
+            return Err(Box::pin(self.http_failure(response, carried_session.is_some())).await);
         }
         if is_initialize {
             self.adopt_session(&response)?;
@@ -72,7 +74,7 @@ impl<H: HttpClient> Shared<H> {
         session: Option<String>,
     ) -> Result<(), TransportError> {
         match response.media_type().as_deref() {
-            Some("text/event-stream") => self.read_stream(response, awaited, session).await,
+            Some("text/event-stream") => Box::pin(self.read_stream(response, awaited, session)).await,
             Some("application/json") => {
                 let body = response
                     .read_body(self.options.max_message_bytes)

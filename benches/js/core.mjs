@@ -1,0 +1,265 @@
+// The figures of `cargo xtask bench` for one JavaScript runtime (Node or a
+// Chromium page): bare `fetch` (the floor), the TS SDK's `Client` and
+// mcp-edge's `McpClient`, against server.mjs. Every timed figure runs
+// `rounds` rounds, rotating which client goes first, and keeps the median.
+//
+// `env` gives what differs between runtimes: `base` (the server's URL),
+// `control` (the same server under another origin, for the control
+// requests, when `base`'s connections may all be busy),
+// `sdk` ({ Client, StreamableHTTPClientTransport }), `McpClient`,
+// `wasmMemory()` (bytes of mcp-edge's linear memory), `gc()` and `heap()`
+// (bytes of JS heap in use after a full collection), `log(line)`.
+
+export const COUNTS = {
+  full: { calls: 2000, concurrent: 2000, inFlight: 2000, flood: 20000, connects: 20, heapCalls: 10000, big: 20, many: 5, rounds: 5 },
+  // Fewer calls and rounds, for a machine too busy for a full run in reasonable time.
+  quick: { calls: 300, concurrent: 500, inFlight: 1000, flood: 20000, connects: 5, heapCalls: 2000, big: 5, many: 2, rounds: 3 },
+  smoke: { calls: 20, concurrent: 20, inFlight: 20, flood: 200, connects: 2, heapCalls: 50, big: 2, many: 1, rounds: 1 },
+};
+
+const CLIENTS = ['bare', 'ts-sdk', 'mcp-edge'];
+
+function median(values) {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+}
+
+let nextId = 1;
+const HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+
+/** One JSON-RPC request by bare fetch; returns the parsed reply (the
+ * result of an SSE reply's last event). */
+async function bare(url, method, params) {
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: HEADERS,
+    body: JSON.stringify({ jsonrpc: '2.0', id: nextId++, method, params }),
+  });
+  if (!(response.headers.get('content-type') ?? '').startsWith('text/event-stream')) return response.json();
+  const text = await response.text();
+  let last;
+  for (const event of text.split('\n\n')) {
+    const data = event.split('\n').find((line) => line.startsWith('data: '));
+    if (data) last = JSON.parse(data.slice(6));
+  }
+  return last;
+}
+
+async function bareNotify(url, method) {
+  const response = await fetch(url, { method: 'POST', headers: HEADERS, body: JSON.stringify({ jsonrpc: '2.0', method }) });
+  await response.arrayBuffer();
+}
+
+/** A connected client of each kind, with one shape. */
+async function connect(kind, env, url) {
+  if (kind === 'bare') {
+    await bare(url, 'initialize', { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'bench', version: '1' } });
+    await bareNotify(url, 'notifications/initialized');
+    return {
+      call: async (name, args, onprogress) => {
+        if (!onprogress) return (await bare(url, 'tools/call', { name, arguments: args })).result;
+        // The floor of a progress flood: read the stream, parse every event.
+        const response = await fetch(url, {
+          method: 'POST',
+          headers: HEADERS,
+          body: JSON.stringify({ jsonrpc: '2.0', id: nextId++, method: 'tools/call', params: { name, arguments: args, _meta: { progressToken: 1 } } }),
+        });
+        const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+        let buffer = '';
+        let result;
+        for (;;) {
+          const { done, value } = await reader.read();
+          if (done) break;
+          buffer += value;
+          let end;
+          while ((end = buffer.indexOf('\n\n')) >= 0) {
+            const event = buffer.slice(0, end);
+            buffer = buffer.slice(end + 2);
+            const data = event.split('\n').find((line) => line.startsWith('data: '));
+            if (!data) continue;
+            const message = JSON.parse(data.slice(6));
+            if (message.method === 'notifications/progress') onprogress(message.params);
+            else result = message.result;
+          }
+        }
+        return result;
+      },
+      list: async () => (await bare(url, 'tools/list', {})).result,
+      close: async () => {},
+    };
+  }
+  if (kind === 'ts-sdk') {
+    const client = new env.sdk.Client({ name: 'bench', version: '1.0.0' });
+    await client.connect(new env.sdk.StreamableHTTPClientTransport(new URL(url)));
+    return {
+      call: (name, args, onprogress) =>
+        client.callTool({ name, arguments: args }, undefined, onprogress ? { onprogress, timeout: 600000 } : undefined),
+      list: () => client.listTools(),
+      close: () => client.close(),
+    };
+  }
+  const client = await env.McpClient.connect(url, { clientInfo: { name: 'bench', version: '1.0.0' } });
+  return {
+    call: (name, args, onprogress) => client.callTool({ name, arguments: args }, onprogress ? { onprogress, timeout: 600000 } : undefined),
+    list: () => client.listTools(),
+    close: () => client.close(),
+  };
+}
+
+/** Runs `body(kind)` for every client in `kinds`, `rounds` times with the
+ * order rotated; returns { kind: [ms per round] }. */
+async function rounds(count, kinds, body) {
+  const times = Object.fromEntries(kinds.map((k) => [k, []]));
+  for (let round = 0; round < count; round++) {
+    const order = kinds.map((_, i) => kinds[(i + round) % kinds.length]);
+    for (const kind of order) {
+      const start = performance.now();
+      await body(kind);
+      times[kind].push(performance.now() - start);
+    }
+  }
+  return times;
+}
+
+function check(condition, message) {
+  if (!condition) throw new Error(`bench: ${message}`);
+}
+
+export async function runBench(env, counts) {
+  const { base, log } = env;
+  // The held calls may take every connection a browser opens to the
+  // server's origin (6 over HTTP/1.1): control requests go to another one.
+  const control = env.control ?? base;
+  const figures = [];
+  const add = (figure) => {
+    figures.push(figure);
+    log(formatFigure(env.runtime, figure));
+  };
+  const clients = {};
+  for (const endpoint of ['json', 'sse', 'many']) {
+    clients[endpoint] = {};
+    for (const kind of CLIENTS) clients[endpoint][kind] = await connect(kind, env, `${base}/mcp/${endpoint}`);
+  }
+  const echo = (kind, endpoint, i) =>
+    clients[endpoint][kind].call('echo', { text: `call ${i}` }).then((r) => check(r?.content?.[0]?.text?.includes(`call ${i}`), `${kind} echo`));
+  for (const kind of CLIENTS) for (let i = 0; i < 20; i++) await echo(kind, 'json', i); // warm-up
+
+  // Memory per call in flight, first: wasm memory only grows, so a later
+  // figure's high-water mark would hide this one's.
+  {
+    const values = {};
+    for (const kind of ['ts-sdk', 'mcp-edge']) {
+      await fetch(`${control}/bench/hold`, { method: 'POST' });
+      await env.gc();
+      const heap0 = await env.heap();
+      const wasm0 = env.wasmMemory();
+      const calls = [];
+      for (let i = 0; i < counts.inFlight; i++) calls.push(clients.json[kind].call('hold', { i }));
+      // Wait until the server holds all it will get (a browser sends 6 at a
+      // time per origin over HTTP/1.1; the rest wait in its network stack).
+      let held = -1;
+      for (let stable = 0; stable < 3; ) {
+        await new Promise((r) => setTimeout(r, 50));
+        const now = Number(await (await fetch(`${control}/bench/held`)).text());
+        stable = now === held ? stable + 1 : 0;
+        held = now;
+      }
+      await env.gc();
+      const heap1 = await env.heap();
+      const wasm1 = env.wasmMemory();
+      await fetch(`${control}/bench/release`, { method: 'POST' });
+      await Promise.all(calls);
+      values[kind] = { jsHeapPerCall: (heap1 - heap0) / counts.inFlight, wasmPerCall: (wasm1 - wasm0) / counts.inFlight, held };
+    }
+    add({ name: 'memory per call in flight', n: counts.inFlight, unit: 'bytes', memory: values });
+  }
+
+  for (const endpoint of ['json', 'sse']) {
+    const times = await rounds(counts.rounds, CLIENTS, async (kind) => {
+      for (let i = 0; i < counts.calls; i++) await echo(kind, endpoint, i);
+    });
+    add({ name: `sequential tools/call, ${endpoint.toUpperCase()} replies`, n: counts.calls, unit: 'ms', times });
+  }
+  {
+    const times = await rounds(counts.rounds, CLIENTS, async (kind) => {
+      await Promise.all(Array.from({ length: counts.concurrent }, (_, i) => echo(kind, 'json', i)));
+    });
+    add({ name: 'concurrent tools/call (all in flight)', n: counts.concurrent, unit: 'ms', times, throughput: true });
+  }
+  {
+    const times = await rounds(counts.rounds, CLIENTS, async (kind) => {
+      let seen = 0;
+      const result = await clients.json[kind].call('flood', { count: counts.flood }, () => seen++);
+      check(seen === counts.flood && result?.content, `${kind} saw ${seen} of ${counts.flood} progress notifications`);
+    });
+    add({ name: 'SSE progress notifications', n: counts.flood, unit: 'ms', times, throughput: true });
+  }
+  {
+    const times = await rounds(counts.rounds, CLIENTS, async (kind) => {
+      for (let i = 0; i < counts.connects; i++) {
+        const client = await connect(kind, env, `${base}/mcp/json`);
+        check((await client.list())?.tools?.length === 1, `${kind} tools/list`);
+        await client.close();
+      }
+    });
+    add({ name: 'connect + first tools/list', n: counts.connects, unit: 'ms', times });
+  }
+  {
+    const times = await rounds(counts.rounds, CLIENTS, async (kind) => {
+      for (let i = 0; i < counts.big; i++) {
+        const result = await clients.json[kind].call('big', {});
+        check(result?.content?.[0]?.text?.length === 1024 * 1024, `${kind} 1 MB result`);
+      }
+    });
+    add({ name: '1 MB tools/call result', n: counts.big, unit: 'ms', times });
+  }
+  {
+    const times = await rounds(counts.rounds, CLIENTS, async (kind) => {
+      for (let i = 0; i < counts.many; i++) {
+        check((await clients.many[kind].list())?.tools?.length === 10000, `${kind} 10,000 tools`);
+      }
+    });
+    add({ name: '10,000-tool tools/list', n: counts.many, unit: 'ms', times });
+  }
+  {
+    const values = {};
+    for (const kind of ['ts-sdk', 'mcp-edge']) {
+      await env.gc();
+      const heap0 = await env.heap();
+      const wasm0 = env.wasmMemory();
+      for (let i = 0; i < counts.heapCalls; i++) await echo(kind, 'json', i);
+      await env.gc();
+      values[kind] = { jsHeapGrowth: (await env.heap()) - heap0, wasmGrowth: env.wasmMemory() - wasm0 };
+    }
+    add({ name: 'memory over sequential calls, after GC', n: counts.heapCalls, unit: 'bytes', memory: values });
+  }
+  for (const endpoint of Object.values(clients)) for (const client of Object.values(endpoint)) await client.close();
+  return { runtime: env.runtime, counts, figures };
+}
+
+const fmt = (ms) => (ms >= 100 ? ms.toFixed(0) : ms.toFixed(1));
+const kib = (bytes) => `${(bytes / 1024).toFixed(1)} KiB`;
+
+/** The figure's one printed line. */
+export function formatFigure(runtime, figure) {
+  const head = `${runtime.padEnd(8)} ${figure.name} (n=${figure.n})`.padEnd(64);
+  if (figure.memory) {
+    const parts = Object.entries(figure.memory).map(([kind, v]) =>
+      `${kind} ${Object.entries(v)
+        .map(([key, value]) => `${key} ${key === 'held' ? value : kib(value)}`)
+        .join(' ')}`,
+    );
+    return `${head} ${parts.join(' | ')}`;
+  }
+  const med = Object.fromEntries(Object.entries(figure.times).map(([k, v]) => [k, median(v)]));
+  // Time ratios: > 1 is slower. Throughput figures say how many times the
+  // TS SDK's throughput mcp-edge reaches (> 1 is faster).
+  const parts = [`bare ${fmt(med.bare)} ms`, `ts-sdk ${fmt(med['ts-sdk'])} ms (${(med['ts-sdk'] / med.bare).toFixed(2)}x bare)`];
+  const edge = med['mcp-edge'];
+  parts.push(
+    `mcp-edge ${fmt(edge)} ms (${(edge / med.bare).toFixed(2)}x bare, ${(edge / med['ts-sdk']).toFixed(2)}x ts-sdk time` +
+      (figure.throughput ? `, ${(med['ts-sdk'] / edge).toFixed(2)}x ts-sdk throughput)` : ')'),
+  );
+  return `${head} ${parts.join(' | ')}`;
+}
