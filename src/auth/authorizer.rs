@@ -19,7 +19,7 @@ use serde::{Deserialize, Serialize};
 use super::error::AuthError;
 use super::metadata::AuthorizationServerMetadata;
 use super::store::ClientRegistration;
-use crate::Cause;
+use crate::cause::Cause;
 use crate::http::url::Url;
 use crate::http::{HttpClient, HttpRequest, Method};
 use crate::runtime::{BoxFuture, MaybeSend, MaybeSync, boxed};

@@ -1,6 +1,6 @@
 //! What can go wrong while authorizing, each with what to do about it.
 
-use crate::Cause;
+use crate::cause::Cause;
 
 /// An authorization failure. The messages name the server, the URL and the
 /// setting involved; they never contain a token or a secret.

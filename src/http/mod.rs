@@ -9,7 +9,7 @@
 
 use std::fmt;
 
-use crate::Cause;
+use crate::cause::Cause;
 use crate::runtime::{BoxFuture, BoxStream, MaybeSend, MaybeSync};
 
 mod budget;

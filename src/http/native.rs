@@ -3,7 +3,7 @@
 use futures::StreamExt;
 
 use super::{HttpClient, HttpError, HttpRequest, HttpResponse, Method};
-use crate::Cause;
+use crate::cause::Cause;
 use crate::runtime::{BoxFuture, boxed};
 
 /// reqwest, with streamed bodies. Cheap to clone: clones share connections.

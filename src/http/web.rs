@@ -13,7 +13,7 @@ use wasm_bindgen_futures::JsFuture;
 use web_sys::{AbortController, Headers, RequestCredentials, RequestInit, RequestRedirect, Response, ResponseType};
 
 use super::{HttpClient, HttpError, HttpRequest, HttpResponse};
-use crate::Cause;
+use crate::cause::Cause;
 use crate::runtime::{BoxFuture, boxed};
 
 #[wasm_bindgen]

@@ -7,7 +7,7 @@
 
 use std::task::{Context, Poll};
 
-use crate::Cause;
+use crate::cause::Cause;
 use crate::protocol::{Message, ProtocolVersion};
 use crate::runtime::{BoxFuture, MaybeSend};
 

@@ -6,9 +6,9 @@
 use serde::Deserialize;
 
 use super::OAuthProvider;
-use crate::Cause;
 use crate::auth::error::AuthError;
 use crate::auth::metadata::MAX_METADATA_BYTES;
+use crate::cause::Cause;
 use crate::http::url::Url;
 use crate::http::{HttpClient, HttpRequest, HttpResponse, Method};
 use crate::runtime::MaybeSend;

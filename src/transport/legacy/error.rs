@@ -4,8 +4,8 @@
 use std::time::Duration;
 
 use super::super::TransportError;
-use crate::Cause;
 use crate::auth::AuthError;
+use crate::cause::Cause;
 
 /// Why a legacy HTTP+SSE connection could not be opened or kept.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]

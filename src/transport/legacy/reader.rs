@@ -20,7 +20,7 @@ use super::error::human;
 use super::event_source;
 use super::post::body_excerpt;
 use super::{LegacyError, Shared};
-use crate::Cause;
+use crate::cause::Cause;
 use crate::http::{HttpClient, HttpError, HttpRequest, HttpResponse, Method};
 use crate::runtime::sleep;
 

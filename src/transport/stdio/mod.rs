@@ -23,7 +23,7 @@ use tokio::sync::{mpsc, oneshot, watch};
 use tokio::task::JoinHandle;
 
 use super::{Transport, TransportError, TransportEvent};
-use crate::Cause;
+use crate::cause::Cause;
 use crate::protocol::Message;
 use crate::protocol::jsonrpc;
 use crate::runtime::{BoxFuture, boxed};

@@ -3,7 +3,7 @@
 //! skipped) and its stderr into the caller's callback and a short tail.
 
 use super::*;
-use crate::Cause;
+use crate::cause::Cause;
 
 pub(super) fn stdin_closed() -> TransportError {
     TransportError::Closed("the server's stdin is closed".into())

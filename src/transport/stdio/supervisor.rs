@@ -3,7 +3,7 @@
 //! and the human description of an exit status.
 
 use super::*;
-use crate::Cause;
+use crate::cause::Cause;
 
 /// How an exit status reads in an error message.
 pub(super) fn describe_status(status: ExitStatus) -> String {

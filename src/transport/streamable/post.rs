@@ -8,7 +8,7 @@ use super::super::TransportError;
 use super::super::authorize::{self, StillInsufficient};
 use super::session::session_of;
 use super::{SESSION_HEADER, Shared};
-use crate::Cause;
+use crate::cause::Cause;
 use crate::http::{HttpClient, HttpResponse, Method};
 use crate::protocol::jsonrpc::decode;
 use crate::protocol::{Message, RequestId, methods};

@@ -2,7 +2,7 @@
 //! tells "unreachable" from "reachable but sends no CORS headers".
 
 use super::*;
-use crate::Cause;
+use crate::cause::Cause;
 
 /// `fetch` for the authorization server. In a browser, a request that fails
 /// without an answer is probed once more with `mode: "no-cors"`: if that
