@@ -27,9 +27,8 @@ pub use self::listen::McpSubscription;
 
 use self::convert::{WebError, from_js, object_from_js, serialize_to_js, to_js};
 use self::handlers::notify_listener;
-use self::options::{CallOptions, Connect, abortable, connect_options};
+use self::options::{CallOptions, abortable, connect_options};
 use crate::client::{Client, Error, Snapshot, connect_url_with_http, restore_url_with_http};
-use crate::http::DefaultHttp;
 use crate::protocol::{Era, ProtocolVersion, methods};
 
 /// A connection to one MCP server, made with `McpClient.connect`.
@@ -138,15 +137,7 @@ impl McpClient {
     ) -> Promise {
         let connect = connect_options(&url, &options);
         promise(async move {
-            let Connect { mut connect, credentials, client, auth } = connect?;
-            let http = match credentials {
-                Some(credentials) => DefaultHttp::with_credentials(credentials),
-                None => DefaultHttp::new(),
-            };
-            if let Some(auth) = auth {
-                auth.finish_redirect(&url).await?;
-                connect.auth = Some(auth.provider());
-            }
+            let (http, connect, client) = connect?.ready(&url).await?;
             let client = connect_url_with_http(http, &url, connect, client).await?;
             Ok(McpClient { client }.into())
         })
@@ -173,15 +164,7 @@ impl McpClient {
         });
         promise(async move {
             let snapshot = snapshot?;
-            let Connect { mut connect, credentials, client, auth } = connect?;
-            let http = match credentials {
-                Some(credentials) => DefaultHttp::with_credentials(credentials),
-                None => DefaultHttp::new(),
-            };
-            if let Some(auth) = auth {
-                auth.finish_redirect(&url).await?;
-                connect.auth = Some(auth.provider());
-            }
+            let (http, connect, client) = connect?.ready(&url).await?;
             let client = restore_url_with_http(http, &url, &snapshot, connect, client).await?;
             Ok(McpClient { client }.into())
         })

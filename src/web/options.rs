@@ -18,7 +18,7 @@ use super::convert::{
 use super::handlers::{HandlerKind, JsHandler, call_listener, call_roots, notify_listener};
 use crate::client::negotiate::TransportChoice;
 use crate::client::{ClientOptions, ConnectOptions, EraChoice, RequestOptions, SessionEvent};
-use crate::http::Credentials;
+use crate::http::{Credentials, DefaultHttp};
 use crate::protocol::types::{Implementation, Progress};
 use crate::protocol::{ProtocolVersion, methods};
 
@@ -29,6 +29,24 @@ pub(crate) struct Connect {
     pub(crate) credentials: Option<Credentials>,
     pub(crate) client: ClientOptions,
     pub(crate) auth: Option<WebAuth>,
+}
+
+impl Connect {
+    /// What connecting and restoring both start from: the HTTP backend with
+    /// the credentials mode, and the OAuth provider once a redirect sign-in
+    /// that brought the page back to `url` is finished.
+    pub(crate) async fn ready(self, url: &str) -> Result<(DefaultHttp, ConnectOptions, ClientOptions), WebError> {
+        let Connect { mut connect, credentials, client, auth } = self;
+        let http = match credentials {
+            Some(credentials) => DefaultHttp::with_credentials(credentials),
+            None => DefaultHttp::new(),
+        };
+        if let Some(auth) = auth {
+            auth.finish_redirect(url).await?;
+            connect.auth = Some(auth.provider());
+        }
+        Ok((http, connect, client))
+    }
 }
 
 fn check_object(value: &JsValue, what: &str) -> Result<(), WebError> {
