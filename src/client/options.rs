@@ -120,8 +120,8 @@ pub struct ClientOptions {
     pub reopen_listens: bool,
     /// Check every tool result's `structuredContent` against the
     /// `outputSchema` its tool was listed with (the spec's SHOULD), with an
-    /// interpreting validator ([`crate::protocol::schema`]: no code
-    /// generation, so it works in workerd); a mismatch fails the call with
+    /// interpreting validator (a JSON Schema subset, no code generation, so
+    /// it works in workerd); a mismatch fails the call with
     /// [`super::Error::InvalidStructuredContent`] naming the path. Default true.
     pub validate_structured_content: bool,
     /// The key the era verdict is cached under (the URL, the command line).

@@ -1,6 +1,8 @@
 //! `cargo xtask features`: the Cargo feature matrix and the Windows build,
 //! as `cargo check`s (and the library's unit tests without features), so a
-//! feature set that no longer compiles is caught without running the suites.
+//! feature set that no longer compiles is caught without running the suites;
+//! `cargo doc` with `-D warnings` in the four corners (native and wasm32, all
+//! features and none) keeps the API docs free of broken or private links.
 //! `cargo xtask test` runs both as steps.
 
 use crate::setup::{WASM_TARGET, WINDOWS_TARGET};
@@ -82,6 +84,20 @@ pub fn matrix() -> Res {
             continue;
         }
         check(Some(WASM_TARGET), &["--lib"], &set);
+    }
+    // The API docs build without a broken or private link, natively and on
+    // wasm32, with every feature and with none.
+    for target in [None, Some(WASM_TARGET)] {
+        for set in [&[][..], &["--no-default-features"][..]] {
+            let mut doc = cmd(cargo());
+            doc.args(["doc", "--no-deps", "--lib"]).args(set).env("RUSTDOCFLAGS", "-D warnings");
+            if let Some(target) = target {
+                doc.args(["--target", target]);
+            }
+            if let Err(e) = run_strict(&mut doc) {
+                failures.push(e);
+            }
+        }
     }
     let mut unit = cmd(cargo());
     unit.args(["test", "--no-default-features", "--lib"]);
