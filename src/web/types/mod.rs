@@ -1,0 +1,12 @@
+//! The TypeScript shapes of the JS API, written by hand after the MCP
+//! schema (2025-11-25, older revisions' fields included) and named as in
+//! the official TypeScript SDK. wasm-bindgen copies this into the `.d.ts`;
+//! the `McpClient` signatures refer to it through `unchecked_*_type`.
+//!
+//! Two sections, each a file a reader can hold: `results.rs` (content,
+//! tools, resources, prompts and the results that carry them) and
+//! `session.rs` (progress, roots, sampling, elicitation, the options and the
+//! client's own types). wasm-bindgen joins them into one `.d.ts`.
+
+mod results;
+mod session;
