@@ -34,7 +34,12 @@ async fn every_web_fault_mode_behaves_as_the_spec_implies() {
         "MCP_EDGE_TEST_FAULTS_URL was not set when these tests were compiled: run `cargo xtask test`, \
          which starts tests/peers/fault-server.mjs and sets it",
     );
-    let catalog = catalog(&base).await;
+    let mut catalog = catalog(&base).await;
+    for mode in &mut catalog.modes {
+        if let Some(expect) = mode.browser_expect.take() {
+            mode.expect = expect;
+        }
+    }
     // One at a time: the modes share the page's thread, and one that floods it
     // (an endless stream) would delay the timers of the others.
     let results = run_all(&base, &catalog, |mode| mode.web, 1).await;

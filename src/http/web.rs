@@ -70,6 +70,10 @@ impl Drop for AbortOnDrop {
     }
 }
 
+/// Redirects followed by hand (outside a browser) before giving up, as the
+/// native client.
+const MAX_REDIRECTS: usize = 10;
+
 /// The largest body read in one go (`arrayBuffer()`) rather than chunk by
 /// chunk; bigger ones, and bodies of unknown length, stream, so a reader's
 /// size limit stops them early.
@@ -245,12 +249,50 @@ impl HttpClient for FetchHttp {
             let init = request_init(&request, credentials, controller.as_ref())?;
             let mut guard = AbortOnDrop { controller, finished: false };
             let method = request.method;
-            let answered = JsFuture::from(global_fetch(&request.url, &init))
-                .await
-                .map_err(|e| network_failure(method.as_str(), &request.url, &e))?;
-            let response: Response = answered
-                .dyn_into()
-                .map_err(|_| HttpError::Network("fetch resolved to something that is not a Response".into()))?;
+            // Outside a browser (Node, Deno, workerd) a "manual" redirect is
+            // the server's own 3xx with its Location: a 307/308 within the
+            // origin is followed here, as natively; another origin refused.
+            let mut url = request.url.clone();
+            let mut hops = 0;
+            let response: Response = loop {
+                let answered = JsFuture::from(global_fetch(&url, &init))
+                    .await
+                    .map_err(|e| network_failure(method.as_str(), &request.url, &e))?;
+                let response: Response = answered
+                    .dyn_into()
+                    .map_err(|_| HttpError::Network("fetch resolved to something that is not a Response".into()))?;
+                let status = response.status();
+                if !matches!(status, 307 | 308) || response.type_() == ResponseType::Opaqueredirect {
+                    break response;
+                }
+                let Some(location) = response.headers().get("location").ok().flatten() else {
+                    break response;
+                };
+                let next = super::url::Url::parse(&url).and_then(|base| base.join(&location)).map_err(|reason| {
+                    HttpError::Network(
+                        format!("{} {}: a redirect to {location:?}: {reason}", method.as_str(), url).into(),
+                    )
+                })?;
+                let next = next.to_string();
+                if !same_origin(&request.url, &next) {
+                    return Err(HttpError::Network(
+                        format!(
+                            "{} {}: the server redirected to {next}, another origin: refused, so the session id, \
+                             credentials and headers are used only with the server's own origin",
+                            method.as_str(),
+                            request.url,
+                        )
+                        .into(),
+                    ));
+                }
+                hops += 1;
+                if hops > MAX_REDIRECTS {
+                    return Err(HttpError::Network(
+                        format!("{} {}: more than {MAX_REDIRECTS} redirects", method.as_str(), request.url).into(),
+                    ));
+                }
+                url = next;
+            };
             if response.type_() == ResponseType::Opaqueredirect {
                 return Err(HttpError::Network(
                     format!(

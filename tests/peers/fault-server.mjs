@@ -398,6 +398,9 @@ mode("http-gzip-sse", {
 for (const code of [307, 308]) {
   mode(`http-${code}-same-origin`, {
     expect: ok(),
+    // A page cannot see where a redirect leads, so a request carrying the
+    // session id is not redirected there: a named error, at once.
+    browserExpect: fail("fail", "use the URL it redirects to"),
     run: (ctx) => redirect(ctx, code, `/mode/${ctx.name}/moved`),
   });
 }
@@ -714,6 +717,7 @@ async function handle(req, res, isOther) {
       name,
       op: m.op,
       expect: m.expect,
+      browserExpect: m.browserExpect ?? null,
       transport: m.options.transport ?? "streamable-http",
       era: m.options.era ?? "handshake",
       web: m.web,

@@ -48,6 +48,10 @@ pub struct Mode {
     /// `call`, `list` or `connect`.
     pub op: String,
     pub expect: Expect,
+    /// What a browser does instead, where its rules differ (a page cannot
+    /// follow a redirect it may not see).
+    #[serde(default)]
+    pub browser_expect: Option<Expect>,
     /// `auto`, `streamable-http` or `sse`.
     pub transport: String,
     /// `auto`, `handshake` or `stateless`.

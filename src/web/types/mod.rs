@@ -3,10 +3,11 @@
 //! the official TypeScript SDK. wasm-bindgen copies this into the `.d.ts`;
 //! the `McpClient` signatures refer to it through `unchecked_*_type`.
 //!
-//! Two sections, each a file a reader can hold: `results.rs` (content,
-//! tools, resources, prompts and the results that carry them) and
-//! `session.rs` (progress, roots, sampling, elicitation, the options and the
-//! client's own types). wasm-bindgen joins them into one `.d.ts`.
+//! Two sections, each a file a reader can hold: `results.rs` (JSON,
+//! versions and eras, snapshots and verdicts, errors, content, tools,
+//! resources, prompts and the results that carry them) and `session.rs`
+//! (progress, roots, notifications, sampling, elicitation, handler context,
+//! connect/auth/request options). wasm-bindgen joins them into one `.d.ts`.
 
 mod results;
 mod session;

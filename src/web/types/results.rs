@@ -1,5 +1,6 @@
-//! The MCP shapes results carry: JSON, content blocks, tools, resources,
-//! prompts, completions.
+//! JSON, versions and eras, snapshots and verdicts, errors, and the MCP
+//! shapes results carry: content blocks, tools, resources, prompts,
+//! completions.
 
 use wasm_bindgen::prelude::*;
 

@@ -1,5 +1,5 @@
-//! The shapes of a session: progress, roots, sampling and elicitation,
-//! the connect and call options, snapshots and verdicts, errors.
+//! The shapes of a session: progress, roots, notifications, sampling and
+//! elicitation, the handler context, the connect, auth and request options.
 
 use wasm_bindgen::prelude::*;
 
