@@ -23,10 +23,7 @@ const FAULTS_URL: Option<&str> = option_env!("MCP_EDGE_TEST_FAULTS_URL");
 /// Modes that fail in a browser today for a reason the issue names and
 /// another branch fixes: reported, not fatal. A listed mode that passes
 /// fails the suite (take it off the list).
-const KNOWN: &[(&str, &str)] = &[(
-    "legacy-stream-closes",
-    "found by the catalog: in a browser, the legacy stream's end leaves the request waiting out its timeout",
-)];
+const KNOWN: &[(&str, &str)] = &[];
 
 #[wasm_bindgen_test]
 async fn every_web_fault_mode_behaves_as_the_spec_implies() {
