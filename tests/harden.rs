@@ -13,9 +13,12 @@
 mod support;
 
 use std::process::Command;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use mcp_edge::auth::{AuthConfig, OAuthProvider};
+use mcp_edge::BoxFuture;
+use mcp_edge::auth::{AuthChallenge, AuthConfig, AuthError, AuthProvider, OAuthProvider, Recovery};
+use mcp_edge::http::Method;
 use mcp_edge::{Client, ClientOptions, ConnectOptions, EraChoice, Error, TransportChoice, connect_url};
 use serde_json::json;
 use support::native::{Lines, Server, bounded, run_to_end};
@@ -359,6 +362,60 @@ async fn an_initialize_result_without_capabilities_is_named() {
         let (_server, base) = server().await;
         let error = connect(&format!("{base}/no-caps/mcp")).await.expect_err("no capabilities");
         assert!(describe(&error).contains("capabilities"), "{}", describe(&error));
+    })
+    .await;
+}
+
+/// An authorization "flow" the test can watch: no credentials until the
+/// server challenges, then `Bearer stream-token` (what /stream-auth wants on
+/// its GET). Records the status of every challenge.
+#[derive(Debug, Clone, Default)]
+struct StreamToken(Arc<Mutex<Vec<u16>>>);
+
+impl AuthProvider for StreamToken {
+    fn headers<'a>(
+        &'a self,
+        _method: Method,
+        _url: &'a str,
+    ) -> BoxFuture<'a, Result<Vec<(String, String)>, AuthError>> {
+        let authorized = !self.0.lock().expect("the challenge log").is_empty();
+        Box::pin(async move {
+            Ok(match authorized {
+                true => vec![("Authorization".to_owned(), "Bearer stream-token".to_owned())],
+                false => Vec::new(),
+            })
+        })
+    }
+
+    fn challenged<'a>(&'a self, challenge: &'a AuthChallenge) -> BoxFuture<'a, Result<Recovery, AuthError>> {
+        self.0.lock().expect("the challenge log").push(challenge.status);
+        Box::pin(async { Ok(Recovery::Credentials) })
+    }
+}
+
+#[tokio::test]
+async fn a_401_on_the_event_stream_is_authorized_and_the_stream_then_delivers() {
+    bounded(async {
+        let (_server, base) = server().await;
+        let url = format!("{base}/stream-auth/mcp");
+        let token = StreamToken::default();
+        let (sender, mut notes) = tokio::sync::mpsc::unbounded_channel();
+        let mut connect =
+            ConnectOptions::new().with_transport(TransportChoice::StreamableHttp).with_auth(token.clone());
+        connect.eager_server_stream = true;
+        let client_options = options().with_era(EraChoice::Handshake).on_notification(move |note| {
+            let _ = sender.send(note.clone());
+        });
+        let client = connect_with(&url, connect, client_options).await.expect("connected (the POSTs need no token)");
+        let note = tokio::time::timeout(OUTER, notes.recv())
+            .await
+            .expect("the notification sent on the authorized stream arrived in time")
+            .expect("the client is still listening");
+        assert_eq!(note.method, "notifications/message");
+        let data = note.params.as_ref().and_then(|params| params.get("data"));
+        assert_eq!(data, Some(&json!("stream authorized")), "{note:?}");
+        assert_eq!(*token.0.lock().expect("the challenge log"), vec![401], "one challenge: the GET's 401");
+        client.close().await;
     })
     .await;
 }

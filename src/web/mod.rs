@@ -92,8 +92,25 @@ fn send(
         let options = options?;
         let work = async { client.request(&method, params, options.engine()).await.map_err(WebError::from) };
         let value = abortable(&method, options.signal.as_ref(), work).await?;
-        to_js(&value)
+        to_js(&object_result(&method, value)?)
     })
+}
+
+/// Every MCP result is an object (the schema's `Result`). The typed Rust API
+/// refuses anything else when it decodes the result; the JS API hands the
+/// result on as it came, so it checks the shape here, or a `null` result
+/// would resolve as if the call had succeeded.
+fn object_result(method: &str, value: Value) -> Result<Value, WebError> {
+    let what = match &value {
+        Value::Object(_) => return Ok(value),
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+    };
+    let reason = format!("the result is {what}, not an object");
+    Err(WebError::Mcp(Error::InvalidResult { method: method.to_owned(), reason }))
 }
 
 async fn list_all(client: &Client, method: &str, key: &str, options: &CallOptions) -> Result<Vec<Value>, WebError> {

@@ -21,6 +21,9 @@
 //   /guarded          every POST 401 without WWW-Authenticate; no metadata anywhere
 //   /forbidden        every POST 403, nothing else
 //   /no-caps          initialize result without `capabilities`
+//   /stream-auth      /ok, but the GET (the server's event stream) wants `Authorization: Bearer stream-token`:
+//                     401 with a Bearer challenge without it; with it, one `notifications/message`
+//                     event ("stream authorized"), the stream then kept open
 //   /foreign-log      what reached the other origin, as JSON lines (?with=TEXT: those containing it)
 //
 // The second listener (another origin) serves /ok whatever the path and logs
@@ -143,6 +146,15 @@ function serve(request, response, mode) {
   }
   if (mode === 'guarded') return response.writeHead(401).end();
   if (mode === 'forbidden') return response.writeHead(403).end();
+  if (mode === 'stream-auth' && request.method === 'GET') {
+    if (request.headers.authorization !== 'Bearer stream-token') {
+      return response.writeHead(401, { 'www-authenticate': 'Bearer realm="stream-auth"' }).end();
+    }
+    response.writeHead(200, { 'content-type': 'text/event-stream' });
+    const note = { jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: 'stream authorized' } };
+    response.write(`event: message\ndata: ${JSON.stringify(note)}\n\n`);
+    return;
+  }
   if (request.method === 'GET') return response.writeHead(405).end();
   if (request.method === 'DELETE') return response.writeHead(200).end();
   if (mode === 'busy-first' && count('busy-first') === 1) {

@@ -102,9 +102,13 @@ impl<H: HttpClient> Shared<H> {
 
     /// The stream over the HTTP seam and the SSE parser.
     async fn run_fetch(self: Arc<Self>) {
+        let parser = SseParser::with_limit(self.options.max_message_bytes);
+        self.fetch_from(parser, 0).await
+    }
+
+    /// The fetch loop, from `failures` consecutive failed connections.
+    async fn fetch_from(self: Arc<Self>, mut parser: SseParser, mut failures: u32) {
         let policy = self.options.reconnect.clone();
-        let mut parser = SseParser::with_limit(self.options.max_message_bytes);
-        let mut failures = 0u32;
         loop {
             if self.state().closed {
                 return;
@@ -260,6 +264,7 @@ impl<H: HttpClient> Shared<H> {
                     if connection.events == 0 {
                         failures = 0;
                     }
+                    connection.last_event_id.clone_from(&event.id);
                     if let Err(fatal) = self.on_event(event, &mut connection) {
                         source.close();
                         return self.give_up(fatal);
@@ -293,6 +298,19 @@ impl<H: HttpClient> Shared<H> {
                             last: "the browser could not reopen the event stream".into(),
                         });
                     }
+                    if connection.events > 0 {
+                        // The stream ended after it carried events: the
+                        // browser would wait its own reconnection time
+                        // (seconds, whatever the server's answer will be)
+                        // while requests wait for their answers on this
+                        // stream. Reopen it at once with fetch, as natively:
+                        // a server that refuses the new stream fails them at
+                        // once with its answer, one that resumes the session
+                        // gets `Last-Event-ID` and carries on.
+                        source.close();
+                        drop(source);
+                        return self.take_over(&connection.last_event_id, failures).await;
+                    }
                     reconnecting = true;
                     log::debug!("the event stream from {} dropped; the browser reconnects", self.options.url);
                 }
@@ -302,6 +320,25 @@ impl<H: HttpClient> Shared<H> {
                 return;
             }
         }
+    }
+
+    /// Goes on reading with fetch after the `EventSource`'s stream ended.
+    #[cfg(target_arch = "wasm32")]
+    async fn take_over(self: Arc<Self>, last_event_id: &str, failures: u32) {
+        self.state().event_source = false;
+        let mut parser = SseParser::with_limit(self.options.max_message_bytes);
+        // The parser is the one place the id of the last event lives: an
+        // event with only an `id` sets it and dispatches nothing.
+        if !last_event_id.is_empty() {
+            let _ = parser.feed(format!("id: {last_event_id}\n\n").as_bytes(), &mut Vec::new());
+        }
+        let delay = self.options.reconnect.delay(failures, None);
+        log::debug!("the event stream from {} ended; reopening it with fetch in {delay:?}", self.options.url);
+        sleep(delay).await;
+        if self.state().closed {
+            return;
+        }
+        self.fetch_from(parser, failures).await
     }
 
     /// Why the first `EventSource` connection failed, as far as a `fetch`
@@ -341,6 +378,9 @@ impl<H: HttpClient> Shared<H> {
 #[derive(Default)]
 struct Connection {
     events: u64,
+    /// The id of its last event (what the browser's `EventSource` saw).
+    #[cfg(target_arch = "wasm32")]
+    last_event_id: String,
 }
 
 fn http_reason(error: HttpError) -> Cause {

@@ -12,9 +12,7 @@ const [base, label, only] = process.argv.slice(2);
 // Modes that fail in this runtime today for a reason the issue names and
 // another branch fixes: reported, not fatal. A listed mode that passes is a
 // failure (take it off the list).
-const KNOWN = {
-  'rpc-null-result': 'found by the catalog: the JS API returns a null tools/call result as success (natively: malformed)',
-};
+const KNOWN = {};
 
 // The code the package gives a request that timed out (the TS SDK's).
 const TIMEOUT_CODE = -32001;
