@@ -24,7 +24,7 @@ type Task = fn() -> util::Res;
 const COMMANDS: &[(&str, &str, Task)] = &[
     (
         "setup",
-        "install the wasm32 and Windows targets (+ MinGW), wasm-bindgen-cli, wasm-pack, Chromium + ChromeDriver, npm test peers, twiggy, nightly + rust-src (the package build), cargo-fuzz",
+        "install the wasm32 and Windows targets (+ MinGW), wasm-bindgen-cli, wasm-pack, Chromium + ChromeDriver, npm test peers, twiggy, nightly + rust-src (the package build)",
         || setup::setup(setup::ALL),
     ),
     ("test", "setup, then native tests and wasm tests in headless Chromium (wasm-pack test)", test::test),

@@ -78,7 +78,6 @@ pub const ALL: &[Step] = &[
     Step::Twiggy,
     Step::NightlyWasm,
     Step::RmcpPeer,
-    Step::CargoFuzz,
 ];
 
 /// State shared by the steps of one run.

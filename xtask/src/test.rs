@@ -37,9 +37,10 @@ pub fn test() -> Res {
 
     summary.step("browser tests (wasm-pack test --headless --chrome)", browser_tests);
 
-    // A short run of each fuzz target (the corpus is replayed by the
-    // library's unit tests above; this looks for new crashes).
-    summary.step("fuzz smoke run (cargo fuzz, 20 s per target)", crate::fuzz::fuzz);
+    // No fuzz run here: cargo-fuzz's install and the sanitizer build of the
+    // targets cost CI more minutes than its 45-minute budget has left; the
+    // committed corpus (and every crash reproducer) is replayed by the
+    // library's unit tests above, and `cargo xtask fuzz` runs the fuzzers.
 
     // The packed npm package (target/npm/mcp-edge-<version>.tgz), installed
     // into a fresh project and run in five real environments.
