@@ -92,8 +92,28 @@ pub fn apply_elicitation_defaults(schema: Option<&Value>, content: &mut JsonObje
     }
 }
 
+/// Checks an accepted form's content against the schema the server asked
+/// with, before it is sent (the spec: a client SHOULD); an error names the
+/// failing field. The same interpreting validator as `structuredContent`, no
+/// code generation, so it runs in workerd too.
+pub(crate) fn check_elicitation_content(schema: Option<&Value>, content: &JsonObject) -> Result<(), ErrorObject> {
+    let Some(schema) = schema.filter(|s| s.is_object()) else {
+        return Ok(());
+    };
+    let content = Value::Object(content.clone());
+    crate::protocol::schema::validate(schema, &content).map_err(|error| {
+        ErrorObject::new(
+            codes::INTERNAL_ERROR,
+            format!("the accepted content does not match the requested schema at {error}; it was not sent"),
+        )
+    })
+}
+
 /// Wraps an elicitation handler; with `fill_defaults`, an accepted form gets
-/// the schema's defaults for every field the handler left out.
+/// the schema's defaults for every field the handler left out. An accepted
+/// form is then checked against the requested schema (see
+/// [`check_elicitation_content`]); a handler registered with `on_request`
+/// for `elicitation/create` is sent as it answers, unchecked.
 pub(crate) fn elicitation<F, Fut>(handler: F, fill_defaults: bool) -> Arc<dyn RequestHandler>
 where
     F: Fn(ElicitParams, RequestContext) -> Fut + MaybeSend + MaybeSync + 'static,
@@ -106,9 +126,12 @@ where
             let schema = params.requested_schema.clone();
             let is_form = params.mode.as_deref().unwrap_or("form") == "form";
             let mut result = handler(params, context).await?;
-            if fill_defaults && is_form && result.action == ElicitAction::Accept {
+            if is_form && result.action == ElicitAction::Accept {
                 let content = result.content.get_or_insert_with(Default::default);
-                apply_elicitation_defaults(schema.as_ref(), content);
+                if fill_defaults {
+                    apply_elicitation_defaults(schema.as_ref(), content);
+                }
+                check_elicitation_content(schema.as_ref(), content)?;
             }
             Ok(result)
         }
@@ -122,4 +145,56 @@ pub(crate) fn fixed_roots(roots: Vec<Root>) -> Arc<dyn RequestHandler> {
         let answer = answer.clone();
         async move { Ok(answer) }
     })
+}
+
+#[cfg(all(test, not(target_arch = "wasm32")))]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    /// The wrapped handler answers `content` to a form asking for a
+    /// required integer `age` (default 30) and an optional string `name`.
+    async fn answer(content: Value, fill_defaults: bool) -> HandlerResult {
+        let handler = elicitation(
+            move |_params: ElicitParams, _context: RequestContext| {
+                let content = content.as_object().cloned();
+                async move { Ok(ElicitResult { action: ElicitAction::Accept, content }) }
+            },
+            fill_defaults,
+        );
+        let params = json!({
+            "message": "About you",
+            "requestedSchema": {
+                "type": "object",
+                "properties": {
+                    "age": { "type": "integer", "minimum": 0, "default": 30 },
+                    "name": { "type": "string", "maxLength": 5 }
+                },
+                "required": ["age"]
+            }
+        });
+        let context =
+            RequestContext { id: RequestId::Int(1), method: "elicitation/create".into(), progress_token: None };
+        handler.handle(Some(params), context).await
+    }
+
+    #[tokio::test]
+    async fn accepted_content_is_checked_against_the_requested_schema() {
+        let sent = answer(json!({ "age": 41, "name": "Ada" }), true).await.expect("valid content is sent");
+        assert_eq!(sent["content"], json!({ "age": 41, "name": "Ada" }));
+
+        let error = answer(json!({ "age": "old" }), true).await.expect_err("a string age is not sent");
+        assert!(error.message.contains("/age"), "{}", error.message);
+        assert!(error.message.contains("not sent"), "{}", error.message);
+
+        let error = answer(json!({ "age": 3, "name": "Bartholomew" }), true).await.expect_err("too long a name");
+        assert!(error.message.contains("/name"), "{}", error.message);
+
+        // A default fills the missing required field before the check.
+        let sent = answer(json!({}), true).await.expect("the default is filled in");
+        assert_eq!(sent["content"]["age"], json!(30));
+        let error = answer(json!({}), false).await.expect_err("without defaults the required age is missing");
+        assert!(error.message.contains("age"), "{}", error.message);
+    }
 }

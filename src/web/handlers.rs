@@ -13,6 +13,7 @@ use wasm_bindgen_futures::JsFuture;
 use web_sys::AbortController;
 
 use super::convert::{from_js, message_of, object_with, thrown_to_error_object, to_js};
+use crate::client::handlers::check_elicitation_content;
 use crate::client::{HandlerResult, RequestContext, RequestHandler, apply_elicitation_defaults};
 use crate::protocol::types::Root;
 use crate::protocol::{ErrorObject, Notification, codes};
@@ -24,8 +25,9 @@ pub(crate) enum HandlerKind {
     /// `sampling/createMessage`.
     Sampling,
     /// `elicitation/create`; with `fill_defaults`, an accepted form gets the
-    /// schema's defaults for the fields the handler left out.
-    Elicitation { fill_defaults: bool },
+    /// schema's defaults for the fields the handler left out; with
+    /// `validate`, it is then checked against the requested schema.
+    Elicitation { fill_defaults: bool, validate: bool },
 }
 
 impl HandlerKind {
@@ -121,7 +123,7 @@ impl RequestHandler for JsHandler {
                     return Err(internal(format!("the {name} handler's result: {error}")));
                 }
             };
-            Ok(Value::Object(finish(kind, &params, result)))
+            Ok(Value::Object(finish(kind, &params, result)?))
         })
     }
 }
@@ -130,21 +132,31 @@ fn describe(value: &JsValue) -> String {
     if value.is_undefined() { "undefined".into() } else { message_of(value) }
 }
 
-/// Fills an accepted form's defaults when asked to.
-fn finish(kind: HandlerKind, params: &Value, mut result: Map<String, Value>) -> Map<String, Value> {
-    let HandlerKind::Elicitation { fill_defaults: true } = kind else {
-        return result;
+/// Fills an accepted form's defaults and checks it against the requested
+/// schema, each when asked to.
+fn finish(
+    kind: HandlerKind,
+    params: &Value,
+    mut result: Map<String, Value>,
+) -> Result<Map<String, Value>, ErrorObject> {
+    let HandlerKind::Elicitation { fill_defaults, validate } = kind else {
+        return Ok(result);
     };
     let is_form = params.get("mode").and_then(Value::as_str).unwrap_or("form") == "form";
     let accepted = result.get("action").and_then(Value::as_str) == Some("accept");
     if !(is_form && accepted) {
-        return result;
+        return Ok(result);
     }
     let content = result.entry("content").or_insert_with(|| Value::Object(Map::new()));
     if let Value::Object(content) = content {
-        apply_elicitation_defaults(params.get("requestedSchema"), content);
+        if fill_defaults {
+            apply_elicitation_defaults(params.get("requestedSchema"), content);
+        }
+        if validate {
+            check_elicitation_content(params.get("requestedSchema"), content)?;
+        }
     }
-    result
+    Ok(result)
 }
 
 /// Calls a `roots` function (no arguments) and reads its list.

@@ -185,7 +185,8 @@ fn handlers(options: &JsValue, mut client: ClientOptions) -> Result<ClientOption
     }
     if let Some(elicitation) = function_property(options, "elicitation", OWNER)? {
         let fill_defaults = bool_property(options, "elicitationFillDefaults", OWNER)?.unwrap_or(true);
-        let handler = JsHandler::new(elicitation, HandlerKind::Elicitation { fill_defaults });
+        let validate = bool_property(options, "elicitationValidate", OWNER)?.unwrap_or(true);
+        let handler = JsHandler::new(elicitation, HandlerKind::Elicitation { fill_defaults, validate });
         client = client.on_request(methods::ELICITATION_CREATE, handler);
     }
     if let Some(roots) = function_property(options, "roots", OWNER)? {

@@ -194,6 +194,8 @@ export interface ConnectOptions {
   elicitation?: (params: ElicitRequestParams, extra: RequestHandlerExtra) => Promise<ElicitResult> | ElicitResult;
   /** Give an accepted form the schema's defaults for fields left out (default true). */
   elicitationFillDefaults?: boolean;
+  /** Check an accepted form against the requested schema before it is sent; a mismatch answers the server with an error naming the field (default true). */
+  elicitationValidate?: boolean;
   /** Answers `roots/list`; declares `roots` with `listChanged`. */
   roots?: () => Promise<Root[]> | Root[];
   /** Hears every notification from the server (progress excepted). */
