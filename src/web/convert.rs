@@ -88,7 +88,9 @@ fn mcp_error(error: &Error) -> JsValue {
                 }
             }
         }
-        Error::Timeout { .. } => set(&js, "code", &JsValue::from_f64(REQUEST_TIMEOUT_CODE as f64)),
+        // Every kind of timeout (a request's, or a transport's wait such as
+        // the legacy `endpoint` event) carries the SDK's timeout code.
+        error if error.is_timeout() => set(&js, "code", &JsValue::from_f64(REQUEST_TIMEOUT_CODE as f64)),
         _ => {}
     }
     js.into()
