@@ -40,7 +40,8 @@ pub struct Verdicts {
     pub transport: BTreeMap<String, Reached>,
 }
 
-/// What this process knows now.
+/// What this process knows now. Times are whole milliseconds: JSON keeps
+/// them exactly (a fraction may come back one bit off).
 pub fn export() -> Verdicts {
     let era = era::trusted()
         .into_iter()
@@ -49,7 +50,7 @@ pub fn export() -> Verdicts {
                 EraVerdict::Handshake => "handshake".to_owned(),
                 EraVerdict::Stateless(version) => version.as_str().to_owned(),
             };
-            (key, Reached { verdict, at })
+            (key, Reached { verdict, at: at.floor() })
         })
         .collect();
     let transport = detect::trusted()
@@ -59,7 +60,7 @@ pub fn export() -> Verdicts {
                 Verdict::StreamableHttp => "streamable-http",
                 Verdict::Sse => "sse",
             };
-            (key, Reached { verdict: verdict.to_owned(), at })
+            (key, Reached { verdict: verdict.to_owned(), at: at.floor() })
         })
         .collect();
     Verdicts { version: VERDICTS_VERSION, era, transport }
@@ -117,7 +118,7 @@ mod tests {
         assert_eq!(detect::remembered("persist:sse"), None, "an old legacy verdict expired");
         let exported = export();
         assert_eq!(exported.era["persist:new"].verdict, "handshake");
-        assert_eq!(exported.era["persist:stateless"].at, long_ago);
+        assert_eq!(exported.era["persist:stateless"].at, long_ago.floor());
         let json = serde_json::to_string(&exported).expect("serializes");
         assert_eq!(serde_json::from_str::<Verdicts>(&json).expect("reads"), exported);
     }
