@@ -209,9 +209,13 @@ async fn within(
     connecting: impl std::future::Future<Output = Result<Client, Error>>,
 ) -> Result<Client, Error> {
     let limit = deadline::wait(budget, clock);
+    let deadline = || Error::Timeout { method: format!("connecting to {what}"), after: budget };
     match futures::future::select(std::pin::pin!(connecting), std::pin::pin!(limit)).await {
+        // A step's own wait is capped by the same budget, so it can run out
+        // a moment before `limit` does: the caller still sees one deadline.
+        Either::Left((Err(Error::Timeout { .. }), _)) => Err(deadline()),
         Either::Left((connected, _)) => connected,
-        Either::Right(_) => Err(Error::Timeout { method: format!("connecting to {what}"), after: budget }),
+        Either::Right(_) => Err(deadline()),
     }
 }
 
