@@ -342,3 +342,35 @@ async fn structured_content_is_validated_against_the_output_schema() {
         within("close", client.close()).await;
     }
 }
+
+/// A tool that asks for an argument as a header (`x-mcp-header`): the
+/// snapshot keeps what `tools/list` said, so a restored client's first
+/// call carries `Mcp-Param-Region` without listing again (the Python SDK
+/// answers a call without it with -32020).
+#[tokio::test]
+async fn a_restored_stateless_client_keeps_the_tools_header_annotations() {
+    let Some(python) = venv_python() else { return };
+    let script = peers_dir().join("era_python_http_server.py").to_string_lossy().into_owned();
+    let (_server, url) = Server::announced(python, &[script], Lines::default()).await;
+
+    let client = within("connect", connect_url_with_http(Counted::default(), &url, connect_options(), options()))
+        .await
+        .expect("connect");
+    assert_eq!(client.era(), Some(Era::Stateless));
+    within("tools/list", client.list_all_tools()).await.expect("tools/list");
+    let snapshot = stored(&client.snapshot().expect("snapshot"));
+    let region = snapshot.tool_headers.get("region_echo").expect("region_echo's annotation kept");
+    assert_eq!(region.len(), 1, "{region:?}");
+    assert_eq!((region[0].name.as_str(), region[0].path.as_slice()), ("Region", ["region".to_owned()].as_slice()));
+    within("detach", client.detach()).await;
+
+    let restored = Counted::default();
+    let client =
+        within("restore", restore_url_with_http(restored.clone(), &url, &snapshot, connect_options(), options()))
+            .await
+            .expect("restore");
+    let region_echo = client.call_tool("region_echo", arguments(json!({"region": "eu-west-1"})));
+    let result = within("region_echo", region_echo).await.expect("region_echo on the restored client");
+    assert_eq!(texts(&result), "region:eu-west-1", "{result:?}");
+    assert_eq!(restored.log(), ["POST tools/call"], "no tools/list before the call");
+}

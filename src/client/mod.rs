@@ -38,7 +38,7 @@ use std::sync::{Arc, Mutex};
 use futures::channel::{mpsc, oneshot};
 use serde_json::Value;
 
-pub use crate::protocol::stateless::{CacheHint, CacheScope, DiscoverResult, ListenFilter};
+pub use crate::protocol::stateless::{CacheHint, CacheScope, DiscoverResult, ListenFilter, ParamHeader};
 pub use driver::Driver;
 pub use error::Error;
 pub use handlers::{

@@ -10,6 +10,7 @@
 //! as it always does. Credentials are never in it: they stay in the auth
 //! provider's token store.
 
+use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
@@ -17,7 +18,7 @@ use serde_json::Value;
 
 use super::negotiate::era::{EraVerdict, remember_era_at};
 use super::{Client, Driver, Error, Negotiated};
-use crate::protocol::stateless::{CacheHint, DiscoverResult};
+use crate::protocol::stateless::{CacheHint, DiscoverResult, ParamHeader};
 use crate::protocol::types::InitializeResult;
 use crate::protocol::{Era, ProtocolVersion};
 use crate::transport::{Transport, TransportSession};
@@ -71,6 +72,12 @@ pub struct Snapshot {
     /// When the snapshot was taken (milliseconds since the epoch); the era
     /// verdict it carries is as old as this.
     pub taken_at: f64,
+    /// Stateless era: the `x-mcp-header` annotations of the tools listed so
+    /// far (tool name to the arguments mirrored into `Mcp-Param-*`
+    /// headers), so that a restored client's first `tools/call` carries
+    /// them without listing again. Empty tools are left out.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub tool_headers: BTreeMap<String, Vec<ParamHeader>>,
 }
 
 impl Snapshot {
@@ -116,11 +123,12 @@ impl Client {
     pub fn snapshot(&self) -> Option<Snapshot> {
         let negotiated = self.negotiated()?;
         let session = self.inner.session_view.as_ref().map(|view| view.session()).unwrap_or_default();
-        let (era, discover, discovered_at) = match negotiated.version.era() {
-            Era::Handshake => (SnapshotEra::Handshake, None, None),
+        let (era, discover, discovered_at, tool_headers) = match negotiated.version.era() {
+            Era::Handshake => (SnapshotEra::Handshake, None, None, BTreeMap::new()),
             Era::Stateless => {
                 let state = self.stateless_state();
-                (SnapshotEra::Stateless, state.discovery.as_ref().map(|d| d.result.clone()), state.discovered_at)
+                let discover = state.discovery.as_ref().map(|d| d.result.clone());
+                (SnapshotEra::Stateless, discover, state.discovered_at, state.tool_headers_to_keep())
             }
         };
         Some(Snapshot {
@@ -134,6 +142,7 @@ impl Client {
             discovered_at,
             verdict_key: self.inner.options.era_cache_key.clone(),
             taken_at: crate::runtime::now_millis(),
+            tool_headers,
         })
     }
 
@@ -188,6 +197,7 @@ impl Client {
                     state.discovery = Some(DiscoverResult::of(result.clone()));
                     state.discovered_at = snapshot.discovered_at;
                 }
+                client.stateless_state().keep_tool_headers(&snapshot.tool_headers);
                 client.command(super::driver::Command::Stateless)?;
                 if let Some(key) = &snapshot.verdict_key {
                     remember_era_at(key, EraVerdict::Stateless(version), snapshot.taken_at);

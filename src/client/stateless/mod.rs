@@ -55,6 +55,19 @@ pub(crate) struct StatelessState {
 }
 
 impl StatelessState {
+    /// The tools whose calls carry `Mcp-Param-*` headers, for a snapshot.
+    pub(crate) fn tool_headers_to_keep(&self) -> std::collections::BTreeMap<String, Vec<ParamHeader>> {
+        let annotated = self.tool_headers.iter().filter(|(_, headers)| !headers.is_empty());
+        annotated.map(|(name, headers)| (name.clone(), headers.to_vec())).collect()
+    }
+
+    /// Takes back what [`Self::tool_headers_to_keep`] gave (a restored client).
+    pub(crate) fn keep_tool_headers(&mut self, kept: &std::collections::BTreeMap<String, Vec<ParamHeader>>) {
+        for (name, headers) in kept {
+            self.tool_headers.insert(name.clone(), headers.clone().into());
+        }
+    }
+
     /// The state of a new client, and first of all its listeners (so
     /// before anyone else hears of it): change notifications make cached
     /// results stale.

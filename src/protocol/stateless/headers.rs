@@ -24,7 +24,7 @@ const MAX_SAFE_INTEGER: i64 = (1 << 53) - 1;
 
 /// One tool argument that goes into a header: the property path from the
 /// input schema's root and the header's name after `Mcp-Param-`.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct ParamHeader {
     /// Property names from the root of the input schema.
     pub path: Vec<String>,

@@ -48,6 +48,9 @@ export interface ClientSnapshot {
   verdictKey?: string;
   /** When the snapshot was taken (ms since the epoch). */
   takenAt: number;
+  /** 2026-07-28: the `x-mcp-header` annotations of the tools listed so far (tool name to the arguments sent as
+   * `Mcp-Param-*` headers), so a restored client's first call carries them. */
+  toolHeaders?: Record<string, { path: string[]; name: string }[]>;
 }
 /** The transport a client uses. */
 export type TransportKind = "streamable-http" | "sse (legacy)";
