@@ -14,8 +14,9 @@
 //! Not supported, and ignored (taken as annotations, so valid data is never
 //! refused for them): `pattern`, `patternProperties`, `propertyNames`,
 //! `format`, `contains`, `unevaluated*`, `dependentSchemas`, `$dynamicRef`,
-//! `$anchor`, remote `$ref`s. Chosen over a crate by size: no regex engine,
-//! a few hundred lines of wasm.
+//! `$anchor`, remote `$ref`s. Chosen over a crate by size: no regex engine;
+//! it costs 12,906 bytes of the release wasm (4,835 gzip, 1.2%), measured
+//! as that build with and without it (docs/size.md).
 
 use serde_json::{Map, Value};
 
