@@ -139,6 +139,9 @@ pub(crate) fn connect_options(url: &str, options: &JsValue) -> Result<Connect, W
     if let Some(reopen) = bool_property(options, "reopenListens", OWNER)? {
         client.reopen_listens = reopen;
     }
+    if let Some(validate) = bool_property(options, "validateStructuredContent", OWNER)? {
+        client.validate_structured_content = validate;
+    }
     client = handlers(options, client)?;
     Ok(Connect { connect, credentials, client, auth })
 }

@@ -184,6 +184,10 @@ export interface ConnectOptions {
   /** Reopen a 2026-07-28 `listen` stream that broke, telling its listener with a
    * `notifications/mcp-edge/resync` notification (default true). */
   reopenListens?: boolean;
+  /** Check a tool result's `structuredContent` against the `outputSchema` its
+   * tool was listed with (no code generation: it runs in workerd); a mismatch
+   * rejects the call with an `McpError` naming the tool and the path (default true). */
+  validateStructuredContent?: boolean;
   /** The most HTTP exchanges this client runs at once (POSTs with their reply
    * streams, the GET stream); the rest wait their turn. Default 6 (workerd's
    * limit of simultaneous outgoing connections per request); `null`: none. */
