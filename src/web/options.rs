@@ -4,7 +4,8 @@
 use std::future::Future;
 use std::time::Duration;
 
-use futures::future::{AbortHandle, Abortable};
+use futures::FutureExt as _;
+use futures::future::{AbortHandle, Abortable, Either, ready};
 use js_sys::{Array, Function};
 use serde_json::{Map, Value};
 use wasm_bindgen::closure::Closure;
@@ -293,27 +294,38 @@ fn report_progress(callback: &Function, progress: &Progress) {
 /// Runs `work` until it finishes or `signal` fires. Firing drops `work`,
 /// which makes the engine send `notifications/cancelled`; the call then
 /// fails with an `AbortError`. An already-aborted signal fails at once.
-pub(crate) async fn abortable<T>(
-    method: &str,
-    signal: Option<&AbortSignal>,
-    work: impl Future<Output = Result<T, WebError>>,
-) -> Result<T, WebError> {
+///
+/// Built from combinators rather than as an `async fn`: an `async fn` keeps
+/// room for `work` as its argument and again as the future it awaits, and
+/// every call in flight carries its future (measured with
+/// `-Zprint-type-sizes`: 1,792 bytes as an `async fn` around an 872-byte
+/// request).
+pub(crate) fn abortable<T, W>(
+    method: String,
+    signal: Option<AbortSignal>,
+    work: W,
+) -> impl Future<Output = Result<T, WebError>>
+where
+    W: Future<Output = Result<T, WebError>>,
+{
     let Some(signal) = signal else {
-        return work.await;
+        return Either::Left(work);
     };
-    let aborted = || WebError::Aborted { method: method.to_owned(), reason: signal.reason() };
+    let aborted = move |signal: &AbortSignal| WebError::Aborted { method, reason: signal.reason() };
     if signal.aborted() {
-        return Err(aborted());
+        return Either::Right(Either::Left(ready(Err(aborted(&signal)))));
     }
     let (handle, registration) = AbortHandle::new_pair();
     let on_abort = Closure::<dyn FnMut()>::new(move || handle.abort());
     let listener: &Function = on_abort.as_ref().unchecked_ref();
-    signal
-        .add_event_listener_with_callback("abort", listener)
-        .map_err(|e| WebError::Type(format!("options.signal: {}", super::convert::message_of(&e))))?;
-    let outcome = Abortable::new(work, registration).await;
-    // The work (and so the request) is dropped by now; stop listening.
-    let _ = signal.remove_event_listener_with_callback("abort", listener);
-    drop(on_abort);
-    outcome.unwrap_or_else(|_| Err(aborted()))
+    if let Err(e) = signal.add_event_listener_with_callback("abort", listener) {
+        let error = WebError::Type(format!("options.signal: {}", super::convert::message_of(&e)));
+        return Either::Right(Either::Left(ready(Err(error))));
+    }
+    Either::Right(Either::Right(Abortable::new(work, registration).map(move |outcome| {
+        // The work (and so the request) is dropped by now; stop listening.
+        let _ = signal.remove_event_listener_with_callback("abort", on_abort.as_ref().unchecked_ref());
+        drop(on_abort);
+        outcome.unwrap_or_else(|_| Err(aborted(&signal)))
+    })))
 }
