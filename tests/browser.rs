@@ -310,9 +310,12 @@ async fn forcing_the_legacy_transport_on_a_streamable_endpoint_says_what_the_get
 
 #[wasm_bindgen_test]
 async fn a_request_timeout_is_an_mcp_error_with_code() {
-    let client = connect(object(&[("timeout", 300.into())])).await;
+    // The 300 ms timeout on the call only: as the client's timeout it would
+    // also be the connect deadline, too short for a loaded machine.
+    let client = connect(JsValue::UNDEFINED).await;
     let params = tool("trigger-long-running-operation", object(&[("duration", 5.into()), ("steps", 5.into())]));
-    let error = rejected("a call that times out", 5, client.call_tool(params, JsValue::UNDEFINED)).await;
+    let options = object(&[("timeout", 300.into())]);
+    let error = rejected("a call that times out", 5, client.call_tool(params, options)).await;
     assert_eq!(text(&get(&error, "name")), "McpError", "{}", describe(&error));
     assert_eq!(get(&error, "code").as_f64(), Some(-32001.0), "{}", describe(&error));
     assert!(text(&get(&error, "message")).contains("timed out"), "{}", describe(&error));

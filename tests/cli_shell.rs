@@ -81,7 +81,7 @@ impl Pane {
     /// draws a prompt, and what is typed before the answer is dropped), and
     /// not as a burst (drawn late).
     fn type_text(&self, text: &str) {
-        thread::sleep(Duration::from_millis(300));
+        thread::sleep(Duration::from_millis(1000));
         for c in text.chars() {
             self.tmux(&["send-keys", "-l", &c.to_string()]);
             thread::sleep(Duration::from_millis(15));

@@ -282,19 +282,19 @@ tests! {
         let (client, mut server) = connected(ClientOptions::default()).await;
         let seen = Arc::new(Mutex::new(Vec::new()));
         let log = seen.clone();
-        let options = RequestOptions::timeout(Duration::from_millis(150))
+        let options = RequestOptions::timeout(Duration::from_millis(400))
             .with_progress(move |p| log.lock().unwrap_or_else(|e| e.into_inner()).push(p.progress))
-            .reset_on_progress(Some(Duration::from_secs(3)));
+            .reset_on_progress(Some(Duration::from_secs(5)));
         let call = client.request("tools/call", Some(json!({"name": "long"})), options);
         let server_side = async {
             let request = next_request(&mut server).await;
             let token = request.params.as_ref().map(|p| p["_meta"]["progressToken"].clone()).unwrap_or_default();
             assert_eq!(token, request.id.to_value(), "the progress token is the request id");
-            // Five updates 100 ms apart: 500 ms in all, beyond the 150 ms
-            // timeout, which each update restarts.
-            for step in 1..=5 {
+            // Eight updates 100 ms apart: 800 ms in all, beyond the 400 ms
+            // timeout, which each update restarts (4x slack per gap).
+            for step in 1..=8 {
                 sleep(Duration::from_millis(100)).await;
-                let params = json!({"progressToken": token, "progress": step, "total": 5});
+                let params = json!({"progressToken": token, "progress": step, "total": 8});
                 server.send(Message::notification("notifications/progress", Some(params)));
             }
             // Progress for a token nobody owns is dropped quietly.
@@ -303,25 +303,27 @@ tests! {
         };
         let (outcome, ()) = futures::join!(within("the long call", call), server_side);
         ok(outcome);
-        assert_eq!(*seen.lock().unwrap_or_else(|e| e.into_inner()), vec![1.0, 2.0, 3.0, 4.0, 5.0]);
+        assert_eq!(*seen.lock().unwrap_or_else(|e| e.into_inner()), vec![1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0]);
     }
 
     async fn progress_cannot_extend_past_the_hard_maximum() {
         let (client, mut server) = connected(ClientOptions::default()).await;
-        let options = RequestOptions::timeout(Duration::from_millis(150))
+        // Updates every 50 ms against a 500 ms idle timeout (10x slack):
+        // only the hard maximum can end it.
+        let options = RequestOptions::timeout(Duration::from_millis(500))
             .with_progress(|_| {})
-            .reset_on_progress(Some(Duration::from_millis(300)));
+            .reset_on_progress(Some(Duration::from_millis(1000)));
         let call = client.request("tools/call", Some(json!({"name": "endless"})), options);
         let server_side = async {
             let request = next_request(&mut server).await;
             let token = request.id.to_value();
-            for step in 1..=8 {
-                sleep(Duration::from_millis(60)).await;
+            for step in 1..=30 {
+                sleep(Duration::from_millis(50)).await;
                 server.send(Message::notification("notifications/progress", Some(json!({"progressToken": token, "progress": step}))));
             }
         };
         let (outcome, ()) = futures::join!(within("the capped call", call), server_side);
-        assert!(matches!(outcome, Err(Error::Timeout { after, .. }) if after == Duration::from_millis(300)), "{outcome:?}");
+        assert!(matches!(outcome, Err(Error::Timeout { after, .. }) if after == Duration::from_millis(1000)), "{outcome:?}");
     }
 
     async fn without_reset_progress_does_not_extend_the_timeout() {

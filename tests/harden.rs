@@ -330,9 +330,15 @@ async fn a_202_to_a_request_fails_at_once() {
 async fn retry_after_is_honoured_on_the_first_request_and_later() {
     bounded(async {
         let (_server, base) = server().await;
-        let client = connect(&format!("{base}/busy-first/mcp")).await.unwrap_or_else(|e| panic!("{}", describe(&e)));
+        // `Retry-After: 1` must fit in the timeout with room to spare.
+        let patient = || options().with_timeout(Duration::from_secs(5));
+        let busy_first = format!("{base}/busy-first/mcp");
+        let client = connect_with(&busy_first, ConnectOptions::new(), patient())
+            .await
+            .unwrap_or_else(|e| panic!("{}", describe(&e)));
         client.close().await;
-        let client = connect(&format!("{base}/busy-call/mcp")).await.expect("connects");
+        let client =
+            connect_with(&format!("{base}/busy-call/mcp"), ConnectOptions::new(), patient()).await.expect("connects");
         assert_eq!(call_echo(&client).await.unwrap_or_else(|e| panic!("{}", describe(&e))), r#"{"said":"hi"}"#);
         client.close().await;
     })

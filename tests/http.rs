@@ -496,8 +496,11 @@ async fn chaos_retry_is_honoured() {
                 "retry: stream {stream} cut, resumed with Last-Event-ID {} after {gap:.1} ms",
                 resume["lastEventId"]
             );
+            // At least the server's `retry` (the policy's own is 5 ms); the
+            // upper bound only catches a wait of another kind, with room for a
+            // loaded machine.
             assert!(
-                (RETRY_MS..RETRY_MS + 150.0).contains(&gap),
+                (RETRY_MS..RETRY_MS + 1000.0).contains(&gap),
                 "resumed {gap} ms after the cut, retry is {RETRY_MS} ms"
             );
         }

@@ -198,7 +198,9 @@ try {
       const steps = card.locator('input[name="steps"]');
       const defaults = [await duration.inputValue(), await steps.inputValue()];
       expect(defaults[0] === '10' && defaults[1] === '5', `defaults not prefilled: ${defaults}`);
-      await duration.fill('2');
+      // 4 s over 4 steps: each of 2/4 and 3/4 shows for about 1 s, which
+      // a slow poll cannot miss twice.
+      await duration.fill('4');
       await steps.fill('4');
     });
     await call.locator('.progress-text', { hasText: /^[23]\/4$/ }).waitFor();

@@ -162,7 +162,7 @@ await check('oidc-provider: redirect mode', {}, async (context, oidc) => {
   assert(codes.length === 1 && codes[0].token_type === 'Bearer', `code exchanges: ${JSON.stringify(codes)}`);
 });
 
-await check('oidc-provider: two tabs sharing localStorage, 10 calls each at expiry: one refresh', { accessTtl: 4, refreshDelayMs: 500 }, async (context, oidc) => {
+await check('oidc-provider: two tabs sharing localStorage, 10 calls each at expiry: one refresh', { accessTtl: 8, refreshDelayMs: 500 }, async (context, oidc) => {
   const first = await context.newPage();
   const reported = [];
   watch(first, reported);
@@ -172,8 +172,9 @@ await check('oidc-provider: two tabs sharing localStorage, 10 calls each at expi
   await second.goto(pageUrl(oidc, '&store=localStorage'), { timeout: STEP_MS });
   const kept = await second.evaluate(() => Object.keys(localStorage).filter((key) => key.startsWith('mcp-edge:')));
   assert(kept.length === 1, `localStorage keys in the second tab: ${kept}`);
-  // The 4 s token is due after 2 s (half its lifetime).
-  await new Promise((resolve) => setTimeout(resolve, 2500));
+  // The 8 s token is due after 4 s (half its lifetime); the refreshed one
+  // is not due again for about 4 s, room for both bursts on a slow machine.
+  await new Promise((resolve) => setTimeout(resolve, 4500));
   const [a, b] = await Promise.all([first.evaluate(() => window.burst(10)), second.evaluate(() => window.burst(10))]);
   for (const [tab, outcome] of [['first', a], ['second', b]]) {
     assert(outcome.ok, `the ${tab} tab failed: ${outcome.message}`);

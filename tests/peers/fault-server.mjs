@@ -566,6 +566,8 @@ mode("timing-drip-sse", {
 });
 mode("timing-keepalive-then-answer", {
   expect: ok(),
+  // 1.2 s of deliberate delay: room for a loaded machine running modes at once.
+  timeoutMs: 10000,
   run: async (ctx) => {
     sseHead(ctx);
     for (let i = 0; i < 8; i++) {
@@ -577,6 +579,7 @@ mode("timing-keepalive-then-answer", {
 });
 mode("timing-slow-headers", {
   expect: ok(),
+  timeoutMs: 10000,
   run: async (ctx) => {
     await sleep(1000);
     sendJson(ctx, ctx.answer);
