@@ -122,6 +122,18 @@ pub fn now_secs() -> u64 {
     (now_millis() / 1000.0) as u64
 }
 
+/// A wait as error messages give it: `250 ms`, `2.0 s`. Integer tenths
+/// rather than `{:.1}` of an `f64`: float formatting would pull core's
+/// float printing (about 15 KB) into the wasm for this alone.
+pub(crate) fn human_duration(d: std::time::Duration) -> String {
+    let millis = d.as_millis();
+    if millis < 1000 {
+        return format!("{millis} ms");
+    }
+    let tenths = (millis + 50) / 100;
+    format!("{}.{} s", tenths / 10, tenths % 10)
+}
+
 /// There is no runtime to run background work on (natively: not inside tokio).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
 #[error("no async runtime to run the session on: call this from inside a tokio runtime")]
@@ -130,4 +142,18 @@ pub struct SpawnError;
 /// Boxes a future as a [`BoxFuture`].
 pub fn boxed<'a, T>(future: impl Future<Output = T> + MaybeSend + 'a) -> BoxFuture<'a, T> {
     Box::pin(future)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    #[test]
+    fn waits_read_as_milliseconds_or_tenths_of_seconds() {
+        let cases =
+            [(250, "250 ms"), (999, "999 ms"), (1000, "1.0 s"), (2000, "2.0 s"), (1949, "1.9 s"), (90_000, "90.0 s")];
+        for (millis, text) in cases {
+            assert_eq!(super::human_duration(Duration::from_millis(millis)), text);
+        }
+    }
 }

@@ -264,9 +264,7 @@ impl Error {
     }
 }
 
-fn human(d: Duration) -> String {
-    if d.as_millis() < 1000 { format!("{} ms", d.as_millis()) } else { format!("{:.1} s", d.as_secs_f64()) }
-}
+use crate::runtime::human_duration as human;
 
 #[cfg(test)]
 mod tests {

@@ -125,9 +125,7 @@ fn attempt_answered(url: &str, status: u16, media_type: Option<&str>, detail: &s
     text
 }
 
-pub(super) fn human(d: Duration) -> String {
-    if d.as_millis() < 1000 { format!("{} ms", d.as_millis()) } else { format!("{:.1} s", d.as_secs_f64()) }
-}
+pub(super) use crate::runtime::human_duration as human;
 
 impl From<LegacyError> for TransportError {
     fn from(error: LegacyError) -> Self {
