@@ -94,7 +94,7 @@ struct Times {
 }
 
 async fn edge(calls: usize) -> Times {
-    use mcp_edge::transport::stdio::{StdioOptions, StdioTransport};
+    use mcp_edge::transport::{StdioOptions, StdioTransport};
     let (program, args) = server_command();
     let transport = StdioTransport::spawn(StdioOptions::new(program, args))
         .unwrap_or_else(|e| fail(&format!("mcp-edge: cannot start the server: {e}")));
