@@ -2,8 +2,11 @@
 //! the rest queued in order.
 //!
 //! workerd lets one incoming request hold six outgoing connections at a
-//! time and fails the rest; a browser queues beyond six per origin on
-//! HTTP/1.1 anyway. An exchange holds its slot until its response body has
+//! time and fails the rest, so there the default is six. Elsewhere it is
+//! none: a browser queues beyond six per origin on HTTP/1.1 itself (and
+//! multiplexes on HTTP/2, which a budget would throttle), and a budget in
+//! front of the browser's queue cost a page 0.67x the TS SDK's throughput
+//! with a thousand calls at once (`cargo xtask bench`). An exchange holds its slot until its response body has
 //! ended or been dropped (an SSE reply stream, the GET stream: for as long
 //! as they are read). A client's answer to a server request (a JSON-RPC
 //! response body) is not queued: the server request it answers may be
@@ -20,9 +23,29 @@ use futures::channel::oneshot;
 use super::{HttpClient, HttpError, HttpRequest, HttpResponse};
 use crate::runtime::{BoxFuture, BoxStream, boxed};
 
-/// The default budget: six where the platform counts (wasm32: workerd's
-/// limit, a browser's per-origin queue), none natively.
-pub const DEFAULT_MAX_CONNECTIONS: Option<usize> = if cfg!(target_arch = "wasm32") { Some(6) } else { None };
+/// workerd's limit of simultaneous outgoing connections per incoming request.
+pub const WORKERD_MAX_CONNECTIONS: usize = 6;
+
+/// The default budget: [`WORKERD_MAX_CONNECTIONS`] in workerd (Cloudflare
+/// Workers), none anywhere else.
+pub fn default_max_connections() -> Option<usize> {
+    in_workerd().then_some(WORKERD_MAX_CONNECTIONS)
+}
+
+/// Whether this is workerd, which names itself in `navigator.userAgent`.
+#[cfg(target_arch = "wasm32")]
+fn in_workerd() -> bool {
+    let get = |target: &wasm_bindgen::JsValue, key: &str| {
+        js_sys::Reflect::get(target, &wasm_bindgen::JsValue::from_str(key)).ok()
+    };
+    let agent = get(&js_sys::global(), "navigator").and_then(|navigator| get(&navigator, "userAgent"));
+    agent.and_then(|agent| agent.as_string()).is_some_and(|agent| agent == "Cloudflare-Workers")
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+fn in_workerd() -> bool {
+    false
+}
 
 #[derive(Default)]
 struct Slots {

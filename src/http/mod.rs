@@ -19,7 +19,7 @@ pub(crate) mod url;
 #[cfg(target_arch = "wasm32")]
 mod web;
 
-pub use budget::{Budgeted, DEFAULT_MAX_CONNECTIONS};
+pub use budget::{Budgeted, WORKERD_MAX_CONNECTIONS, default_max_connections};
 #[cfg(not(target_arch = "wasm32"))]
 pub use native::{NativeHttp as DefaultHttp, same_origin_redirects};
 #[cfg(target_arch = "wasm32")]

@@ -7,7 +7,16 @@ import { createServer, request as forward } from 'node:http';
 export async function startCountingProxy(target) {
   const upstream = new URL(target);
   const log = [];
+  // Exchanges open at once (a request until its response has ended), and
+  // the most seen since `resetPeak`.
+  let open = 0;
+  let peak = 0;
   const server = createServer((req, res) => {
+    open += 1;
+    peak = Math.max(peak, open);
+    res.on('close', () => {
+      open -= 1;
+    });
     const chunks = [];
     req.on('data', (chunk) => chunks.push(chunk));
     req.on('end', () => {
@@ -48,6 +57,11 @@ export async function startCountingProxy(target) {
     log,
     /** The log since `mark` (an index into it). */
     since: (mark) => log.slice(mark),
+    /** The most exchanges open at once since the last reset. */
+    peak: () => peak,
+    resetPeak: () => {
+      peak = open;
+    },
     close: () => {
       server.closeAllConnections();
       return new Promise((resolve) => server.close(resolve));

@@ -16,7 +16,7 @@ use super::detect::{self, Plan, TransportChoice, Verdict};
 use crate::auth::AuthProvider;
 use crate::client::deadline;
 use crate::client::{Client, ClientOptions, Error, Snapshot};
-use crate::http::{Budgeted, DEFAULT_MAX_CONNECTIONS, DefaultHttp, HttpClient};
+use crate::http::{Budgeted, DefaultHttp, HttpClient, default_max_connections};
 use crate::transport::Transport;
 #[cfg(feature = "legacy-sse")]
 use crate::transport::legacy::{LegacyError, LegacySseOptions, LegacySseTransport};
@@ -66,8 +66,8 @@ pub struct ConnectOptions {
     pub eager_server_stream: bool,
     /// The most HTTP exchanges this client runs at once (POSTs with their
     /// reply streams, the GET stream); the rest wait their turn in order.
-    /// [`DEFAULT_MAX_CONNECTIONS`]: 6 on wasm32 (workerd's limit per
-    /// incoming request), none natively. `None`: no limit.
+    /// [`default_max_connections`]: 6 in workerd (its limit per incoming
+    /// request), none elsewhere. `None`: no limit.
     pub max_connections: Option<usize>,
 }
 
@@ -82,7 +82,7 @@ impl Default for ConnectOptions {
             open_server_stream: true,
             max_message_bytes: crate::transport::sse::DEFAULT_MAX_BYTES,
             eager_server_stream: false,
-            max_connections: DEFAULT_MAX_CONNECTIONS,
+            max_connections: default_max_connections(),
         }
     }
 }

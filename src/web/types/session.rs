@@ -189,8 +189,8 @@ export interface ConnectOptions {
    * rejects the call with an `McpError` naming the tool and the path (default true). */
   validateStructuredContent?: boolean;
   /** The most HTTP exchanges this client runs at once (POSTs with their reply
-   * streams, the GET stream); the rest wait their turn. Default 6 (workerd's
-   * limit of simultaneous outgoing connections per request); `null`: none. */
+   * streams, the GET stream); the rest wait their turn. Default 6 in workerd (its
+   * limit of simultaneous outgoing connections per request), none elsewhere; `null`: none. */
   maxConnections?: number | null;
   /** Answers `sampling/createMessage`; declares the `sampling` capability. */
   sampling?: (params: CreateMessageRequestParams, extra: RequestHandlerExtra) => Promise<CreateMessageResult> | CreateMessageResult;
