@@ -102,6 +102,13 @@ async fn echo(client: &Client, text: &str) {
     assert_eq!(texts(&result), format!("Echo: {text}"), "{result:?}");
 }
 
+/// A client restored from `snapshot`, and the log of what it sends.
+async fn restore(url: &str, snapshot: &Snapshot, options: ClientOptions) -> (Client, Counted) {
+    let sent = Counted::default();
+    let restoring = restore_url_with_http(sent.clone(), url, snapshot, connect_options(), options);
+    (within("restore", restoring).await.expect("restore"), sent)
+}
+
 /// Through JSON and back, as a worker keeps it.
 fn stored(snapshot: &Snapshot) -> Snapshot {
     let json = serde_json::to_string(snapshot).expect("a snapshot serializes");
@@ -130,11 +137,7 @@ async fn a_restored_handshake_session_makes_one_request_for_its_first_tool_resul
     within("detach", client.detach()).await;
     assert!(!fresh.log().iter().any(|l| l == "DELETE"), "detach keeps the session: {:?}", fresh.log());
 
-    let restored = Counted::default();
-    let client =
-        within("restore", restore_url_with_http(restored.clone(), &url, &snapshot, connect_options(), options.clone()))
-            .await
-            .expect("restore");
+    let (client, restored) = restore(&url, &snapshot, options.clone()).await;
     assert_eq!(client.era(), Some(Era::Handshake));
     assert_eq!(client.negotiated().unwrap().result.server_info, snapshot.server.server_info);
     echo(&client, "restored").await;
@@ -170,10 +173,7 @@ async fn a_restored_session_the_server_forgot_is_started_again_transparently() {
     let expire = reqwest::Client::new().post(server.url("/control")).body(r#"{"expire":true}"#).send();
     assert!(within("POST /control", expire).await.expect("POST /control").status().is_success());
 
-    let again = Counted::default();
-    let client = within("restore", restore_url_with_http(again.clone(), &url, &snapshot, connect_options(), options))
-        .await
-        .expect("restore");
+    let (client, again) = restore(&url, &snapshot, options).await;
     let result = within("burst", client.call_tool("burst", arguments(json!({"count": 1, "tag": "t"}))))
         .await
         .expect("burst after a 404");
@@ -210,11 +210,7 @@ async fn a_restored_stateless_client_makes_one_request_for_its_first_tool_result
     assert!(snapshot.session.session_id.is_none());
     within("detach", client.detach()).await;
 
-    let restored = Counted::default();
-    let client =
-        within("restore", restore_url_with_http(restored.clone(), &url, &snapshot, connect_options(), options()))
-            .await
-            .expect("restore");
+    let (client, restored) = restore(&url, &snapshot, options()).await;
     assert_eq!(client.era(), Some(Era::Stateless));
     let result = within("add", client.call_tool("add", arguments(json!({"a": 4, "b": 5})))).await.expect("add");
     assert_eq!(texts(&result), "9");
@@ -364,11 +360,7 @@ async fn a_restored_stateless_client_keeps_the_tools_header_annotations() {
     assert_eq!((region[0].name.as_str(), region[0].path.as_slice()), ("Region", ["region".to_owned()].as_slice()));
     within("detach", client.detach()).await;
 
-    let restored = Counted::default();
-    let client =
-        within("restore", restore_url_with_http(restored.clone(), &url, &snapshot, connect_options(), options()))
-            .await
-            .expect("restore");
+    let (client, restored) = restore(&url, &snapshot, options()).await;
     let region_echo = client.call_tool("region_echo", arguments(json!({"region": "eu-west-1"})));
     let result = within("region_echo", region_echo).await.expect("region_echo on the restored client");
     assert_eq!(texts(&result), "region:eu-west-1", "{result:?}");
