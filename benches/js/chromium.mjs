@@ -4,24 +4,13 @@
 // DevTools protocol (HeapProfiler.collectGarbage, Runtime.getHeapUsage).
 import { writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { launchChromium } from '../../tests/support/chromium.mjs';
 
 const [root, base, mode, out] = process.argv.slice(2);
 const require = createRequire(`${root}/tests/npm/package.json`);
 const { chromium } = require('playwright-core');
 
-const browser = await chromium.launch({
-  executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
-  headless: true,
-  args: [
-    '--headless',
-    '--no-sandbox',
-    '--disable-gpu',
-    '--disable-background-networking',
-    '--disable-component-update',
-    '--disable-sync',
-    '--no-first-run',
-  ],
-});
+const browser = await launchChromium(chromium);
 try {
   const page = await browser.newPage();
   const cdp = await page.context().newCDPSession(page);

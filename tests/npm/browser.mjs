@@ -9,9 +9,9 @@ import { createServer } from 'node:http';
 import { extname, join, normalize } from 'node:path';
 import { chromium } from 'playwright-core';
 import { build } from 'vite';
+import { launchChromium } from '../support/chromium.mjs';
 
 const [project, server] = process.argv.slice(2);
-const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
 const TIMEOUT_MS = 60_000;
 
 const dist = join(project, 'dist');
@@ -44,19 +44,7 @@ const site = createServer((request, response) => {
 await new Promise((resolve) => site.listen(0, '127.0.0.1', resolve));
 const origin = `http://127.0.0.1:${site.address().port}`;
 
-const browser = await chromium.launch({
-  executablePath: CHROMIUM,
-  args: [
-    '--headless',
-    '--no-sandbox',
-    '--disable-gpu',
-    '--disable-background-networking',
-    '--disable-component-update',
-    '--disable-sync',
-    '--no-first-run',
-  ],
-  timeout: 30_000,
-});
+const browser = await launchChromium(chromium);
 let failed = false;
 try {
   const page = await browser.newPage();

@@ -15,13 +15,13 @@ import { join } from 'node:path';
 import { chromium } from 'playwright-core';
 import { startCountingProxy } from './counting-proxy.mjs';
 import { startOAuthPeer } from './www-oauth-peer.mjs';
+import { launchChromium } from '../support/chromium.mjs';
 
 const [site, upstream, shots, rmcp] = process.argv.slice(2);
 // server-everything behind a proxy that logs every request it gets: the
 // server's request log the reload check reads.
 const proxy = await startCountingProxy(upstream);
 const server = proxy.url;
-const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
 const STEP_MS = 30_000;
 
 let failed = false;
@@ -58,19 +58,7 @@ function expect(condition, message) {
 }
 
 const oauth = await startOAuthPeer();
-const browser = await chromium.launch({
-  executablePath: CHROMIUM,
-  args: [
-    '--headless',
-    '--no-sandbox',
-    '--disable-gpu',
-    '--disable-background-networking',
-    '--disable-component-update',
-    '--disable-sync',
-    '--no-first-run',
-  ],
-  timeout: 30_000,
-});
+const browser = await launchChromium(chromium);
 
 try {
   const context = await browser.newContext({ viewport: { width: 1440, height: 900 }, colorScheme: 'light' });

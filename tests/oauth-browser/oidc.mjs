@@ -21,8 +21,8 @@ import { extname, join, normalize, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 import { start as startOidc } from '../peers/oidc-server.mjs';
+import { launchChromium } from '../support/chromium.mjs';
 
-const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const PKG = join(ROOT, 'target', 'npm', 'pkg');
 const WWW = join(ROOT, 'www');
@@ -66,11 +66,7 @@ const site = createServer((request, response) => {
 await new Promise((resolve) => site.listen(0, '127.0.0.1', resolve));
 const siteOrigin = `http://127.0.0.1:${site.address().port}`;
 
-const browser = await chromium.launch({
-  executablePath: CHROMIUM,
-  args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
-  timeout: 30_000,
-});
+const browser = await launchChromium(chromium);
 
 function assert(condition, message) {
   if (!condition) throw new Error(message);

@@ -32,8 +32,8 @@ import { extname, join, normalize, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 import { CONFIDENTIAL_CLIENT, start as startOAuthServer } from '../peers/oauth-server.mjs';
+import { launchChromium } from '../support/chromium.mjs';
 
-const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const PKG = join(ROOT, 'target', 'npm', 'pkg');
 const WWW = join(ROOT, 'www');
@@ -85,21 +85,8 @@ const pageUrl = (query = '') => `${siteOrigin}/?server=${encodeURIComponent(oaut
 console.log(`test page ${siteOrigin}, MCP server ${oauth.mcpUrl}, authorization server ${oauth.origin}`);
 mkdirSync(SCREENSHOTS, { recursive: true });
 
-const browser = await chromium.launch({
-  executablePath: CHROMIUM,
-  args: [
-    '--headless',
-    '--no-sandbox',
-    '--disable-gpu',
-    '--disable-background-networking',
-    '--disable-component-update',
-    '--disable-sync',
-    '--no-first-run',
-  ],
-  // Playwright turns the popup blocker off by default; these tests need it.
-  ignoreDefaultArgs: ['--disable-popup-blocking'],
-  timeout: 30_000,
-});
+// Playwright turns the popup blocker off by default; these tests need it.
+const browser = await launchChromium(chromium, { ignoreDefaultArgs: ['--disable-popup-blocking'] });
 
 function assert(condition, message) {
   if (!condition) throw new Error(message);
