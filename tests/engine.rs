@@ -358,7 +358,7 @@ tests! {
             assert_eq!(server.send_raw(&batch.to_string()), 3);
             let pong = next_response(&mut server).await;
             assert_eq!(pong.id, Some(RequestId::from("srv-1")));
-            assert_eq!(pong.outcome, Ok(json!({})));
+            assert_eq!(pong.outcome.map(|r| r.to_value().ok()), Ok(Some(json!({}))));
         };
         let (outcome, ()) = futures::join!(within("tools/list", call), server_side);
         assert_eq!(ok(outcome), json!({"tools": []}));
@@ -383,7 +383,7 @@ tests! {
         server.send(Message::request(RequestId::from("s1"), "sampling/createMessage", Some(sampling)));
         let answer = next_response(&mut server).await;
         assert_eq!(answer.id, Some(RequestId::from("s1")));
-        let result = answer.outcome.unwrap_or_else(|e| panic!("{e}"));
+        let result = answer.outcome.unwrap_or_else(|e| panic!("{e}")).to_value().unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(result["content"]["text"], "1 messages");
         assert_eq!(result["model"], "fixed");
 

@@ -103,6 +103,21 @@ tests! {
         assert!(matches!(&items[3], Ok(Message::Request(r)) if r.id == RequestId::from("s")));
     }
 
+    fn a_result_is_kept_as_the_server_sent_it() {
+        // The text is kept (spacing, key order, number spelling) and goes
+        // back out unparsed; `null` is a result, not a missing one.
+        let text = r#"{"jsonrpc":"2.0","id":7,"result":{"b":1, "a":[1.50,"x\u0041"]}}"#;
+        let Ok(Message::Response(response)) = decode_one(text) else { panic!("{text} is a response") };
+        let result = response.outcome.clone().unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(result.text(), r#"{"b":1, "a":[1.50,"x\u0041"]}"#);
+        assert_eq!(result, json!({"a": [1.5, "xA"], "b": 1}));
+        assert_eq!(Message::Response(response).to_json(), r#"{"jsonrpc":"2.0","id":7,"result":{"b":1, "a":[1.50,"x\u0041"]}}"#);
+        let Ok(Message::Response(empty)) = decode_one(r#"{"jsonrpc":"2.0","id":1,"result":null}"#) else {
+            panic!("a null result is a response")
+        };
+        assert_eq!(empty.outcome.map(|r| r.kind()), Ok("null"));
+    }
+
     fn encoding_is_one_compact_line() {
         let message = Message::request(1, "tools/call", Some(json!({"name":"echo","arguments":{"message":"a\nb\r\nc"}})));
         let line = message.to_json();

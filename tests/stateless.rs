@@ -31,7 +31,7 @@ async fn next_request(server: &mut MemoryServer) -> Request {
 }
 
 fn answer(server: &MemoryServer, id: RequestId, result: Value) {
-    server.send(Message::Response(Response { id: Some(id), outcome: Ok(result) }));
+    server.send(Message::Response(Response { id: Some(id), outcome: Ok(result.into()) }));
 }
 
 fn meta_of(request: &Request) -> Value {

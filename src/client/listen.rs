@@ -19,10 +19,10 @@ use std::time::Duration;
 
 use futures::channel::{mpsc, oneshot};
 use futures::{FutureExt, Stream, StreamExt};
-use serde_json::Value;
 
 use super::driver::{Command, Watch};
 use super::{Client, Error};
+use crate::protocol::RawResult;
 use crate::protocol::methods::{SUBSCRIPTIONS_ACKNOWLEDGED as ACKNOWLEDGED, SUBSCRIPTIONS_LISTEN};
 use crate::protocol::stateless::ListenFilter;
 use crate::protocol::stateless::listen::granted_by;
@@ -90,7 +90,7 @@ pub struct Subscription {
     early: VecDeque<Notification>,
     events: mpsc::UnboundedReceiver<Notification>,
     /// 2026-07-28: the answer to the listen request, which ends it.
-    pub(crate) answer: Option<oneshot::Receiver<Result<Value, Error>>>,
+    pub(crate) answer: Option<oneshot::Receiver<Result<RawResult, Error>>>,
     /// How it ended, held back until every notification before it is out.
     ending: Option<Option<Error>>,
     /// The handshake era: the resources subscribed for it, and the client

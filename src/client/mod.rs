@@ -27,6 +27,7 @@ pub(crate) mod handshake;
 mod listen;
 pub(crate) mod negotiate;
 mod options;
+mod output;
 mod request;
 mod snapshot;
 pub(crate) mod stateless;
@@ -59,7 +60,7 @@ pub use options::{
 pub use snapshot::{SNAPSHOT_VERSION, Snapshot, SnapshotEra};
 
 use crate::protocol::types::InitializeResult;
-use crate::protocol::{Era, Notification, ProtocolVersion};
+use crate::protocol::{Era, Notification, ProtocolVersion, RawResult};
 use crate::runtime::{MaybeSend, MaybeSync};
 use crate::transport::{SessionView, Transport, TransportError, TransportKind};
 use driver::{Command, SessionLoop};
@@ -213,7 +214,7 @@ impl Client {
         }
     }
 
-    /// Sends any request and returns its raw result.
+    /// Sends any request and returns its result as a JSON value.
     ///
     /// Checks the server's capabilities first (unless
     /// `strict_capabilities` is off). Each era's engine does the rest: in
@@ -222,6 +223,19 @@ impl Client {
     /// a request may take several rounds (`input_required`) and a result
     /// may come from the cache.
     pub async fn request(&self, method: &str, params: Option<Value>, options: RequestOptions) -> Result<Value, Error> {
+        let result = self.request_raw(method, params, options).await?;
+        request::to_value(method, &result)
+    }
+
+    /// Like [`request`](Self::request), but the result stays the text the
+    /// server sent, for code that hands it on (the JS face gives it to
+    /// `JSON.parse`) or reads only some of its fields.
+    pub async fn request_raw(
+        &self,
+        method: &str,
+        params: Option<Value>,
+        options: RequestOptions,
+    ) -> Result<RawResult, Error> {
         let generation = {
             let state = self.state();
             let Some(negotiated) = &state.negotiated else {
@@ -245,52 +259,15 @@ impl Client {
             // Boxed: the stateless engine's future (rounds, tasks) is far
             // larger than the handshake era's, and every request in flight
             // would otherwise carry room for it.
-            (_, Some(version)) => Box::pin(self.stateless_request(method, params, options, version)).await,
+            (_, Some(version)) => {
+                Box::pin(self.stateless_request(method, params, options, version)).await.map(RawResult::from)
+            }
             (generation, None) => self.handshake_request(method, params, options, generation).await,
         }?;
         if self.inner.options.validate_structured_content {
-            self.check_output(method, tool.as_deref(), &result)?;
+            output::check(&self.inner.output_schemas, method, tool.as_deref(), &result)?;
         }
         Ok(result)
-    }
-
-    /// Remembers the output schemas a `tools/list` page names, and checks a
-    /// `tools/call` result's `structuredContent` against its tool's.
-    fn check_output(&self, method: &str, tool: Option<&str>, result: &Value) -> Result<(), Error> {
-        let mut schemas = self.inner.output_schemas.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-        match (method, tool) {
-            (crate::protocol::methods::TOOLS_LIST, _) => {
-                for listed in result.get("tools").and_then(Value::as_array).into_iter().flatten() {
-                    if let Some(name) = listed.get("name").and_then(Value::as_str) {
-                        match listed.get("outputSchema") {
-                            Some(schema) if schema.is_object() => schemas.insert(name.to_owned(), schema.clone()),
-                            _ => schemas.remove(name),
-                        };
-                    }
-                }
-                Ok(())
-            }
-            (crate::protocol::methods::TOOLS_CALL, Some(tool)) => {
-                // A tool error's content need not match (the spec checks
-                // results, and an error carries its message instead).
-                let failed = result.get("isError").and_then(Value::as_bool).unwrap_or(false);
-                match (schemas.get(tool), result.get("structuredContent")) {
-                    (Some(schema), Some(content)) if !failed => crate::protocol::schema::validate(schema, content)
-                        .map_err(|error| Error::InvalidStructuredContent { tool: tool.to_owned(), error }),
-                    (Some(_), None) if !failed && result.get("resultType").is_none_or(|t| t == "complete") => {
-                        Err(Error::InvalidStructuredContent {
-                            tool: tool.to_owned(),
-                            error: crate::protocol::schema::SchemaError {
-                                path: "/".into(),
-                                message: "the tool has an output schema but the result no structuredContent".into(),
-                            },
-                        })
-                    }
-                    _ => Ok(()),
-                }
-            }
-            _ => Ok(()),
-        }
     }
 
     /// Adds a notification listener to a running session.

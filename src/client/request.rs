@@ -12,7 +12,7 @@ use serde_json::{Map, Value};
 
 use super::driver::Command;
 use super::{Client, Error, RequestOptions, deadline};
-use crate::protocol::{Request, RequestId};
+use crate::protocol::{RawResult, Request, RequestId};
 use crate::runtime::{BoxFuture, boxed};
 use crate::transport::TransportError;
 
@@ -44,7 +44,7 @@ impl Drop for CancelOnDrop<'_> {
 }
 
 enum Waited {
-    Answer(Result<Value, Error>),
+    Answer(Result<RawResult, Error>),
     TimedOut(Duration),
 }
 
@@ -54,7 +54,7 @@ impl Client {
         method: &str,
         params: Option<Value>,
         options: &mut RequestOptions,
-    ) -> Result<Value, Error> {
+    ) -> Result<RawResult, Error> {
         let id = RequestId::Int(self.inner.next_id.fetch_add(1, Ordering::Relaxed));
         let mut params = params;
         let (progress_tx, mut progress_rx) = match options.on_progress {
@@ -122,6 +122,12 @@ impl Client {
             }
         }
     }
+}
+
+/// A result's text as a JSON value (it was checked to be JSON, so only a
+/// nesting deeper than the parser allows fails here).
+pub(crate) fn to_value(method: &str, result: &RawResult) -> Result<Value, Error> {
+    result.to_value().map_err(|e| Error::InvalidResult { method: method.to_owned(), reason: e.to_string() })
 }
 
 /// Puts `_meta.progressToken` (the request id) into the params object.

@@ -99,7 +99,13 @@ impl HttpResponse {
             if bytes.len() + chunk.len() > limit {
                 return Err(HttpError::Body(format!("the response body is larger than {limit} bytes").into()));
             }
-            bytes.extend_from_slice(&chunk);
+            if bytes.is_empty() {
+                // The first chunk (a whole JSON reply, on the web) is kept
+                // rather than copied.
+                bytes = chunk;
+            } else {
+                bytes.extend_from_slice(&chunk);
+            }
         }
         Ok(bytes)
     }

@@ -11,6 +11,8 @@ use serde::de::{self, Deserializer};
 use serde::{Deserialize, Serialize, Serializer};
 use serde_json::{Map, Value};
 
+use super::raw::{self, RawResult};
+
 /// A request id, type-exact: `"1"` and `1` are different ids.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum RequestId {
@@ -131,8 +133,8 @@ pub struct Response {
     /// The id of the request it answers; `None` only for an error about a
     /// request too malformed to read an id from.
     pub id: Option<RequestId>,
-    /// The outcome.
-    pub outcome: Result<Value, ErrorObject>,
+    /// The outcome: the result as the server sent it, or the error.
+    pub outcome: Result<RawResult, ErrorObject>,
 }
 
 /// Any JSON-RPC message.
@@ -159,7 +161,7 @@ impl Message {
 
     /// A successful response.
     pub fn result(id: RequestId, result: Value) -> Self {
-        Message::Response(Response { id: Some(id), outcome: Ok(result) })
+        Message::Response(Response { id: Some(id), outcome: Ok(RawResult::from(result)) })
     }
 
     /// An error response.
@@ -183,6 +185,11 @@ impl Message {
 
     /// Compact JSON with no raw newline, ready for a stdio line or a POST body.
     pub fn to_json(&self) -> String {
+        if let Message::Response(Response { id, outcome: Ok(result) }) = self {
+            // The result's text goes in as it is, never parsed again.
+            let id = id.as_ref().map_or(Value::Null, RequestId::to_value);
+            return format!(r#"{{"jsonrpc":"2.0","id":{id},"result":{}}}"#, result.text());
+        }
         // Serialising a `Value` tree of strings and numbers cannot fail.
         serde_json::to_string(&self.to_value()).unwrap_or_default()
     }
@@ -209,7 +216,8 @@ impl Message {
                 object.insert("id".into(), r.id.as_ref().map_or(Value::Null, RequestId::to_value));
                 match &r.outcome {
                     Ok(result) => {
-                        object.insert("result".into(), result.clone());
+                        // Valid JSON by construction.
+                        object.insert("result".into(), result.to_value().unwrap_or(Value::Null));
                     }
                     Err(error) => {
                         object.insert("error".into(), serde_json::to_value(error).unwrap_or(Value::Null));
@@ -248,33 +256,70 @@ pub enum DecodeError {
 /// element succeeds or fails on its own, so one bad element does not lose the
 /// others.
 pub fn decode(payload: &str) -> Result<Vec<Result<Message, DecodeError>>, DecodeError> {
-    let value = parse(payload)?;
-    match value {
-        Value::Array(items) if items.is_empty() => Err(DecodeError::EmptyBatch),
-        Value::Array(items) => Ok(items.into_iter().map(decode_value).collect()),
-        single => Ok(vec![decode_value(single)]),
+    let payload = payload.strip_prefix('\u{feff}').unwrap_or(payload);
+    if payload.trim_start().starts_with('[') {
+        let Some(items) = raw::elements(payload) else { return Err(syntax_error(payload)) };
+        if items.is_empty() {
+            return Err(DecodeError::EmptyBatch);
+        }
+        return Ok(items.into_iter().map(decode_text).collect());
+    }
+    match decode_text(payload) {
+        Err(error @ DecodeError::NotJson(_)) => Err(error),
+        one => Ok(vec![one]),
     }
 }
 
 /// Decodes a payload that must hold exactly one message (no batch).
 pub fn decode_one(payload: &str) -> Result<Message, DecodeError> {
-    decode_value(parse(payload)?)
+    decode_text(payload.strip_prefix('\u{feff}').unwrap_or(payload))
+}
+
+/// Decodes the text of one message (not a batch).
+fn decode_text(payload: &str) -> Result<Message, DecodeError> {
+    if !payload.trim_start().starts_with('{') {
+        // Not an object: say whether it is JSON at all.
+        parse(payload)?;
+        return Err(DecodeError::Invalid("a message must be a JSON object".into()));
+    }
+    // The members stay text; all but `result` are small and parsed here.
+    let Some(members) = raw::members(payload) else { return Err(syntax_error(payload)) };
+    let result = raw::member_text(&members, "result").map(RawResult::from_checked);
+    let mut object = Map::new();
+    for key in ["jsonrpc", "id", "method", "params", "error"] {
+        if let Some(value) = raw::member(&members, key) {
+            object.insert(key.into(), value);
+        }
+    }
+    classify(object, result)
 }
 
 /// Parses a payload as JSON. A leading byte order mark is skipped, as
-/// browsers do for a JSON body (so native and web agree); a syntax error
-/// names what JSON-RPC peers are known to send instead of JSON (`NaN`,
-/// `Infinity`).
+/// browsers do for a JSON body (so native and web agree).
 fn parse(payload: &str) -> Result<Value, DecodeError> {
     let payload = payload.strip_prefix('\u{feff}').unwrap_or(payload);
-    serde_json::from_str(payload).map_err(|error| {
-        let at = offset(payload, error.line(), error.column());
-        let rest = payload.get(at.saturating_sub(1)..).unwrap_or_default().trim_start_matches(['-', '+']);
-        match ["NaN", "Infinity"].into_iter().find(|word| rest.starts_with(word)) {
-            Some(word) => DecodeError::NotJson(format!("{error} ({word} is not a JSON number)")),
-            None => DecodeError::NotJson(error.to_string()),
-        }
-    })
+    serde_json::from_str(payload).map_err(|error| not_json(payload, &error))
+}
+
+/// Why `payload`, which the span reader refused, is not JSON: serde_json's
+/// own words and position.
+fn syntax_error(payload: &str) -> DecodeError {
+    match serde_json::from_str::<serde::de::IgnoredAny>(payload) {
+        Err(error) => not_json(payload, &error),
+        // Cannot happen (both are serde_json's parser); said plainly if it does.
+        Ok(_) => DecodeError::NotJson("the payload cannot be read".into()),
+    }
+}
+
+/// A syntax error, naming what JSON-RPC peers are known to send instead of
+/// JSON (`NaN`, `Infinity`).
+fn not_json(payload: &str, error: &serde_json::Error) -> DecodeError {
+    let at = offset(payload, error.line(), error.column());
+    let rest = payload.get(at.saturating_sub(1)..).unwrap_or_default().trim_start_matches(['-', '+']);
+    match ["NaN", "Infinity"].into_iter().find(|word| rest.starts_with(word)) {
+        Some(word) => DecodeError::NotJson(format!("{error} ({word} is not a JSON number)")),
+        None => DecodeError::NotJson(error.to_string()),
+    }
 }
 
 /// The byte offset of a 1-based line and column (serde_json's positions).
@@ -283,11 +328,8 @@ fn offset(text: &str, line: usize, column: usize) -> usize {
     (start + column).min(text.len())
 }
 
-/// Classifies one JSON value as a message.
-pub fn decode_value(value: Value) -> Result<Message, DecodeError> {
-    let Value::Object(mut object) = value else {
-        return Err(DecodeError::Invalid("a message must be a JSON object".into()));
-    };
+/// Classifies a message's members (all but `result`, given apart).
+fn classify(mut object: Map<String, Value>, result: Option<RawResult>) -> Result<Message, DecodeError> {
     match object.get("jsonrpc") {
         Some(Value::String(v)) if v == "2.0" => {}
         Some(other) => return Err(DecodeError::Invalid(format!("\"jsonrpc\" must be \"2.0\", found {other}"))),
@@ -315,7 +357,7 @@ pub fn decode_value(value: Value) -> Result<Message, DecodeError> {
             None => Message::Notification(Notification { method, params }),
         });
     }
-    match (object.remove("result"), object.remove("error")) {
+    match (result, object.remove("error")) {
         (Some(_), Some(_)) => Err(DecodeError::Invalid("a response has both \"result\" and \"error\"".into())),
         (Some(result), None) => {
             let id = id.ok_or_else(|| DecodeError::Invalid("a result response has no id".into()))?;

@@ -6,6 +6,7 @@
 
 pub(crate) mod jsonrpc;
 pub mod methods;
+pub(crate) mod raw;
 pub(crate) mod schema;
 pub(crate) mod stateless;
 pub mod types;
@@ -14,5 +15,6 @@ pub(crate) mod version;
 pub use jsonrpc::{
     DecodeError, ErrorObject, Message, Notification, Request, RequestId, Response, codes, decode, decode_one,
 };
+pub use raw::RawResult;
 pub use schema::SchemaError;
 pub use version::{Era, ProtocolVersion, UnsupportedVersion};

@@ -300,6 +300,16 @@ impl TransportError {
     }
 }
 
+/// Bytes from a peer as text, invalid sequences replaced. Valid UTF-8 (the
+/// rule) is checked by `str::from_utf8`, which is several times faster
+/// than the lossy decoder's byte-by-byte walk over a large body.
+pub(crate) fn utf8_text(bytes: &[u8]) -> std::borrow::Cow<'_, str> {
+    match std::str::from_utf8(bytes) {
+        Ok(text) => std::borrow::Cow::Borrowed(text),
+        Err(_) => String::from_utf8_lossy(bytes),
+    }
+}
+
 fn stderr_suffix(lines: &[String]) -> String {
     if lines.is_empty() {
         "; it wrote nothing to stderr".to_owned()

@@ -11,7 +11,7 @@ use serde_json::{Map, Value};
 use wasm_bindgen::{JsCast, JsValue};
 
 use crate::client::Error;
-use crate::protocol::{ErrorObject, codes};
+use crate::protocol::{ErrorObject, RawResult, codes};
 
 /// Why a call from JS failed, before it becomes a JS exception.
 #[derive(Debug)]
@@ -154,11 +154,21 @@ fn direct(value: &Value) -> JsValue {
     }
 }
 
+/// A result as a plain JS value: its text through one `JSON.parse`.
+pub(crate) fn raw_to_js(result: &RawResult) -> Result<JsValue, WebError> {
+    json_to_js(result.text())
+}
+
+/// JSON text as a plain JS value.
+pub(crate) fn json_to_js(text: &str) -> Result<JsValue, WebError> {
+    js_sys::JSON::parse(text)
+        .map_err(|e| WebError::Convert(format!("cannot convert the value for JS: {}", message_of(&e))))
+}
+
 /// Any serializable value as a plain JS value.
 pub(crate) fn serialize_to_js(value: &impl Serialize) -> Result<JsValue, WebError> {
     let text = serde_json::to_string(value).map_err(|e| WebError::Convert(format!("cannot encode the value: {e}")))?;
-    js_sys::JSON::parse(&text)
-        .map_err(|e| WebError::Convert(format!("cannot convert the value for JS: {}", message_of(&e))))
+    json_to_js(&text)
 }
 
 /// A JS value as JSON; `None` for `undefined` and for what JSON cannot

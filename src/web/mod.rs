@@ -27,11 +27,11 @@ use wasm_bindgen_futures::future_to_promise;
 
 pub use self::listen::McpSubscription;
 
-use self::convert::{WebError, from_js, object_from_js, serialize_to_js, to_js};
+use self::convert::{WebError, from_js, json_to_js, object_from_js, raw_to_js, serialize_to_js};
 use self::handlers::notify_listener;
 use self::options::{CallOptions, abortable, connect_options};
 use crate::client::{Client, Error, Snapshot, connect_url_with_http, restore_url_with_http};
-use crate::protocol::{Era, ProtocolVersion, methods};
+use crate::protocol::{Era, ProtocolVersion, RawResult, methods, raw};
 
 /// A connection to one MCP server, made with `McpClient.connect`.
 #[wasm_bindgen]
@@ -81,7 +81,7 @@ impl McpClient {
             let options = options?;
             let work = list_all(&client, method, key, &options);
             let items = abortable(method.to_owned(), options.signal.clone(), work).await?;
-            to_js(&Value::Array(items))
+            json_to_js(&items)
         })
     }
 }
@@ -101,8 +101,8 @@ fn send(
     let named = method.clone();
     // One future per call in flight, each part held once (see `promise`).
     let work = async move {
-        let value = client.request(&method, params, engine).await.map_err(WebError::from)?;
-        to_js(&object_result(&method, value)?)
+        let result = client.request_raw(&method, params, engine).await.map_err(WebError::from)?;
+        raw_to_js(&object_result(&method, result)?)
     };
     promise(abortable(named, options.signal, work))
 }
@@ -111,39 +111,46 @@ fn send(
 /// refuses anything else when it decodes the result; the JS API hands the
 /// result on as it came, so it checks the shape here, or a `null` result
 /// would resolve as if the call had succeeded.
-fn object_result(method: &str, value: Value) -> Result<Value, WebError> {
-    let what = match &value {
-        Value::Object(_) => return Ok(value),
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-    };
-    let reason = format!("the result is {what}, not an object");
+fn object_result(method: &str, result: RawResult) -> Result<RawResult, WebError> {
+    if result.is_object() {
+        return Ok(result);
+    }
+    let reason = format!("the result is {}, not an object", result.kind());
     Err(WebError::Mcp(Error::InvalidResult { method: method.to_owned(), reason }))
 }
 
-async fn list_all(client: &Client, method: &str, key: &str, options: &CallOptions) -> Result<Vec<Value>, WebError> {
+/// The items under `key` of every page of `method`, as the text of one JSON
+/// array: each item's text is copied as the server sent it, never parsed
+/// into a tree.
+async fn list_all(client: &Client, method: &str, key: &str, options: &CallOptions) -> Result<String, WebError> {
     let invalid = |reason: String| WebError::Mcp(Error::InvalidResult { method: method.to_owned(), reason });
     let max_pages = client.options().max_pages;
-    let mut items = Vec::new();
+    let mut items = String::from("[");
     let mut cursor: Option<String> = None;
     let mut seen = HashSet::new();
     for _ in 0..max_pages {
         let params = cursor.take().map(|c| serde_json::json!({ "cursor": c }));
-        let page = client.request(method, params, options.engine()).await?;
-        match page.get(key) {
-            Some(Value::Array(page_items)) => items.extend(page_items.iter().cloned()),
-            None => {}
-            Some(_) => return Err(invalid(format!("`{key}` is not an array"))),
+        let page = object_result(method, client.request_raw(method, params, options.engine()).await?)?;
+        // The page was checked to be a JSON object.
+        let members = raw::members(page.text()).unwrap_or_default();
+        if let Some(listed) = raw::member_text(&members, key) {
+            let listed = raw::elements(listed).ok_or_else(|| invalid(format!("`{key}` is not an array")))?;
+            for item in listed {
+                if items.len() > 1 {
+                    items.push(',');
+                }
+                items.push_str(item);
+            }
         }
-        match page.get("nextCursor") {
-            None | Some(Value::Null) => return Ok(items),
+        match raw::member(&members, "nextCursor") {
+            None | Some(Value::Null) => {
+                items.push(']');
+                return Ok(items);
+            }
             Some(Value::String(next)) if !seen.insert(next.clone()) => {
                 return Err(invalid(format!("the server repeated the cursor {next:?}")));
             }
-            Some(Value::String(next)) => cursor = Some(next.clone()),
+            Some(Value::String(next)) => cursor = Some(next),
             Some(_) => return Err(invalid("`nextCursor` is not a string".into())),
         }
     }

@@ -26,7 +26,7 @@ use super::error::Error;
 use super::handlers::{NotificationListener, RequestHandler};
 use crate::protocol::stateless::ListenFilter;
 use crate::protocol::types::Progress;
-use crate::protocol::{Message, Notification, ProtocolVersion, Request, RequestId, Response, methods};
+use crate::protocol::{Message, Notification, ProtocolVersion, RawResult, Request, RequestId, Response, methods};
 use crate::runtime::{BoxFuture, boxed};
 use crate::transport::{Transport, TransportError, TransportEvent, TransportKind};
 
@@ -37,7 +37,7 @@ pub(crate) enum Command {
     /// Send a request and route its answer (and progress) back.
     Request {
         request: Request,
-        reply: oneshot::Sender<Result<Value, Error>>,
+        reply: oneshot::Sender<Result<RawResult, Error>>,
         progress: Option<mpsc::UnboundedSender<Progress>>,
         /// A stateless (2026-07-28) request: the request-metadata headers an
         /// HTTP transport must add (`None` in the handshake era).
@@ -74,7 +74,7 @@ pub(crate) enum Command {
 struct Pending {
     method: String,
     stateless: bool,
-    reply: oneshot::Sender<Result<Value, Error>>,
+    reply: oneshot::Sender<Result<RawResult, Error>>,
     progress: Option<mpsc::UnboundedSender<Progress>>,
 }
 
@@ -277,7 +277,7 @@ impl<T: Transport> SessionLoop<T> {
                         self.watches.iter().filter(|(_, w)| w.filter.is_none()).map(|(key, _)| key.clone()).collect();
                     for key in listens {
                         if let Some(pending) = self.pending.remove(&key) {
-                            let _ = pending.reply.send(Ok(Value::Null));
+                            let _ = pending.reply.send(Ok(RawResult::from(Value::Null)));
                         }
                     }
                     self.shut_down(TransportError::Closed("the client closed the session".into()));

@@ -19,7 +19,7 @@ use super::{Client, Error, Negotiated, RequestOptions, SessionEvent};
 use crate::protocol::stateless::ListenFilter;
 use crate::protocol::types::InitializeResult;
 use crate::protocol::version::supported_versions;
-use crate::protocol::{Era, ProtocolVersion, codes, methods};
+use crate::protocol::{Era, ProtocolVersion, RawResult, codes, methods};
 use crate::transport::TransportError;
 
 /// The longest `initialize` waits for the server's stream to open.
@@ -99,7 +99,8 @@ impl Client {
             "clientInfo": options.client_info,
         });
         let mut request = RequestOptions { timeout: options.handshake_timeout, ..RequestOptions::default() };
-        self.send_request(methods::INITIALIZE, Some(params), &mut request).await
+        let result = self.send_request(methods::INITIALIZE, Some(params), &mut request).await?;
+        super::request::to_value(methods::INITIALIZE, &result)
     }
 
     /// A request in a handshake-era session, started in generation
@@ -111,7 +112,7 @@ impl Client {
         params: Option<Value>,
         options: RequestOptions,
         generation: u64,
-    ) -> Result<Value, Error> {
+    ) -> Result<RawResult, Error> {
         let mut options = options;
         let uri = params.as_ref().and_then(|p| p.get("uri")).and_then(Value::as_str).map(str::to_owned);
         // Several subscriptions (`listen`, `subscribe_resource`) may share a
@@ -121,11 +122,11 @@ impl Client {
             match (method, subscribed.get_mut(uri)) {
                 (methods::RESOURCES_SUBSCRIBE, Some(count)) => {
                     *count += 1;
-                    return Ok(json!({}));
+                    return Ok(RawResult::from(json!({})));
                 }
                 (methods::RESOURCES_UNSUBSCRIBE, Some(count)) if *count > 1 => {
                     *count -= 1;
-                    return Ok(json!({}));
+                    return Ok(RawResult::from(json!({})));
                 }
                 (methods::RESOURCES_UNSUBSCRIBE, _) => {
                     subscribed.remove(uri);

@@ -156,7 +156,8 @@ impl Client {
     ) -> Result<Value, Error> {
         let (params, headers) = self.stateless_message(method, params, version)?;
         options.stateless_headers = Some(headers);
-        self.send_request(method, Some(Value::Object(params)), options).await.map_err(Error::typed)
+        let result = self.send_request(method, Some(Value::Object(params)), options).await.map_err(Error::typed)?;
+        crate::client::request::to_value(method, &result)
     }
 
     /// A request's params with its `_meta`, and its HTTP headers.

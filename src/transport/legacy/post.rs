@@ -67,7 +67,7 @@ pub(super) async fn body_excerpt(response: HttpResponse, limit: Duration) -> Str
         Either::Left((Ok(body), _)) => body,
         _ => return String::new(),
     };
-    let text = String::from_utf8_lossy(&body);
+    let text = crate::transport::utf8_text(&body);
     if let Some(Ok(Message::Response(crate::protocol::Response { outcome: Err(error), .. }))) =
         decode(&text).ok().and_then(|mut messages| messages.pop())
     {

@@ -307,7 +307,7 @@ impl SseParser {
             return; // A comment.
         }
 
-        let line: Cow<'_, str> = String::from_utf8_lossy(raw);
+        let line: Cow<'_, str> = crate::transport::utf8_text(raw);
         let (field, value) = match line.split_once(':') {
             Some((field, value)) => (field, value.strip_prefix(' ').unwrap_or(value)),
             None => (&*line, ""),

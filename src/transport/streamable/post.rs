@@ -80,7 +80,7 @@ impl<H: HttpClient> Shared<H> {
                     .read_body(self.options.max_message_bytes)
                     .await
                     .map_err(|e| TransportError::Io(Cause::of(e)))?;
-                let text = String::from_utf8_lossy(&body);
+                let text = crate::transport::utf8_text(&body);
                 if text.trim().is_empty() {
                     return match awaited {
                         None => Ok(()),
@@ -117,7 +117,7 @@ impl<H: HttpClient> Shared<H> {
         let status = response.status;
         let www_authenticate = response.header("www-authenticate").map(str::to_owned);
         let body = response.read_body(64 * 1024).await.unwrap_or_default();
-        let text = String::from_utf8_lossy(&body);
+        let text = crate::transport::utf8_text(&body);
         let mut message = match decode(&text).ok().and_then(|mut m| m.pop()).and_then(Result::ok) {
             Some(Message::Response(crate::protocol::Response { outcome: Err(error), .. })) => {
                 format!("the server answered with an error: {error}")

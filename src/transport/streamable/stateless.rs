@@ -78,7 +78,7 @@ impl<H: HttpClient> Shared<H> {
         let json = response.media_type().as_deref() == Some("application/json");
         if let (true, Some(id), 400..=499) = (json, awaited, status) {
             let body = response.read_body(64 * 1024).await.unwrap_or_default();
-            let text = String::from_utf8_lossy(&body);
+            let text = crate::transport::utf8_text(&body);
             let error = decode(&text).ok().and_then(|mut messages| messages.pop()).and_then(Result::ok);
             if let Some(Message::Response(Response { id: answered, outcome: Err(error) })) = error
                 && answered.as_ref().is_none_or(|answered| answered == id)

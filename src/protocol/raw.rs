@@ -1,0 +1,219 @@
+//! A result as the server sent it: its JSON text, checked but not parsed.
+//!
+//! Most results are only handed on: the JS face gives them to `JSON.parse`,
+//! which builds them far faster than wasm can build a `Value` and serialize
+//! it again (a 10,000-tool `tools/list` took 2.3x the TS SDK's time that
+//! way). So the codec keeps a response's `result` as text, and whoever needs
+//! its contents parses them, whole ([`RawResult::to_value`]) or only the
+//! fields they read ([`RawResult::parse`] into a narrow struct, whose
+//! unknown fields the parser skips without building them).
+
+use std::fmt;
+
+use serde::de::{DeserializeOwned, IgnoredAny};
+use serde_json::Value;
+
+/// A JSON object's members in order, each value left as its text. The
+/// codec, the output-schema check and the JS face all read results through
+/// this one shape (and [`elements`]) rather than a derived struct each, and
+/// the spans come from serde_json's own skipping parser: every
+/// `Deserialize` instance costs kilobytes in the wasm module, and
+/// serde_json's `raw_value` feature would add more to every serializer.
+pub(crate) type Members<'a> = Vec<(String, &'a str)>;
+
+/// The members of the JSON object `text`; `None` when it is not one (the
+/// caller asks serde_json for the precise error).
+pub(crate) fn members(text: &str) -> Option<Members<'_>> {
+    let mut rest = skip_space(text).strip_prefix('{')?;
+    let mut found = Vec::new();
+    if let Some(after) = skip_space(rest).strip_prefix('}') {
+        return skip_space(after).is_empty().then_some(found);
+    }
+    loop {
+        let (key, after) = split::<String>(rest)?;
+        let (value, after) = span(skip_space(after).strip_prefix(':')?)?;
+        found.push((key, value));
+        let after = skip_space(after);
+        if let Some(after) = after.strip_prefix(',') {
+            rest = after;
+            continue;
+        }
+        return skip_space(after.strip_prefix('}')?).is_empty().then_some(found);
+    }
+}
+
+/// The elements of the JSON array `text`, each left as its text.
+pub(crate) fn elements(text: &str) -> Option<Vec<&str>> {
+    let mut rest = skip_space(text).strip_prefix('[')?;
+    let mut found = Vec::new();
+    if let Some(after) = skip_space(rest).strip_prefix(']') {
+        return skip_space(after).is_empty().then_some(found);
+    }
+    loop {
+        let (value, after) = span(rest)?;
+        found.push(value);
+        let after = skip_space(after);
+        if let Some(after) = after.strip_prefix(',') {
+            rest = after;
+            continue;
+        }
+        return skip_space(after.strip_prefix(']')?).is_empty().then_some(found);
+    }
+}
+
+/// The text of the member `key` (the last, if given twice, as in a `Value`).
+pub(crate) fn member_text<'a>(members: &Members<'a>, key: &str) -> Option<&'a str> {
+    members.iter().rev().find(|(name, _)| name == key).map(|(_, text)| *text)
+}
+
+/// A member's value (`None` when absent; the text was checked, so only a
+/// nesting deeper than the parser allows reads as `null`).
+pub(crate) fn member(members: &Members<'_>, key: &str) -> Option<Value> {
+    member_text(members, key).map(|text| serde_json::from_str(text).unwrap_or(Value::Null))
+}
+
+/// JSON's whitespace (not Unicode's) skipped.
+fn skip_space(text: &str) -> &str {
+    text.trim_start_matches([' ', '\t', '\n', '\r'])
+}
+
+/// The JSON value at the start of `text` (after whitespace), checked by
+/// serde_json's skipping parser: its text and what follows it.
+fn span(text: &str) -> Option<(&str, &str)> {
+    let text = skip_space(text);
+    let (IgnoredAny, rest) = split::<IgnoredAny>(text)?;
+    Some((&text[..text.len() - rest.len()], rest))
+}
+
+/// One `T` read from the start of `text`, and the text after it.
+fn split<T: DeserializeOwned>(text: &str) -> Option<(T, &str)> {
+    let mut stream = serde_json::Deserializer::from_str(text).into_iter::<T>();
+    let value = stream.next()?.ok()?;
+    let end = stream.byte_offset();
+    Some((value, text.get(end..)?))
+}
+
+/// The JSON text of one result, valid JSON by construction.
+#[derive(Clone)]
+pub struct RawResult(Box<str>);
+
+impl RawResult {
+    /// The result's text, exactly as it came (no surrounding whitespace).
+    pub fn text(&self) -> &str {
+        &self.0
+    }
+
+    /// The result as a JSON value.
+    pub fn to_value(&self) -> Result<Value, serde_json::Error> {
+        serde_json::from_str(self.text())
+    }
+
+    /// The result read into `T`, which may name only the fields it needs.
+    pub fn parse<T: DeserializeOwned>(&self) -> Result<T, serde_json::Error> {
+        serde_json::from_str(self.text())
+    }
+
+    /// Whether the result is a JSON object (every MCP result is).
+    pub fn is_object(&self) -> bool {
+        self.text().starts_with('{')
+    }
+
+    /// What kind of JSON value the result is, for messages: "an object",
+    /// "an array", "a string", "a number", "a boolean" or "null".
+    pub fn kind(&self) -> &'static str {
+        match self.text().as_bytes().first() {
+            Some(b'{') => "an object",
+            Some(b'[') => "an array",
+            Some(b'"') => "a string",
+            Some(b't' | b'f') => "a boolean",
+            Some(b'n') => "null",
+            _ => "a number",
+        }
+    }
+
+    /// A result of text that was checked to be one JSON value.
+    pub(crate) fn from_checked(text: &str) -> Self {
+        RawResult(text.into())
+    }
+}
+
+impl From<Value> for RawResult {
+    fn from(value: Value) -> Self {
+        RawResult::from(&value)
+    }
+}
+
+impl From<&Value> for RawResult {
+    fn from(value: &Value) -> Self {
+        // A `Value` always serializes (its map keys are strings); the
+        // fallback only keeps this infallible.
+        RawResult(serde_json::to_string(value).unwrap_or_else(|_| "null".into()).into())
+    }
+}
+
+/// Two results are equal when they hold the same JSON value, whatever the
+/// spacing or key order of their texts.
+impl PartialEq for RawResult {
+    fn eq(&self, other: &Self) -> bool {
+        self.text() == other.text() || matches!((self.to_value(), other.to_value()), (Ok(a), Ok(b)) if a == b)
+    }
+}
+
+impl PartialEq<Value> for RawResult {
+    fn eq(&self, other: &Value) -> bool {
+        self.to_value().is_ok_and(|value| &value == other)
+    }
+}
+
+impl fmt::Debug for RawResult {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.text())
+    }
+}
+
+impl fmt::Display for RawResult {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.text())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn members_keep_each_value_as_its_text() {
+        let text = " {\"a\" : [1, {\"b\":\"}\"}] ,\"k\\u0065y\":-1.5e3,\"a\":null}\n";
+        let found = members(text).unwrap_or_default();
+        assert_eq!(found.len(), 3);
+        assert_eq!(found[0], ("a".to_owned(), "[1, {\"b\":\"}\"}]"));
+        assert_eq!(member_text(&found, "key"), Some("-1.5e3"));
+        // A later duplicate wins, as in a `Value`.
+        assert_eq!(member(&found, "a"), Some(Value::Null));
+        assert_eq!(members("{}"), Some(vec![]));
+        assert_eq!(elements(" [ ] "), Some(vec![]));
+        assert_eq!(elements("[1,\"x\",{}]"), Some(vec!["1", "\"x\"", "{}"]));
+    }
+
+    #[test]
+    fn what_is_not_one_json_object_or_array_is_refused() {
+        for text in [
+            "",
+            "{",
+            "{\"a\":1,}",
+            "{\"a\" 1}",
+            "{1:2}",
+            "{\"a\":1}x",
+            "{\"a\":1}{}",
+            "{\"a\":NaN}",
+            "{\"a\":\"\u{1}\"}",
+            "\u{a0}{}",
+            "[1,]",
+            "[1 2]",
+            "[",
+            "{\"a\":[}",
+        ] {
+            assert!(members(text).is_none() && elements(text).is_none(), "accepted {text:?}");
+        }
+    }
+}
