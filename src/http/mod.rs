@@ -25,6 +25,14 @@ pub use native::{NativeHttp as DefaultHttp, same_origin_redirects};
 #[cfg(target_arch = "wasm32")]
 pub use web::{Credentials, FetchHttp as DefaultHttp};
 
+/// The response headers the transports and OAuth read. The `fetch` backend
+/// reads only these (`www-authenticate` only with 401 and 403,
+/// `retry-after` with 429 and 503, `location` with 201 and 3xx): a
+/// response's `Headers` is asked for each by name, which is cheaper across
+/// the wasm boundary than iterating it.
+pub const RESPONSE_HEADERS: &[&str] =
+    &["content-type", "content-length", "mcp-session-id", "www-authenticate", "retry-after", "dpop-nonce", "location"];
+
 /// The methods the MCP transports use.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Method {
@@ -65,7 +73,8 @@ pub struct HttpResponse {
     /// The status code.
     pub status: u16,
     /// Headers with lowercase names. In a browser, only the ones the server's
-    /// CORS policy exposes.
+    /// CORS policy exposes; with `fetch` (wasm32), only those of
+    /// [`RESPONSE_HEADERS`].
     pub headers: Vec<(String, String)>,
     /// The body, chunk by chunk.
     pub body: BoxStream<'static, Result<Vec<u8>, HttpError>>,

@@ -6,7 +6,7 @@ use std::pin::Pin;
 use std::task::{Context, Poll};
 
 use futures::{FutureExt, Stream, StreamExt};
-use js_sys::{Array, Promise, Uint8Array};
+use js_sys::{Promise, Uint8Array};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
@@ -227,18 +227,23 @@ fn request_init(
     Ok(init)
 }
 
+/// The response headers the client reads (names lowercase), each looked up
+/// by name: iterating a `Headers` costs several boundary crossings and two
+/// strings per header, on every exchange.
 fn response_headers(response: &Response) -> Vec<(String, String)> {
-    let mut headers = Vec::new();
-    let Ok(Some(entries)) = js_sys::try_iter(&response.headers()) else {
-        return headers;
-    };
-    for entry in entries.flatten() {
-        let pair = Array::from(&entry);
-        if let (Some(name), Some(value)) = (pair.get(0).as_string(), pair.get(1).as_string()) {
-            headers.push((name.to_ascii_lowercase(), value));
-        }
-    }
-    headers
+    let headers = response.headers();
+    let status = response.status();
+    super::RESPONSE_HEADERS
+        .iter()
+        .filter(|name| match **name {
+            // Read only where a status gives them a meaning.
+            "www-authenticate" => matches!(status, 401 | 403),
+            "retry-after" => matches!(status, 429 | 503),
+            "location" => matches!(status, 201 | 300..=399),
+            _ => true,
+        })
+        .filter_map(|name| headers.get(name).ok().flatten().map(|value| ((*name).to_owned(), value)))
+        .collect()
 }
 
 impl HttpClient for FetchHttp {

@@ -185,13 +185,31 @@ impl Message {
 
     /// Compact JSON with no raw newline, ready for a stdio line or a POST body.
     pub fn to_json(&self) -> String {
-        if let Message::Response(Response { id, outcome: Ok(result) }) = self {
-            // The result's text goes in as it is, never parsed again.
-            let id = id.as_ref().map_or(Value::Null, RequestId::to_value);
-            return format!(r#"{{"jsonrpc":"2.0","id":{id},"result":{}}}"#, result.text());
+        // Written member by member: a `Value` tree of the message would deep-
+        // copy the params (or re-parse the result) only to serialize them.
+        // Serialising strings and `Value`s cannot fail.
+        let text = |value: &str| serde_json::to_string(value).unwrap_or_default();
+        let params = |params: &Option<Value>| match params {
+            Some(params) => format!(r#","params":{}"#, serde_json::to_string(params).unwrap_or_default()),
+            None => String::new(),
+        };
+        match self {
+            Message::Request(r) => format!(
+                r#"{{"jsonrpc":"2.0","id":{},"method":{}{}}}"#,
+                r.id.to_value(),
+                text(&r.method),
+                params(&r.params)
+            ),
+            Message::Notification(n) => {
+                format!(r#"{{"jsonrpc":"2.0","method":{}{}}}"#, text(&n.method), params(&n.params))
+            }
+            Message::Response(Response { id, outcome: Ok(result) }) => {
+                // The result's text goes in as it is, never parsed again.
+                let id = id.as_ref().map_or(Value::Null, RequestId::to_value);
+                format!(r#"{{"jsonrpc":"2.0","id":{id},"result":{}}}"#, result.text())
+            }
+            Message::Response(_) => serde_json::to_string(&self.to_value()).unwrap_or_default(),
         }
-        // Serialising a `Value` tree of strings and numbers cannot fail.
-        serde_json::to_string(&self.to_value()).unwrap_or_default()
     }
 
     /// The message as a JSON value.
@@ -281,6 +299,16 @@ fn decode_text(payload: &str) -> Result<Message, DecodeError> {
         // Not an object: say whether it is JSON at all.
         parse(payload)?;
         return Err(DecodeError::Invalid("a message must be a JSON object".into()));
+    }
+    if !payload.contains(r#""result""#) {
+        // No result to keep as text (a notification, a request, an error;
+        // a "result" key spelled with escapes is still found below): one
+        // parse into a `Value` is the cheapest way through.
+        let Value::Object(mut object) = parse(payload)? else {
+            return Err(DecodeError::Invalid("a message must be a JSON object".into()));
+        };
+        let result = object.remove("result").map(RawResult::from);
+        return classify(object, result);
     }
     // The members stay text; all but `result` are small and parsed here.
     let Some(members) = raw::members(payload) else { return Err(syntax_error(payload)) };

@@ -13,9 +13,7 @@ use wasm_bindgen::{JsCast, JsValue};
 use web_sys::AbortSignal;
 
 use super::auth::{WebAuth, auth_options};
-use super::convert::{
-    WebError, bool_property, from_js, function_property, millis_property, object_with, property, string_property,
-};
+use super::convert::{WebError, bool_property, from_js, function_property, millis_property, property, string_property};
 use super::handlers::{HandlerKind, JsHandler, call_listener, call_roots, notify_listener};
 use crate::client::negotiate::TransportChoice;
 use crate::client::{ClientOptions, ConnectOptions, EraChoice, RequestOptions, SessionEvent};
@@ -276,17 +274,37 @@ fn abort_signal(value: JsValue) -> Result<AbortSignal, WebError> {
     }
 }
 
+/// The property names of a progress update, made once: a JS string made
+/// from Rust text costs a decode each time, and a flood of progress
+/// notifications would pay it three times per update.
+struct ProgressKeys {
+    progress: JsValue,
+    total: JsValue,
+    message: JsValue,
+}
+
+thread_local! {
+    static PROGRESS_KEYS: ProgressKeys = ProgressKeys {
+        progress: JsValue::from_str("progress"),
+        total: JsValue::from_str("total"),
+        message: JsValue::from_str("message"),
+    };
+}
+
 /// Calls `onprogress` with `{progress, total?, message?}`.
 fn report_progress(callback: &Function, progress: &Progress) {
-    let mut entries = vec![("progress", JsValue::from_f64(progress.progress))];
-    if let Some(total) = progress.total {
-        entries.push(("total", JsValue::from_f64(total)));
-    }
-    if let Some(message) = &progress.message {
-        entries.push(("message", JsValue::from_str(message)));
-    }
-    let entries: Vec<(&str, &JsValue)> = entries.iter().map(|(k, v)| (*k, v)).collect();
-    if let Err(thrown) = callback.call1(&JsValue::UNDEFINED, &object_with(&entries)) {
+    let update = js_sys::Object::new();
+    PROGRESS_KEYS.with(|keys| {
+        // Setting a property on an object just made cannot fail.
+        let _ = js_sys::Reflect::set(&update, &keys.progress, &JsValue::from_f64(progress.progress));
+        if let Some(total) = progress.total {
+            let _ = js_sys::Reflect::set(&update, &keys.total, &JsValue::from_f64(total));
+        }
+        if let Some(message) = &progress.message {
+            let _ = js_sys::Reflect::set(&update, &keys.message, &JsValue::from_str(message));
+        }
+    });
+    if let Err(thrown) = callback.call1(&JsValue::UNDEFINED, &update) {
         log::warn!("an onprogress callback threw: {}", super::convert::message_of(&thrown));
     }
 }
