@@ -9,7 +9,7 @@ use crate::protocol::types::{
     ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, LoggingLevel, Prompt, ReadResourceResult,
     Resource, ResourceTemplate, Tool,
 };
-use crate::protocol::{ProtocolVersion, methods};
+use crate::protocol::{ProtocolVersion, RawResult, methods};
 
 /// Refuses a call the server's declared capabilities do not cover (R2.13:
 /// use only negotiated capabilities).
@@ -38,8 +38,17 @@ pub(crate) fn check_capability(negotiated: &Negotiated, method: &str) -> Result<
     }
 }
 
-fn decode<T: DeserializeOwned>(method: &str, value: Value) -> Result<T, Error> {
-    serde_json::from_value(value).map_err(|e| Error::InvalidResult { method: method.to_owned(), reason: e.to_string() })
+/// A typed result read straight from the server's text (no `Value` tree in
+/// between).
+fn decode<T: DeserializeOwned>(method: &str, result: &RawResult) -> Result<T, Error> {
+    result.parse().map_err(|e| Error::InvalidResult { method: method.to_owned(), reason: e.to_string() })
+}
+
+fn tool_params(name: &str, arguments: Option<JsonObject>) -> Value {
+    let mut params = Map::new();
+    params.insert("name".into(), Value::from(name));
+    params.insert("arguments".into(), Value::Object(arguments.unwrap_or_default()));
+    Value::Object(params)
 }
 
 fn cursor_params(cursor: Option<&str>) -> Option<Value> {
@@ -48,8 +57,8 @@ fn cursor_params(cursor: Option<&str>) -> Option<Value> {
 
 impl Client {
     async fn call<T: DeserializeOwned>(&self, method: &str, params: Option<Value>) -> Result<T, Error> {
-        let value = self.request(method, params, RequestOptions::default()).await?;
-        decode(method, value)
+        let result = self.request_raw(method, params, RequestOptions::default()).await?;
+        decode(method, &result)
     }
 
     /// Follows `nextCursor` until the last page. Stops with an error when a
@@ -126,8 +135,8 @@ impl Client {
         arguments: Option<JsonObject>,
         options: RequestOptions,
     ) -> Result<CallToolResult, Error> {
-        let value = self.call_tool_raw(name, arguments, options).await?;
-        decode(methods::TOOLS_CALL, value)
+        let result = self.request_raw(methods::TOOLS_CALL, Some(tool_params(name, arguments)), options).await?;
+        decode(methods::TOOLS_CALL, &result)
     }
 
     /// `tools/call`, returning the result as the server sent it.
@@ -137,10 +146,7 @@ impl Client {
         arguments: Option<JsonObject>,
         options: RequestOptions,
     ) -> Result<Value, Error> {
-        let mut params = Map::new();
-        params.insert("name".into(), Value::from(name));
-        params.insert("arguments".into(), Value::Object(arguments.unwrap_or_default()));
-        self.request(methods::TOOLS_CALL, Some(Value::Object(params)), options).await
+        self.request(methods::TOOLS_CALL, Some(tool_params(name, arguments)), options).await
     }
 
     /// One page of `resources/list`.
