@@ -312,7 +312,14 @@ fn decode_text(payload: &str) -> Result<Message, DecodeError> {
     }
     // The members stay text; all but `result` are small and parsed here.
     let Some(members) = raw::members(payload) else { return Err(syntax_error(payload)) };
-    let result = raw::member_text(&members, "result").map(RawResult::from_checked);
+    let result = raw::member_text(&members, "result");
+    if result.is_some_and(raw::too_deep) {
+        return Err(DecodeError::NotJson(format!(
+            "recursion limit exceeded: the result nests deeper than {} levels",
+            raw::MAX_DEPTH
+        )));
+    }
+    let result = result.map(RawResult::from_checked);
     let mut object = Map::new();
     for key in ["jsonrpc", "id", "method", "params", "error"] {
         if let Some(value) = raw::member(&members, key) {

@@ -85,6 +85,51 @@ fn span(text: &str) -> Option<(&str, &str)> {
     Some((&text[..text.len() - rest.len()], rest))
 }
 
+/// How deep a `Value` may nest: serde_json's own limit.
+pub(crate) const MAX_DEPTH: usize = 128;
+
+/// Whether the JSON value `text` (already checked) nests deeper than
+/// [`MAX_DEPTH`]. serde_json's skipping parser has no depth limit, and a
+/// result a `Value` could not hold is refused when it arrives, as before it
+/// was kept as text. Strings are crossed with `memchr` (`str::find` of one
+/// character), so a large text costs little.
+pub(crate) fn too_deep(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    let mut depth = 0usize;
+    let mut at = 0;
+    while at < bytes.len() {
+        match bytes[at] {
+            b'"' => at = string_end(text, at + 1),
+            b'[' | b'{' => {
+                depth += 1;
+                if depth > MAX_DEPTH {
+                    return true;
+                }
+            }
+            b']' | b'}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+        at += 1;
+    }
+    false
+}
+
+/// The index of the quote that closes the string whose text starts at
+/// `from` (the text's length if none does).
+fn string_end(text: &str, from: usize) -> usize {
+    let mut at = from;
+    while let Some(found) = text.get(at..).and_then(|rest| rest.find('"')) {
+        let quote = at + found;
+        // A quote after an odd number of backslashes is escaped.
+        let slashes = text.as_bytes()[at..quote].iter().rev().take_while(|b| **b == b'\\').count();
+        if slashes % 2 == 0 {
+            return quote;
+        }
+        at = quote + 1;
+    }
+    text.len()
+}
+
 /// One `T` read from the start of `text`, and the text after it.
 fn split<T: DeserializeOwned>(text: &str) -> Option<(T, &str)> {
     let mut stream = serde_json::Deserializer::from_str(text).into_iter::<T>();
@@ -193,6 +238,17 @@ mod tests {
         assert_eq!(members("{}"), Some(vec![]));
         assert_eq!(elements(" [ ] "), Some(vec![]));
         assert_eq!(elements("[1,\"x\",{}]"), Some(vec!["1", "\"x\"", "{}"]));
+    }
+
+    #[test]
+    fn nesting_deeper_than_a_value_can_hold_is_found() {
+        let nested = |depth: usize| format!("{}{}", "[".repeat(depth), "]".repeat(depth));
+        assert!(!too_deep(&nested(MAX_DEPTH)));
+        assert!(too_deep(&nested(MAX_DEPTH + 1)));
+        // Brackets inside strings (escaped quotes too) do not count.
+        let quoted = format!(r#"{{"a":"\"{}\\","b":[]}}"#, "[".repeat(300));
+        assert!(!too_deep(&quoted));
+        assert!(too_deep(&format!(r#"{{"a":"\\",{}}}"#, nested(200))));
     }
 
     #[test]
