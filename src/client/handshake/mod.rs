@@ -134,11 +134,22 @@ impl Client {
                 _ => {}
             }
         }
-        let outcome = match self.send_request(method, params.clone(), &mut options).await {
+        // Kept for the one retry a forgotten session gets, as text: a call
+        // in flight then holds a few dozen bytes rather than a second
+        // `Value` tree of its params (about 300 bytes of wasm memory for a
+        // small `tools/call`).
+        let kept = params.as_ref().map(Value::to_string);
+        let outcome = match self.send_request(method, params, &mut options).await {
             Err(Error::Transport(TransportError::SessionExpired)) => {
                 // Boxed: a new handshake is rare, and inline its future
                 // would make every request in flight that much larger.
                 Box::pin(self.restart_session(generation)).await?;
+                // Text this crate wrote parses back; should it not (nesting
+                // deeper than the parser allows), the retry is not made.
+                let params = match kept.map(|text| serde_json::from_str::<Value>(&text)).transpose() {
+                    Ok(params) => params,
+                    Err(_) => return Err(Error::Transport(TransportError::SessionExpired)),
+                };
                 self.send_request(method, params, &mut options).await
             }
             other => other,
