@@ -148,7 +148,7 @@ fn parse_json<T: serde::de::DeserializeOwned>(body: &[u8], url: &str) -> Result<
             reason: format!("the document is larger than {MAX_METADATA_BYTES} bytes"),
         });
     }
-    serde_json::from_slice(body)
+    crate::protocol::raw::from_slice(body)
         .map_err(|e| AuthError::InvalidMetadata { url: url.to_owned(), reason: format!("not the expected JSON: {e}") })
 }
 

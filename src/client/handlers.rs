@@ -62,7 +62,7 @@ where
 {
     let handler = Arc::new(handler);
     Arc::new(move |params: Option<Value>, context: RequestContext| {
-        let decoded = serde_json::from_value::<P>(params.unwrap_or(Value::Object(Default::default()))).map_err(|e| {
+        let decoded = crate::protocol::raw::from_value::<P>(&params.unwrap_or(Value::Object(Default::default()))).map_err(|e| {
             ErrorObject::new(codes::INVALID_PARAMS, format!("invalid params for {}: {e}", context.method))
         });
         let handler = handler.clone();

@@ -32,7 +32,6 @@ mod request;
 mod snapshot;
 pub(crate) mod stateless;
 
-use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
@@ -91,8 +90,9 @@ struct Inner {
     restarts: AtomicU64,
     stateless: Arc<Mutex<stateless::StatelessState>>,
     /// Resources subscribed in this session (handshake era), with how many
-    /// subscriptions share each.
-    subscribed: Mutex<BTreeMap<String, usize>>,
+    /// subscriptions share each (a list: a `BTreeMap` costs kilobytes of
+    /// wasm per type it holds).
+    subscribed: Mutex<Vec<(String, usize)>>,
     /// Stateless era: the stop signals of the listens that stand for
     /// `resources/subscribe` (dropped with the client, which ends them).
     kept_listens: Mutex<std::collections::HashMap<String, oneshot::Sender<()>>>,
@@ -142,7 +142,7 @@ impl Client {
             restart_lock: futures::lock::Mutex::new(()),
             restarts: AtomicU64::new(0),
             stateless,
-            subscribed: Mutex::new(BTreeMap::new()),
+            subscribed: Mutex::new(Vec::new()),
             kept_listens: Mutex::new(std::collections::HashMap::new()),
             session_view,
             output_schemas: Mutex::new(std::collections::HashMap::new()),

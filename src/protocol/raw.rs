@@ -72,6 +72,42 @@ pub(crate) fn member(members: &Members<'_>, key: &str) -> Option<Value> {
     member_text(members, key).map(|text| serde_json::from_str(text).unwrap_or(Value::Null))
 }
 
+/// A `T` read from a `Value` by way of its text.
+///
+/// `serde_json::from_value` makes every `Deserialize` impl it reaches a
+/// second copy in the wasm module, for serde_json's `Value` deserializer
+/// (that deserializer alone was 46 KB of the lite wasm, before the copies
+/// of each impl). The paths that turn a `Value` into a type are cold (JS
+/// options, the handshake, a server request's params, error objects), so
+/// they pay one serialization instead, and the module keeps one parser: the
+/// one reading text. The message leaves out the position, which would
+/// point into text the caller never saw.
+pub(crate) fn from_value<T: DeserializeOwned>(value: &Value) -> serde_json::Result<T> {
+    from_text(&value.to_string())
+}
+
+/// A `T` read from JSON bytes: checked as UTF-8 and parsed as text, so the
+/// wasm module has no second copy of the parser for byte slices (see
+/// [`from_value`]).
+pub(crate) fn from_slice<T: DeserializeOwned>(bytes: &[u8]) -> serde_json::Result<T> {
+    match std::str::from_utf8(bytes) {
+        Ok(text) => serde_json::from_str(text),
+        Err(e) => Err(serde::de::Error::custom(format_args!("not UTF-8: {e}"))),
+    }
+}
+
+/// [`serde_json::from_str`] with the error's position left out.
+fn from_text<T: DeserializeOwned>(text: &str) -> serde_json::Result<T> {
+    serde_json::from_str(text).map_err(|e| {
+        if e.line() == 0 {
+            return e;
+        }
+        let message = e.to_string();
+        let message = message.rsplit_once(" at line ").map_or(message.as_str(), |(message, _)| message);
+        serde::de::Error::custom(message)
+    })
+}
+
 /// JSON's whitespace (not Unicode's) skipped.
 fn skip_space(text: &str) -> &str {
     text.trim_start_matches([' ', '\t', '\n', '\r'])

@@ -194,7 +194,7 @@ impl McpClient {
         let connect = connect_options(&url, &options);
         let snapshot = from_js(&snapshot, "snapshot").and_then(|value| {
             let value = value.ok_or_else(|| WebError::Type("snapshot must be McpClient.snapshot()'s object".into()))?;
-            serde_json::from_value::<Snapshot>(value)
+            crate::protocol::raw::from_value::<Snapshot>(&value)
                 .map_err(|e| WebError::Type(format!("snapshot is not McpClient.snapshot()'s object: {e}")))
         });
         promise(async move {
@@ -235,7 +235,7 @@ impl McpClient {
         #[wasm_bindgen(unchecked_param_type = "Verdicts")] verdicts: JsValue,
     ) -> Result<(), JsValue> {
         let value = from_js(&verdicts, "verdicts").map_err(JsValue::from)?.unwrap_or(Value::Null);
-        let verdicts = serde_json::from_value::<crate::client::negotiate::persist::Verdicts>(value).map_err(|e| {
+        let verdicts = crate::protocol::raw::from_value::<crate::client::negotiate::persist::Verdicts>(&value).map_err(|e| {
             JsValue::from(WebError::Type(format!("verdicts is not McpClient.exportVerdicts()'s object: {e}")))
         })?;
         crate::client::negotiate::persist::import(&verdicts);

@@ -77,7 +77,7 @@ impl WebStorageStore {
 /// from_slice, as the auth module reads JSON: one reader type means one
 /// copy of the Deserialize code of the records' parts in the `.wasm`.
 fn decode(text: &str, key: &str) -> Result<AuthRecord, AuthError> {
-    serde_json::from_slice(text.as_bytes())
+    crate::protocol::raw::from_slice(text.as_bytes())
         .map_err(|e| AuthError::Store(format!("the record under {key:?} is not readable: {e}")))
 }
 

@@ -158,7 +158,7 @@ impl<H: HttpClient> OAuthProvider<H> {
                 description: error.error_description,
             });
         }
-        let jag: Value = serde_json::from_slice(&answer.body).map_err(|e| AuthError::InvalidTokenResponse {
+        let jag: Value = crate::protocol::raw::from_slice(&answer.body).map_err(|e| AuthError::InvalidTokenResponse {
             endpoint: idp_token_endpoint.clone(),
             reason: e.to_string(),
         })?;

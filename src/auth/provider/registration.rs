@@ -186,7 +186,7 @@ impl<H: HttpClient> OAuthProvider<H> {
             #[serde(default)]
             client_secret_expires_at: Option<u64>,
         }
-        let registered: Registered = serde_json::from_slice(&answer.body).map_err(|e| AuthError::Registration {
+        let registered: Registered = crate::protocol::raw::from_slice(&answer.body).map_err(|e| AuthError::Registration {
             endpoint: endpoint.to_owned(),
             status: answer.status,
             error: None,

@@ -217,7 +217,7 @@ fn parse_tokens(body: &[u8], endpoint: &str, dpop: bool) -> Result<Tokens, AuthE
     }
     let invalid = |reason: String| AuthError::InvalidTokenResponse { endpoint: endpoint.to_owned(), reason };
     let response: TokenResponse =
-        serde_json::from_slice(body).map_err(|e| invalid(format!("not a token response: {e}")))?;
+        crate::protocol::raw::from_slice(body).map_err(|e| invalid(format!("not a token response: {e}")))?;
     if response.access_token.is_empty() {
         return Err(invalid("the access_token is empty".into()));
     }

@@ -44,7 +44,7 @@ impl<T: Transport> SessionLoop<T> {
     fn handle_notification(&mut self, notification: Notification) {
         match notification.method.as_str() {
             methods::PROGRESS => {
-                let progress = notification.params.map(serde_json::from_value::<Progress>);
+                let progress = notification.params.map(Progress::from_params);
                 match progress {
                     Some(Ok(progress)) => {
                         let route = RequestId::from_value(&progress.progress_token)

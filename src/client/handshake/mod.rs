@@ -6,7 +6,6 @@
 //! [`Client::request`] hands a request here once the handshake settled a
 //! handshake-era version.
 
-use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
@@ -62,7 +61,7 @@ impl Client {
                 reason: "the result has no `capabilities` object, which the protocol requires".into(),
             });
         }
-        let result: InitializeResult = serde_json::from_value(result)
+        let result: InitializeResult = crate::protocol::raw::from_value(&result)
             .map_err(|e| Error::InvalidResult { method: methods::INITIALIZE.into(), reason: e.to_string() })?;
         let version = match result.protocol_version.parse::<ProtocolVersion>() {
             Ok(version) if version.era() == Era::Handshake => version,
@@ -119,7 +118,8 @@ impl Client {
         // resource: the server hears of the first and of the last only.
         if let Some(uri) = &uri {
             let mut subscribed = self.subscribed();
-            match (method, subscribed.get_mut(uri)) {
+            let count = subscribed.iter_mut().find(|(subscribed, _)| subscribed == uri).map(|(_, count)| count);
+            match (method, count) {
                 (methods::RESOURCES_SUBSCRIBE, Some(count)) => {
                     *count += 1;
                     return Ok(RawResult::from(json!({})));
@@ -129,7 +129,7 @@ impl Client {
                     return Ok(RawResult::from(json!({})));
                 }
                 (methods::RESOURCES_UNSUBSCRIBE, _) => {
-                    subscribed.remove(uri);
+                    subscribed.retain(|(subscribed, _)| subscribed != uri);
                 }
                 _ => {}
             }
@@ -156,12 +156,16 @@ impl Client {
         };
         // What a new session must subscribe to again.
         if let (methods::RESOURCES_SUBSCRIBE, Some(uri), Ok(_)) = (method, uri, &outcome) {
-            *self.subscribed().entry(uri).or_insert(0) += 1;
+            let mut subscribed = self.subscribed();
+            match subscribed.iter_mut().find(|(subscribed, _)| *subscribed == uri) {
+                Some((_, count)) => *count += 1,
+                None => subscribed.push((uri, 1)),
+            }
         }
         outcome
     }
 
-    pub(crate) fn subscribed(&self) -> std::sync::MutexGuard<'_, BTreeMap<String, usize>> {
+    pub(crate) fn subscribed(&self) -> std::sync::MutexGuard<'_, Vec<(String, usize)>> {
         // A plain set: a poisoned lock is still usable.
         self.inner.subscribed.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
     }
@@ -176,7 +180,7 @@ impl Client {
         self.state().negotiated = None;
         self.initialize().await?;
         // The server forgot the session's resource subscriptions with it.
-        let uris: Vec<String> = self.subscribed().keys().cloned().collect();
+        let uris: Vec<String> = self.subscribed().iter().map(|(uri, _)| uri.clone()).collect();
         for uri in uris {
             let params = Some(json!({ "uri": uri }));
             let mut options = RequestOptions::default();

@@ -16,7 +16,6 @@
 //! connection, and a verdict the server contradicts is forgotten and the
 //! server probed again (the connecting code forgets it).
 
-use std::collections::BTreeMap;
 use std::sync::Mutex;
 use std::time::Duration;
 
@@ -31,17 +30,19 @@ pub(crate) trait Verdict: Copy {
 }
 
 /// Verdicts by key (a URL, a command line), with when each was reached
-/// (milliseconds since the epoch).
+/// (milliseconds since the epoch). A list, searched in order: a process
+/// talks to a handful of servers, and a `BTreeMap` per verdict kind was
+/// about 6 KB of wasm each.
 pub(crate) struct VerdictCache<V> {
-    entries: Mutex<BTreeMap<String, (V, f64)>>,
+    entries: Mutex<Vec<(String, V, f64)>>,
 }
 
 impl<V: Verdict> VerdictCache<V> {
     pub(crate) const fn new() -> Self {
-        VerdictCache { entries: Mutex::new(BTreeMap::new()) }
+        VerdictCache { entries: Mutex::new(Vec::new()) }
     }
 
-    fn entries(&self) -> std::sync::MutexGuard<'_, BTreeMap<String, (V, f64)>> {
+    fn entries(&self) -> std::sync::MutexGuard<'_, Vec<(String, V, f64)>> {
         // A map of plain values: a poisoned lock is still usable.
         self.entries.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
     }
@@ -50,13 +51,13 @@ impl<V: Verdict> VerdictCache<V> {
     pub(crate) fn get(&self, key: &str) -> Option<V> {
         let now = crate::runtime::now_millis();
         let mut entries = self.entries();
-        match entries.get(key).copied() {
-            Some((verdict, at)) if verdict.expires() && now - at > VERDICT_MAX_AGE.as_secs_f64() * 1000.0 => {
-                entries.remove(key);
-                None
-            }
-            other => other.map(|(verdict, _)| verdict),
+        let at = entries.iter().position(|(k, _, _)| k == key)?;
+        let (_, verdict, reached) = entries[at];
+        if verdict.expires() && now - reached > VERDICT_MAX_AGE.as_secs_f64() * 1000.0 {
+            entries.swap_remove(at);
+            return None;
         }
+        Some(verdict)
     }
 
     /// Remembers `verdict` for `key`, from now.
@@ -66,25 +67,24 @@ impl<V: Verdict> VerdictCache<V> {
 
     /// Remembers `verdict` for `key` as reached at `at`.
     pub(crate) fn put_at(&self, key: &str, verdict: V, at: f64) {
-        self.entries().insert(key.to_owned(), (verdict, at));
+        let mut entries = self.entries();
+        match entries.iter_mut().find(|(k, _, _)| k == key) {
+            Some(entry) => (entry.1, entry.2) = (verdict, at),
+            None => entries.push((key.to_owned(), verdict, at)),
+        }
     }
 
     /// Every verdict still trusted, with when it was reached.
     pub(crate) fn trusted(&self) -> Vec<(String, V, f64)> {
-        let keys: Vec<String> = self.entries().keys().cloned().collect();
-        // `get` drops the expired ones on the way.
-        keys.into_iter()
-            .filter_map(|key| {
-                let verdict = self.get(&key)?;
-                let at = self.entries().get(&key)?.1;
-                Some((key, verdict, at))
-            })
-            .collect()
+        let now = crate::runtime::now_millis();
+        let mut entries = self.entries();
+        entries.retain(|(_, verdict, at)| !verdict.expires() || now - at <= VERDICT_MAX_AGE.as_secs_f64() * 1000.0);
+        entries.clone()
     }
 
     /// Forgets the verdict for `key`: the next connection probes again.
     pub(crate) fn forget(&self, key: &str) {
-        self.entries().remove(key);
+        self.entries().retain(|(k, _, _)| k != key);
     }
 }
 

@@ -64,8 +64,7 @@ impl Client {
                 let level = params
                     .as_ref()
                     .and_then(|p| p.get("level"))
-                    .cloned()
-                    .and_then(|l| serde_json::from_value::<LoggingLevel>(l).ok())
+                    .and_then(|l| crate::protocol::raw::from_value::<LoggingLevel>(l).ok())
                     .ok_or_else(|| Error::InvalidArgument("logging/setLevel needs a `level`".into()))?;
                 self.stateless_state().log_level = Some(level);
                 return Ok(json!({}));

@@ -46,6 +46,6 @@ impl DiscoverResult {
         if let Some(instructions) = result.get("instructions").cloned() {
             initialize["instructions"] = instructions;
         }
-        serde_json::from_value(initialize)
+        crate::protocol::raw::from_value(&initialize)
     }
 }

@@ -86,7 +86,7 @@ impl ListenFilter {
 /// has none, an error when it is unreadable.
 pub fn granted_by(acknowledgement: &Notification) -> Option<Result<ListenFilter, serde_json::Error>> {
     let granted = acknowledgement.params.as_ref().and_then(|p| p.get("notifications")).cloned();
-    granted.map(serde_json::from_value::<ListenFilter>)
+    granted.map(|granted| crate::protocol::raw::from_value::<ListenFilter>(&granted))
 }
 
 /// The subscription a notification belongs to (`_meta.subscriptionId`).

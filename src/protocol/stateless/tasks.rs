@@ -51,6 +51,6 @@ impl<'a> Task<'a> {
 
     /// The error of a failed task, if readable.
     pub fn error_object(&self) -> Option<ErrorObject> {
-        self.error.cloned().and_then(|e| serde_json::from_value::<ErrorObject>(e).ok())
+        self.error.and_then(|e| crate::protocol::raw::from_value::<ErrorObject>(e).ok())
     }
 }

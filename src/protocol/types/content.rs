@@ -72,7 +72,7 @@ impl ContentBlock {
             }),
             "resource" => value
                 .get("resource")
-                .and_then(|r| ResourceContents::deserialize(r).ok())
+                .and_then(|r| crate::protocol::raw::from_value::<ResourceContents>(r).ok())
                 .map(|resource| ContentBlock::Resource { resource }),
             _ => None,
         };

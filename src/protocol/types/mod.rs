@@ -422,6 +422,30 @@ pub struct Progress {
     pub message: Option<String>,
 }
 
+impl Progress {
+    /// A progress notification's params, read by hand: it is the message
+    /// that may come thousands of times a second, and its four members need
+    /// no parser (nor a `Deserialize` copy for `Value`s in the wasm module).
+    pub(crate) fn from_params(params: Value) -> Result<Progress, String> {
+        let Value::Object(mut params) = params else {
+            return Err("the params are not an object".into());
+        };
+        let number = |value: Option<&Value>, name: &str| match value {
+            None | Some(Value::Null) => Ok(None),
+            Some(value) => value.as_f64().map(Some).ok_or_else(|| format!("`{name}` is not a number")),
+        };
+        let progress_token = params.remove("progressToken").ok_or("missing field `progressToken`")?;
+        let progress = number(params.get("progress"), "progress")?.ok_or("missing field `progress`")?;
+        let total = number(params.get("total"), "total")?;
+        let message = match params.remove("message") {
+            None | Some(Value::Null) => None,
+            Some(Value::String(message)) => Some(message),
+            Some(_) => return Err("`message` is not a string".into()),
+        };
+        Ok(Progress { progress_token, progress, total, message })
+    }
+}
+
 /// The params of `notifications/message` (a server log line).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct LoggingMessage {
