@@ -287,6 +287,8 @@ fn named_wasm() -> Res<PathBuf> {
         &format!("profile.{NAMED_PROFILE}.debug=false"),
         "--profile",
         NAMED_PROFILE,
+        "--features",
+        crate::package::PACKAGE_FEATURES,
     ]))?;
     let target = std::env::var_os("CARGO_TARGET_DIR").map(PathBuf::from).unwrap_or_else(|| root().join("target"));
     let built = target.join(WASM_TARGET).join(NAMED_PROFILE).join("mcp_edge.wasm");
