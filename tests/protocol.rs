@@ -182,4 +182,39 @@ tests! {
         let back = serde_json::to_value(&result).unwrap_or_default();
         assert_eq!(back["content"][3], json!({"type": "hologram", "data": 1}));
     }
+
+    fn messages_without_a_result_read_as_a_map_would() {
+        // The codec reads these members straight into a struct; what a map
+        // of the message gave must hold: null is a value, the last of a
+        // repeated member wins, unknown members are skipped, and a "result"
+        // spelled with escapes is still a result.
+        let Err(DecodeError::Invalid(why)) = decode_one(r#"{"jsonrpc":"2.0","method":"m","params":null}"#) else {
+            panic!("null params are not an object or an array")
+        };
+        assert!(why.contains("\"params\" of m"), "{why}");
+        let Err(DecodeError::Invalid(why)) = decode_one(r#"{"jsonrpc":null,"method":"m"}"#) else {
+            panic!("a null jsonrpc is refused")
+        };
+        assert!(why.contains("found null"), "{why}");
+        let Message::Notification(n) = one(r#"{"jsonrpc":"2.0","method":"a","method":"b","extra":[1,{"x":2}]}"#) else {
+            panic!("a notification")
+        };
+        assert_eq!(n.method, "b");
+        let Message::Notification(n) = one("\u{feff}{\"jsonrpc\":\"2.0\",\"method\":\"m\",\"id\":null,\"params\":{\"a\":1}}") else {
+            panic!("a notification (a null id is none)")
+        };
+        assert_eq!(n.params, Some(json!({"a": 1})));
+        let Message::Request(r) = one(r#"{"params":[1],"id":"7","method":"m","jsonrpc":"2.0"}"#) else {
+            panic!("a request")
+        };
+        assert_eq!((r.id, r.params), (RequestId::from("7"), Some(json!([1]))));
+        let Message::Response(response) = one(r#"{"jsonrpc":"2.0","id":3,"res\u0075lt":{"x":1}}"#) else {
+            panic!("an escaped result is a result")
+        };
+        assert_eq!(response.outcome.map(|r| r.to_value().ok()), Ok(Some(json!({"x": 1}))));
+        let Err(DecodeError::Invalid(why)) = decode_one(r#"{"jsonrpc":"2.0","method":7}"#) else {
+            panic!("a method that is not a string is refused")
+        };
+        assert!(why.contains("must be a string"), "{why}");
+    }
 }

@@ -62,9 +62,10 @@ where
 {
     let handler = Arc::new(handler);
     Arc::new(move |params: Option<Value>, context: RequestContext| {
-        let decoded = crate::protocol::raw::from_value::<P>(&params.unwrap_or(Value::Object(Default::default()))).map_err(|e| {
-            ErrorObject::new(codes::INVALID_PARAMS, format!("invalid params for {}: {e}", context.method))
-        });
+        let decoded = crate::protocol::raw::from_value::<P>(&params.unwrap_or(Value::Object(Default::default())))
+            .map_err(|e| {
+                ErrorObject::new(codes::INVALID_PARAMS, format!("invalid params for {}: {e}", context.method))
+            });
         let handler = handler.clone();
         async move {
             let params = decoded?;

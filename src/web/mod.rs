@@ -235,9 +235,10 @@ impl McpClient {
         #[wasm_bindgen(unchecked_param_type = "Verdicts")] verdicts: JsValue,
     ) -> Result<(), JsValue> {
         let value = from_js(&verdicts, "verdicts").map_err(JsValue::from)?.unwrap_or(Value::Null);
-        let verdicts = crate::protocol::raw::from_value::<crate::client::negotiate::persist::Verdicts>(&value).map_err(|e| {
-            JsValue::from(WebError::Type(format!("verdicts is not McpClient.exportVerdicts()'s object: {e}")))
-        })?;
+        let verdicts = crate::protocol::raw::from_value::<crate::client::negotiate::persist::Verdicts>(&value)
+            .map_err(|e| {
+                JsValue::from(WebError::Type(format!("verdicts is not McpClient.exportVerdicts()'s object: {e}")))
+            })?;
         crate::client::negotiate::persist::import(&verdicts);
         Ok(())
     }

@@ -186,12 +186,13 @@ impl<H: HttpClient> OAuthProvider<H> {
             #[serde(default)]
             client_secret_expires_at: Option<u64>,
         }
-        let registered: Registered = crate::protocol::raw::from_slice(&answer.body).map_err(|e| AuthError::Registration {
-            endpoint: endpoint.to_owned(),
-            status: answer.status,
-            error: None,
-            description: Some(format!("the answer is not a client registration: {e}")),
-        })?;
+        let registered: Registered =
+            crate::protocol::raw::from_slice(&answer.body).map_err(|e| AuthError::Registration {
+                endpoint: endpoint.to_owned(),
+                status: answer.status,
+                error: None,
+                description: Some(format!("the answer is not a client registration: {e}")),
+            })?;
         if registered.client_id.is_empty() {
             return Err(AuthError::Registration {
                 endpoint: endpoint.to_owned(),

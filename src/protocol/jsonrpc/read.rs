@@ -1,0 +1,271 @@
+//! Reading messages: one payload (a message or a batch) into [`Message`]s,
+//! with a typed error for whatever a peer sends that is not one.
+
+use std::fmt;
+
+use serde::Deserialize;
+use serde::de::{self, Deserializer};
+use serde_json::{Map, Value};
+
+use super::{DecodeError, ErrorObject, Message, Notification, Request, RequestId, Response};
+use crate::protocol::raw::{self, RawResult};
+
+/// Decodes one payload: a single message, or a batch of them.
+///
+/// The outer `Result` fails when the payload is not JSON; inside a batch each
+/// element succeeds or fails on its own, so one bad element does not lose the
+/// others.
+pub fn decode(payload: &str) -> Result<Vec<Result<Message, DecodeError>>, DecodeError> {
+    let payload = payload.strip_prefix('\u{feff}').unwrap_or(payload);
+    if payload.trim_start().starts_with('[') {
+        let Some(items) = raw::elements(payload) else { return Err(syntax_error(payload)) };
+        if items.is_empty() {
+            return Err(DecodeError::EmptyBatch);
+        }
+        return Ok(items.into_iter().map(decode_text).collect());
+    }
+    match decode_text(payload) {
+        Err(error @ DecodeError::NotJson(_)) => Err(error),
+        one => Ok(vec![one]),
+    }
+}
+
+/// Decodes a payload that must hold exactly one message (no batch).
+pub fn decode_one(payload: &str) -> Result<Message, DecodeError> {
+    decode_text(payload.strip_prefix('\u{feff}').unwrap_or(payload))
+}
+
+/// Decodes the text of one message (not a batch).
+fn decode_text(payload: &str) -> Result<Message, DecodeError> {
+    if !payload.trim_start().starts_with('{') {
+        // Not an object: say whether it is JSON at all.
+        parse(payload)?;
+        return Err(DecodeError::Invalid("a message must be a JSON object".into()));
+    }
+    if !payload.contains(r#""result""#) {
+        // No result to keep as text (a notification, a request, an error;
+        // a "result" key spelled with escapes is still found): the members
+        // read straight into `Parts`. A `Value` map of the message would
+        // hash each key on the way in and again on the way out, and a
+        // progress flood is thousands of these a second.
+        let text = payload.strip_prefix('\u{feff}').unwrap_or(payload);
+        if let Ok(mut parts) = serde_json::from_str::<Parts>(text) {
+            let result = parts.result.take().map(RawResult::from);
+            return classify(parts, result);
+        }
+        // Not readable so (a member given twice, or not JSON): the `Value`
+        // route says precisely why, or takes the last of a repeated member.
+        let Value::Object(mut object) = parse(payload)? else {
+            return Err(DecodeError::Invalid("a message must be a JSON object".into()));
+        };
+        let result = object.remove("result").map(RawResult::from);
+        return classify(Parts::from_map(object), result);
+    }
+    // The members stay text; all but `result` are small and parsed here.
+    let Some(members) = raw::members(payload) else { return Err(syntax_error(payload)) };
+    let result = raw::member_text(&members, "result");
+    if result.is_some_and(raw::too_deep) {
+        return Err(DecodeError::NotJson(format!(
+            "recursion limit exceeded: the result nests deeper than {} levels",
+            raw::MAX_DEPTH
+        )));
+    }
+    let result = result.map(RawResult::from_checked);
+    let parts = Parts {
+        jsonrpc: raw::member(&members, "jsonrpc"),
+        id: raw::member(&members, "id"),
+        method: raw::member(&members, "method"),
+        params: raw::member(&members, "params"),
+        error: raw::member(&members, "error"),
+        result: None,
+    };
+    classify(parts, result)
+}
+
+/// The members of a message the codec reads, each as the server gave it:
+/// `None` when absent, `Some(Value::Null)` for an explicit `null` (as in a
+/// map of the message). Others are skipped; a member given twice is an
+/// error here, and the caller reads the message as a map instead (where
+/// the last one counts). Read by hand, not derived: a derived impl also
+/// reads arrays and wraps each member's reader (measured: 1 KB more gzip
+/// of wasm than this).
+#[derive(Default)]
+struct Parts {
+    jsonrpc: Option<Value>,
+    id: Option<Value>,
+    method: Option<Value>,
+    params: Option<Value>,
+    error: Option<Value>,
+    result: Option<Value>,
+}
+
+impl<'de> Deserialize<'de> for Parts {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Members;
+        impl<'de> de::Visitor<'de> for Members {
+            type Value = Parts;
+
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a JSON-RPC message")
+            }
+
+            fn visit_map<A: de::MapAccess<'de>>(self, mut map: A) -> Result<Parts, A::Error> {
+                let mut parts = Parts::default();
+                while let Some(key) = map.next_key::<Key>()? {
+                    let slot = match key {
+                        Key::Jsonrpc => &mut parts.jsonrpc,
+                        Key::Id => &mut parts.id,
+                        Key::Method => &mut parts.method,
+                        Key::Params => &mut parts.params,
+                        Key::Error => &mut parts.error,
+                        Key::Result => &mut parts.result,
+                        Key::Other => {
+                            map.next_value::<de::IgnoredAny>()?;
+                            continue;
+                        }
+                    };
+                    if slot.replace(map.next_value()?).is_some() {
+                        return Err(de::Error::custom("a member given twice"));
+                    }
+                }
+                Ok(parts)
+            }
+        }
+        deserializer.deserialize_map(Members)
+    }
+}
+
+/// A member's name, as far as the codec cares.
+enum Key {
+    Jsonrpc,
+    Id,
+    Method,
+    Params,
+    Error,
+    Result,
+    Other,
+}
+
+impl<'de> Deserialize<'de> for Key {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Name;
+        impl de::Visitor<'_> for Name {
+            type Value = Key;
+
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a member name")
+            }
+
+            fn visit_str<E: de::Error>(self, name: &str) -> Result<Key, E> {
+                Ok(match name {
+                    "jsonrpc" => Key::Jsonrpc,
+                    "id" => Key::Id,
+                    "method" => Key::Method,
+                    "params" => Key::Params,
+                    "error" => Key::Error,
+                    "result" => Key::Result,
+                    _ => Key::Other,
+                })
+            }
+        }
+        deserializer.deserialize_str(Name)
+    }
+}
+
+impl Parts {
+    /// The members of a message read as a map (`result` left to the caller).
+    fn from_map(mut object: Map<String, Value>) -> Self {
+        Parts {
+            jsonrpc: object.remove("jsonrpc"),
+            id: object.remove("id"),
+            method: object.remove("method"),
+            params: object.remove("params"),
+            error: object.remove("error"),
+            result: None,
+        }
+    }
+}
+
+/// Parses a payload as JSON. A leading byte order mark is skipped, as
+/// browsers do for a JSON body (so native and web agree).
+fn parse(payload: &str) -> Result<Value, DecodeError> {
+    let payload = payload.strip_prefix('\u{feff}').unwrap_or(payload);
+    serde_json::from_str(payload).map_err(|error| not_json(payload, &error))
+}
+
+/// Why `payload`, which the span reader refused, is not JSON: serde_json's
+/// own words and position.
+fn syntax_error(payload: &str) -> DecodeError {
+    match serde_json::from_str::<serde::de::IgnoredAny>(payload) {
+        Err(error) => not_json(payload, &error),
+        // Cannot happen (both are serde_json's parser); said plainly if it does.
+        Ok(_) => DecodeError::NotJson("the payload cannot be read".into()),
+    }
+}
+
+/// A syntax error, naming what JSON-RPC peers are known to send instead of
+/// JSON (`NaN`, `Infinity`).
+fn not_json(payload: &str, error: &serde_json::Error) -> DecodeError {
+    let at = offset(payload, error.line(), error.column());
+    let rest = payload.get(at.saturating_sub(1)..).unwrap_or_default().trim_start_matches(['-', '+']);
+    match ["NaN", "Infinity"].into_iter().find(|word| rest.starts_with(word)) {
+        Some(word) => DecodeError::NotJson(format!("{error} ({word} is not a JSON number)")),
+        None => DecodeError::NotJson(error.to_string()),
+    }
+}
+
+/// The byte offset of a 1-based line and column (serde_json's positions).
+fn offset(text: &str, line: usize, column: usize) -> usize {
+    let start: usize = text.split_inclusive('\n').take(line.saturating_sub(1)).map(str::len).sum();
+    (start + column).min(text.len())
+}
+
+/// Classifies a message's members (all but `result`, given apart).
+fn classify(parts: Parts, result: Option<RawResult>) -> Result<Message, DecodeError> {
+    match &parts.jsonrpc {
+        Some(Value::String(v)) if v == "2.0" => {}
+        Some(other) => return Err(DecodeError::Invalid(format!("\"jsonrpc\" must be \"2.0\", found {other}"))),
+        None => return Err(DecodeError::Invalid("missing \"jsonrpc\": \"2.0\"".into())),
+    }
+    let id = match parts.id {
+        None | Some(Value::Null) => None,
+        Some(raw) => Some(
+            RequestId::from_value(&raw)
+                .ok_or_else(|| DecodeError::Invalid(format!("an id must be a string or an integer, found {raw}")))?,
+        ),
+    };
+    let params = parts.params;
+    if let Some(method) = parts.method {
+        let Value::String(method) = method else {
+            return Err(DecodeError::Invalid("\"method\" must be a string".into()));
+        };
+        if let Some(p) = &params
+            && !(p.is_object() || p.is_array())
+        {
+            return Err(DecodeError::Invalid(format!("\"params\" of {method} must be an object or an array")));
+        }
+        return Ok(match id {
+            Some(id) => Message::Request(Request { id, method, params }),
+            None => Message::Notification(Notification { method, params }),
+        });
+    }
+    match (result, parts.error) {
+        (Some(_), Some(_)) => Err(DecodeError::Invalid("a response has both \"result\" and \"error\"".into())),
+        (Some(result), None) => {
+            let id = id.ok_or_else(|| DecodeError::Invalid("a result response has no id".into()))?;
+            Ok(Message::Response(Response { id: Some(id), outcome: Ok(result) }))
+        }
+        (None, Some(error)) => {
+            // A malformed error still carries the server's words: keep them.
+            let said = error.get("message").and_then(Value::as_str).map(|m| m.chars().take(300).collect::<String>());
+            let error: ErrorObject = raw::from_value(&error).map_err(|e| {
+                DecodeError::Invalid(match &said {
+                    Some(message) => format!("malformed error object ({e}); the server said: {message}"),
+                    None => format!("malformed error object: {e}"),
+                })
+            })?;
+            Ok(Message::Response(Response { id, outcome: Err(error) }))
+        }
+        (None, None) => Err(DecodeError::Invalid("neither a request, a notification nor a response".into())),
+    }
+}
