@@ -13,6 +13,36 @@ use crate::protocol::types::{ElicitAction, ElicitParams, ElicitResult, JsonObjec
 use crate::protocol::{ErrorObject, Notification, RequestId, codes};
 use crate::runtime::{BoxFuture, MaybeSend, MaybeSync, boxed};
 
+/// The request handlers by method: a list, as a client has a handful (a
+/// `HashMap` costs kilobytes of wasm code per type it holds).
+#[derive(Clone, Default)]
+pub(crate) struct Handlers(Vec<(String, Arc<dyn RequestHandler>)>);
+
+impl Handlers {
+    /// Sets the handler of `method`, replacing one set before.
+    pub(crate) fn insert(&mut self, method: String, handler: Arc<dyn RequestHandler>) {
+        self.0.retain(|(m, _)| *m != method);
+        self.0.push((method, handler));
+    }
+
+    /// The handler of `method`.
+    pub(crate) fn get(&self, method: &str) -> Option<&Arc<dyn RequestHandler>> {
+        self.0.iter().find(|(m, _)| m == method).map(|(_, handler)| handler)
+    }
+
+    pub(crate) fn contains_key(&self, method: &str) -> bool {
+        self.get(method).is_some()
+    }
+
+    pub(crate) fn keys(&self) -> impl Iterator<Item = &String> {
+        self.0.iter().map(|(m, _)| m)
+    }
+
+    pub(crate) fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
 /// What a handler is told about the request it answers.
 #[derive(Debug, Clone)]
 pub struct RequestContext {

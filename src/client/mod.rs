@@ -95,7 +95,7 @@ struct Inner {
     subscribed: Mutex<Vec<(String, usize)>>,
     /// Stateless era: the stop signals of the listens that stand for
     /// `resources/subscribe` (dropped with the client, which ends them).
-    kept_listens: Mutex<std::collections::HashMap<String, oneshot::Sender<()>>>,
+    kept_listens: Mutex<Vec<(String, oneshot::Sender<()>)>>,
     /// The transport's session, for [`Client::snapshot`].
     session_view: Option<Arc<dyn SessionView>>,
     /// The `outputSchema` of every tool listed so far, by name.
@@ -143,7 +143,7 @@ impl Client {
             restarts: AtomicU64::new(0),
             stateless,
             subscribed: Mutex::new(Vec::new()),
-            kept_listens: Mutex::new(std::collections::HashMap::new()),
+            kept_listens: Mutex::new(Vec::new()),
             session_view,
             output_schemas: Mutex::new(std::collections::HashMap::new()),
         };

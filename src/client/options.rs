@@ -1,6 +1,5 @@
 //! How a client is configured, and how one request is.
 
-use std::collections::HashMap;
 use std::fmt;
 use std::future::Future;
 use std::sync::Arc;
@@ -8,7 +7,7 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use super::handlers::{self, NotificationListener, RequestContext, RequestHandler};
+use super::handlers::{self, Handlers, NotificationListener, RequestContext, RequestHandler};
 use crate::protocol::types::{
     CreateMessageParams, CreateMessageResult, ElicitParams, ElicitResult, Implementation, JsonObject, Progress, Root,
 };
@@ -129,7 +128,7 @@ pub struct ClientOptions {
     /// The authorization in use: request timeouts leave out the time it
     /// spends waiting for a person to sign in.
     pub(crate) interaction: Option<Arc<dyn crate::auth::AuthProvider>>,
-    pub(crate) handlers: HashMap<String, Arc<dyn RequestHandler>>,
+    pub(crate) handlers: Handlers,
     pub(crate) roots_list_changed: bool,
     pub(crate) notification_listeners: Vec<NotificationListener>,
     pub(crate) event_listeners: Vec<EventListener>,
@@ -168,7 +167,7 @@ impl Default for ClientOptions {
             task_timeout: std::time::Duration::from_secs(10 * 60),
             era_cache_key: None,
             interaction: None,
-            handlers: HashMap::new(),
+            handlers: Handlers::default(),
             roots_list_changed: false,
             notification_listeners: Vec::new(),
             event_listeners: Vec::new(),

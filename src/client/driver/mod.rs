@@ -23,7 +23,7 @@ use futures::stream::FuturesUnordered;
 use serde_json::{Value, json};
 
 use super::error::Error;
-use super::handlers::{NotificationListener, RequestHandler};
+use super::handlers::{Handlers, NotificationListener};
 use crate::protocol::stateless::ListenFilter;
 use crate::protocol::types::Progress;
 use crate::protocol::{Message, Notification, ProtocolVersion, RawResult, Request, RequestId, Response, methods};
@@ -108,7 +108,7 @@ pub(crate) struct SessionLoop<T: Transport> {
     handler_aborts: HashMap<RequestId, AbortHandle>,
     /// Ends the transport exchange of a request we stopped waiting for.
     send_aborts: HashMap<RequestId, AbortHandle>,
-    handlers: Arc<HashMap<String, Arc<dyn RequestHandler>>>,
+    handlers: Arc<Handlers>,
     listeners: Vec<NotificationListener>,
     watches: HashMap<RequestId, Watch>,
     /// Set once the transport is gone; later commands fail with it.
@@ -132,7 +132,7 @@ impl<T: Transport> SessionLoop<T> {
     pub(crate) fn new(
         transport: T,
         commands: mpsc::UnboundedReceiver<Command>,
-        handlers: Arc<HashMap<String, Arc<dyn RequestHandler>>>,
+        handlers: Arc<Handlers>,
         listeners: Vec<NotificationListener>,
         stream_wanted: bool,
     ) -> Self {

@@ -39,19 +39,23 @@ impl Client {
         let weak = Arc::downgrade(&self.inner);
         crate::runtime::spawn(keep_listening(weak, uri.clone(), subscription, stopped))?;
         // A second subscribe replaces the first (whose stop signal drops here).
-        self.kept_listens().insert(uri, stop);
+        let mut kept = self.kept_listens();
+        kept.retain(|(kept_uri, _)| *kept_uri != uri);
+        kept.push((uri, stop));
         Ok(())
     }
 
     /// Ends the kept listen of `uri`, if any.
     pub(crate) fn end_resource_listen(&self, uri: &str) {
-        if let Some(stop) = self.kept_listens().remove(uri) {
+        let mut kept = self.kept_listens();
+        if let Some(at) = kept.iter().position(|(kept_uri, _)| kept_uri == uri) {
+            let (_, stop) = kept.swap_remove(at);
             let _ = stop.send(());
         }
     }
 
-    fn kept_listens(&self) -> std::sync::MutexGuard<'_, std::collections::HashMap<String, oneshot::Sender<()>>> {
-        // A plain map: a poisoned lock is still usable.
+    fn kept_listens(&self) -> std::sync::MutexGuard<'_, Vec<(String, oneshot::Sender<()>)>> {
+        // A plain list: a poisoned lock is still usable.
         self.inner.kept_listens.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 }
