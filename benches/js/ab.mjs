@@ -11,11 +11,12 @@
 // moves more, so this measures the process's own CPU time (the server runs
 // in another process) in batches, rotating bare / A / B within each round.
 //
-// Which package a process imports first moved its figure by tens of
-// microseconds in some runs, so each run is a child process of its own,
-// the runs alternate which package comes first, and the report gives both
-// positions and their mean. Two copies of one package compared this way
-// differed by 6 µs over six runs: read smaller differences as none.
+// Which package a process imports first moves its figure by 50-90 µs in
+// some runs, so each run is a child process of its own, the runs alternate
+// which package comes first, and the report gives both positions and their
+// mean. Over 8 runs two builds of the same code still came out up to 49 µs
+// apart; 10-12 runs brought copies of one package within 4-6 µs. Use 12
+// runs or more and read differences under about 25 µs as none.
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
@@ -31,7 +32,7 @@ if (process.env.AB_CHILD) {
 }
 
 function parent() {
-  const runs = +(process.argv[5] ?? 4);
+  const runs = +(process.argv[5] ?? 12);
   const rest = process.argv.slice(6);
   const seen = { A: { first: [], second: [] }, B: { first: [], second: [] } };
   for (let i = 0; i < runs; i++) {
