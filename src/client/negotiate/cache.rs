@@ -43,7 +43,7 @@ impl<V: Verdict> VerdictCache<V> {
     }
 
     fn entries(&self) -> std::sync::MutexGuard<'_, Vec<(String, V, f64)>> {
-        // A map of plain values: a poisoned lock is still usable.
+        // A list of plain values: a poisoned lock is still usable.
         self.entries.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
@@ -53,7 +53,7 @@ impl<V: Verdict> VerdictCache<V> {
         let mut entries = self.entries();
         let at = entries.iter().position(|(k, _, _)| k == key)?;
         let (_, verdict, reached) = entries[at];
-        if verdict.expires() && now - reached > VERDICT_MAX_AGE.as_secs_f64() * 1000.0 {
+        if stale(verdict, reached, now) {
             entries.swap_remove(at);
             return None;
         }
@@ -78,7 +78,7 @@ impl<V: Verdict> VerdictCache<V> {
     pub(crate) fn trusted(&self) -> Vec<(String, V, f64)> {
         let now = crate::runtime::now_millis();
         let mut entries = self.entries();
-        entries.retain(|(_, verdict, at)| !verdict.expires() || now - at <= VERDICT_MAX_AGE.as_secs_f64() * 1000.0);
+        entries.retain(|(_, verdict, at)| !stale(*verdict, *at, now));
         entries.clone()
     }
 
@@ -86,6 +86,11 @@ impl<V: Verdict> VerdictCache<V> {
     pub(crate) fn forget(&self, key: &str) {
         self.entries().retain(|(k, _, _)| k != key);
     }
+}
+
+/// Whether a verdict reached at `at` is no longer trusted at `now`.
+fn stale<V: Verdict>(verdict: V, at: f64, now: f64) -> bool {
+    verdict.expires() && now - at > VERDICT_MAX_AGE.as_secs_f64() * 1000.0
 }
 
 #[cfg(test)]
