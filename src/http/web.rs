@@ -253,16 +253,21 @@ impl HttpClient for FetchHttp {
             let controller = AbortController::new().ok();
             let init = request_init(&request, credentials, controller.as_ref())?;
             let mut guard = AbortOnDrop { controller, finished: false };
-            let method = request.method;
+            // The headers and body are in `init` now; only the method and
+            // URL are needed while the exchange runs (for redirects and
+            // error text), and every call in flight holds this future.
+            let HttpRequest { method, url: request_url, headers, body } = request;
+            drop((headers, body));
             // Outside a browser (Node, Deno, workerd) a "manual" redirect is
             // the server's own 3xx with its Location: a 307/308 within the
             // origin is followed here, as natively; another origin refused.
-            let mut url = request.url.clone();
+            let mut redirected: Option<String> = None;
             let mut hops = 0;
             let response: Response = loop {
-                let answered = JsFuture::from(global_fetch(&url, &init))
+                let url = redirected.as_deref().unwrap_or(&request_url);
+                let answered = JsFuture::from(global_fetch(url, &init))
                     .await
-                    .map_err(|e| network_failure(method.as_str(), &request.url, &e))?;
+                    .map_err(|e| network_failure(method.as_str(), &request_url, &e))?;
                 let response: Response = answered
                     .dyn_into()
                     .map_err(|_| HttpError::Network("fetch resolved to something that is not a Response".into()))?;
@@ -273,19 +278,19 @@ impl HttpClient for FetchHttp {
                 let Some(location) = response.headers().get("location").ok().flatten() else {
                     break response;
                 };
-                let next = super::url::Url::parse(&url).and_then(|base| base.join(&location)).map_err(|reason| {
+                let next = super::url::Url::parse(url).and_then(|base| base.join(&location)).map_err(|reason| {
                     HttpError::Network(
                         format!("{} {}: a redirect to {location:?}: {reason}", method.as_str(), url).into(),
                     )
                 })?;
                 let next = next.to_string();
-                if !same_origin(&request.url, &next) {
+                if !same_origin(&request_url, &next) {
                     return Err(HttpError::Network(
                         format!(
                             "{} {}: the server redirected to {next}, another origin: refused, so the session id, \
                              credentials and headers are used only with the server's own origin",
                             method.as_str(),
-                            request.url,
+                            request_url,
                         )
                         .into(),
                     ));
@@ -293,10 +298,10 @@ impl HttpClient for FetchHttp {
                 hops += 1;
                 if hops > MAX_REDIRECTS {
                     return Err(HttpError::Network(
-                        format!("{} {}: more than {MAX_REDIRECTS} redirects", method.as_str(), request.url).into(),
+                        format!("{} {}: more than {MAX_REDIRECTS} redirects", method.as_str(), request_url).into(),
                     ));
                 }
-                url = next;
+                redirected = Some(next);
             };
             if response.type_() == ResponseType::Opaqueredirect {
                 return Err(HttpError::Network(
@@ -305,7 +310,7 @@ impl HttpClient for FetchHttp {
                          carries a session id, credentials or custom headers (a browser does not show where it \
                          leads): use the URL it redirects to",
                         method.as_str(),
-                        request.url
+                        request_url
                     )
                     .into(),
                 ));
@@ -313,13 +318,13 @@ impl HttpClient for FetchHttp {
             // `fetch` follows redirects itself; a response that came from
             // another origin is refused, as natively (see `NativeHttp`): its
             // server was not the one the request was meant for.
-            if response.redirected() && !same_origin(&request.url, &response.url()) {
+            if response.redirected() && !same_origin(&request_url, &response.url()) {
                 return Err(HttpError::Network(
                     format!(
                         "{} {}: the server redirected to {}, another origin: refused, so the session id, \
                      credentials and headers are used only with the server's own origin",
                         method.as_str(),
-                        request.url,
+                        request_url,
                         response.url()
                     )
                     .into(),

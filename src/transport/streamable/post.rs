@@ -25,6 +25,9 @@ impl<H: HttpClient> Shared<H> {
             return Err(TransportError::SessionExpired);
         }
         let body = message.to_json();
+        // Only its text goes out: every call in flight holds this future,
+        // so the params tree is freed now, not when the reply came.
+        drop(message);
         let this = &*self;
         let (response, carried_session) = authorize::send(
             this,
