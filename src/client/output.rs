@@ -13,7 +13,7 @@ use serde_json::Value;
 use super::Error;
 use crate::protocol::RawResult;
 use crate::protocol::methods::{TOOLS_CALL, TOOLS_LIST};
-use crate::protocol::raw::{elements, member, member_text, members};
+use crate::protocol::raw::{elements, member, member_text, members, mentions};
 use crate::protocol::schema::{self, SchemaError};
 
 /// Remembers the output schemas a `tools/list` page names, and checks a
@@ -31,7 +31,7 @@ pub(crate) fn check(
             // only be spelled otherwise with a \u escape): the page need
             // not be read. Most servers declare no output schemas.
             let text = result.text();
-            if schemas.is_empty() && !text.contains("outputSchema") && !text.contains("\\u") {
+            if schemas.is_empty() && !mentions(text, "outputSchema", 6) && !mentions(text, "\\u", 0) {
                 return Ok(());
             }
             // A page of another shape names no schema; the JS face and the

@@ -133,16 +133,28 @@ async fn list_all(client: &Client, method: &str, key: &str, options: &CallOption
         let page = object_result(method, client.request_raw(method, params, options.engine()).await?)?;
         // The page was checked to be a JSON object.
         let members = raw::members(page.text()).unwrap_or_default();
-        if let Some(listed) = raw::member_text(&members, key) {
-            let listed = raw::elements(listed).ok_or_else(|| invalid(format!("`{key}` is not an array")))?;
-            for item in listed {
-                if items.len() > 1 {
-                    items.push(',');
-                }
-                items.push_str(item);
+        let listed = raw::member_text(&members, key);
+        let next = raw::member(&members, "nextCursor");
+        let last = matches!(next, None | Some(Value::Null));
+        match listed {
+            // One page: its array is the answer as it is (the text was
+            // checked to be JSON, so a `[` starts an array), not split into
+            // items and joined again (a 10,000-tool page is a megabyte).
+            Some(listed) if last && items.len() == 1 && listed.trim_start().starts_with('[') => {
+                return Ok(listed.to_owned());
             }
+            Some(listed) => {
+                let listed = raw::elements(listed).ok_or_else(|| invalid(format!("`{key}` is not an array")))?;
+                for item in listed {
+                    if items.len() > 1 {
+                        items.push(',');
+                    }
+                    items.push_str(item);
+                }
+            }
+            None => {}
         }
-        match raw::member(&members, "nextCursor") {
+        match next {
             None | Some(Value::Null) => {
                 items.push(']');
                 return Ok(items);
