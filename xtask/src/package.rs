@@ -150,11 +150,13 @@ pub fn build_unpacked(toolchain: Toolchain, name: &str) -> Res<PathBuf> {
         fs::remove_dir_all(&dir).map_err(|e| format!("cannot remove {}: {e}", dir.display()))?;
     }
     wasm_pack(toolchain, STEM, None, &dir)?;
+    shrink(&dir.join(format!("{STEM}_bg.wasm")))?;
     // The lite build goes to a directory of its own (wasm-pack writes more
     // than the three files taken from it).
     let lite = npm.join(format!("{name}-lite"));
     let _ = fs::remove_dir_all(&lite);
     wasm_pack(toolchain, LITE_STEM, Some(LITE_FEATURES), &lite)?;
+    shrink(&lite.join(format!("{LITE_STEM}_bg.wasm")))?;
     for suffix in [".js", ".d.ts", "_bg.wasm", "_bg.wasm.d.ts"] {
         let file = format!("{LITE_STEM}{suffix}");
         fs::rename(lite.join(&file), dir.join(&file)).map_err(|e| format!("cannot move {file}: {e}"))?;
@@ -188,10 +190,9 @@ pub fn build_unpacked(toolchain: Toolchain, name: &str) -> Res<PathBuf> {
 /// `--no-default-features --features <features>`.
 fn wasm_pack(toolchain: Toolchain, stem: &str, features: Option<&str>, out: &Path) -> Res {
     // `--no-pack`: the package.json, README and entries are ours (below).
-    // `--no-opt`: no wasm-opt. wasm-pack would download one, and the pinned
-    // binaryen's passes (-Oz, -Oz --converge, --gufa -Oz, -Os) all made the
-    // gzip and brotli bigger than rustc's opt-level "z" output
-    // (docs/size.md). `--mode no-install`: use the wasm-bindgen-cli setup
+    // `--no-opt`: wasm-pack would download a wasm-opt and run its `-O`
+    // presets; `shrink` runs the pinned one with passes chosen for the
+    // compressed size. `--mode no-install`: use the wasm-bindgen-cli setup
     // installed (on PATH, the Cargo.lock version), never download one.
     let mut c = cmd("wasm-pack");
     c.args(["build", "--target", "web", "--release", "--no-pack", "--no-opt", "--mode", "no-install"])
@@ -227,6 +228,48 @@ fn wasm_pack(toolchain: Toolchain, stem: &str, features: Option<&str>, out: &Pat
             c.args(["--config", setting]);
         }
     }
+    run_echo(&mut c)
+}
+
+/// wasm-opt from the npm package `binaryen` pinned in tests/npm.
+const WASM_OPT: &str = "tests/npm/node_modules/binaryen/bin/wasm-opt";
+/// The features rustc enables for wasm32-unknown-unknown. The release
+/// profile strips the `target_features` section wasm-opt would read them
+/// from, so they are named here.
+const WASM_FEATURES: &[&str] = &[
+    "--enable-bulk-memory",
+    "--enable-nontrapping-float-to-int",
+    "--enable-sign-ext",
+    "--enable-mutable-globals",
+    "--enable-multivalue",
+    "--enable-reference-types",
+];
+/// binaryen passes that make the wasm smaller *compressed*, run twice. Its
+/// size presets (`-Oz`, `-Os`, `--converge`, `--gufa`) shrink the bytes but
+/// grow the gzip and brotli (they inline and merge similar functions,
+/// undoing the repetition deflate feeds on); these were chosen one at a time
+/// by what each took off the gzip of the nightly full wasm (docs/size.md):
+/// together -5.9 KB gzip on either entry, in seconds.
+const SHRINK_PASSES: &[&str] = &[
+    "--duplicate-function-elimination",
+    "--remove-unused-module-elements",
+    "--reorder-locals",
+    "--dae-optimizing",
+    "--optimize-instructions",
+    "--remove-unused-brs",
+    "--code-folding",
+    "--precompute",
+    "--merge-blocks",
+    "--rse",
+    "--remove-unused-names",
+    "--simplify-locals-nostructure",
+    "--vacuum",
+];
+
+/// Runs `SHRINK_PASSES` (twice) over wasm-bindgen's output, in place.
+fn shrink(wasm: &Path) -> Res {
+    let mut c = cmd(root().join(WASM_OPT));
+    c.args(WASM_FEATURES).args(SHRINK_PASSES).args(SHRINK_PASSES).arg(wasm).arg("-o").arg(wasm);
     run_echo(&mut c)
 }
 
