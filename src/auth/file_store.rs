@@ -50,7 +50,7 @@ impl FileTokenStore {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
             Err(e) => return Err(AuthError::Store(format!("cannot read {}: {e}", path.display()))),
         };
-        match serde_json::from_str(&text) {
+        match crate::protocol::objects::from_str(&text) {
             Ok(record) => Ok(Some(record)),
             Err(e) => {
                 // A damaged file is not fatal: the flow starts over and replaces it.

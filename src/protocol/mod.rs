@@ -6,6 +6,7 @@
 
 pub(crate) mod jsonrpc;
 pub mod methods;
+pub(crate) mod objects;
 pub(crate) mod raw;
 pub(crate) mod schema;
 pub(crate) mod stateless;

@@ -69,7 +69,7 @@ pub(crate) fn member_text<'a>(members: &Members<'a>, key: &str) -> Option<&'a st
 /// A member's value (`None` when absent; the text was checked, so only a
 /// nesting deeper than the parser allows reads as `null`).
 pub(crate) fn member(members: &Members<'_>, key: &str) -> Option<Value> {
-    member_text(members, key).map(|text| serde_json::from_str(text).unwrap_or(Value::Null))
+    member_text(members, key).map(|text| crate::protocol::objects::from_str(text).unwrap_or(Value::Null))
 }
 
 /// A `T` read from a `Value` by way of its text.
@@ -91,14 +91,14 @@ pub(crate) fn from_value<T: DeserializeOwned>(value: &Value) -> serde_json::Resu
 /// [`from_value`]).
 pub(crate) fn from_slice<T: DeserializeOwned>(bytes: &[u8]) -> serde_json::Result<T> {
     match std::str::from_utf8(bytes) {
-        Ok(text) => serde_json::from_str(text),
+        Ok(text) => crate::protocol::objects::from_str(text),
         Err(e) => Err(serde::de::Error::custom(format_args!("not UTF-8: {e}"))),
     }
 }
 
 /// [`serde_json::from_str`] with the error's position left out.
 fn from_text<T: DeserializeOwned>(text: &str) -> serde_json::Result<T> {
-    serde_json::from_str(text).map_err(|e| {
+    crate::protocol::objects::from_str(text).map_err(|e| {
         if e.line() == 0 {
             return e;
         }
@@ -226,12 +226,12 @@ impl RawResult {
 
     /// The result as a JSON value.
     pub fn to_value(&self) -> Result<Value, serde_json::Error> {
-        serde_json::from_str(self.text())
+        crate::protocol::objects::from_str(self.text())
     }
 
     /// The result read into `T`, which may name only the fields it needs.
     pub fn parse<T: DeserializeOwned>(&self) -> Result<T, serde_json::Error> {
-        serde_json::from_str(self.text())
+        crate::protocol::objects::from_str(self.text())
     }
 
     /// Whether the result is a JSON object (every MCP result is).

@@ -49,7 +49,7 @@ fn decode_text(payload: &str) -> Result<Message, DecodeError> {
         // hash each key on the way in and again on the way out, and a
         // progress flood is thousands of these a second.
         let text = payload.strip_prefix('\u{feff}').unwrap_or(payload);
-        if let Ok(mut parts) = serde_json::from_str::<Parts>(text) {
+        if let Ok(mut parts) = crate::protocol::objects::from_str::<Parts>(text) {
             let result = parts.result.take().map(RawResult::from);
             return classify(parts, result);
         }
@@ -190,13 +190,13 @@ impl Parts {
 /// browsers do for a JSON body (so native and web agree).
 fn parse(payload: &str) -> Result<Value, DecodeError> {
     let payload = payload.strip_prefix('\u{feff}').unwrap_or(payload);
-    serde_json::from_str(payload).map_err(|error| not_json(payload, &error))
+    crate::protocol::objects::from_str(payload).map_err(|error| not_json(payload, &error))
 }
 
 /// Why `payload`, which the span reader refused, is not JSON: serde_json's
 /// own words and position.
 fn syntax_error(payload: &str) -> DecodeError {
-    match serde_json::from_str::<serde::de::IgnoredAny>(payload) {
+    match crate::protocol::objects::from_str::<serde::de::IgnoredAny>(payload) {
         Err(error) => not_json(payload, &error),
         // Cannot happen (both are serde_json's parser); said plainly if it does.
         Ok(_) => DecodeError::NotJson("the payload cannot be read".into()),

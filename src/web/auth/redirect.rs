@@ -85,7 +85,7 @@ impl Pending {
         // reader type means one copy of their Deserialize code in the .wasm.
         for key in keys {
             let Ok(Some(text)) = storage.get_item(&key) else { continue };
-            let Ok(stored) = serde_json::from_str::<Stored>(&text) else {
+            let Ok(stored) = crate::protocol::objects::from_str::<Stored>(&text) else {
                 let _ = storage.remove_item(&key);
                 continue;
             };
@@ -116,7 +116,7 @@ impl Pending {
         let storage = Self::storage()?;
         let key = Self::key(&state);
         let Ok(Some(text)) = storage.get_item(&key) else { return Ok(None) };
-        let Ok(mut stored) = serde_json::from_str::<Stored>(&text) else { return Ok(None) };
+        let Ok(mut stored) = crate::protocol::objects::from_str::<Stored>(&text) else { return Ok(None) };
         stored.redirected = Some(url.to_owned());
         let server = stored.pending.server_url.clone();
         let text = serde_json::to_string(&stored)
