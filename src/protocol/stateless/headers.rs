@@ -116,7 +116,10 @@ fn walk(schema: &Value, reachable: bool, path: &mut Vec<String>, found: &mut Vec
             other => {
                 return Err(format!(
                     "x-mcp-header {name:?} is on {where_} of type {}, not integer, string or boolean",
-                    other.map_or_else(|| format!("{:?}", object.get("type")), str::to_owned)
+                    other.map_or_else(
+                        || object.get("type").map_or_else(|| "none".to_owned(), Value::to_string),
+                        str::to_owned
+                    )
                 ));
             }
         }
