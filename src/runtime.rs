@@ -71,6 +71,9 @@ mod imp {
 
     /// Runs `future` on the JS event loop.
     pub fn spawn(future: impl Future<Output = ()> + 'static) -> Result<(), SpawnError> {
+        // As a `dyn Future`: the task machinery is compiled once, not once
+        // per spawned future's type.
+        let future: BoxFuture<'static, ()> = Box::pin(future);
         wasm_bindgen_futures::spawn_local(future);
         Ok(())
     }

@@ -9,7 +9,6 @@ use futures::future::{Either, select};
 use js_sys::{Function, Promise};
 use serde_json::Value;
 use wasm_bindgen::prelude::*;
-use wasm_bindgen_futures::future_to_promise;
 
 use super::convert::{WebError, object_from_js, to_js};
 use super::handlers::notify_listener;
@@ -55,7 +54,7 @@ impl McpSubscription {
         }
         let closed = self.closed.clone();
         // Closing never rejects: how it ended is `closed`'s to tell.
-        future_to_promise(async move {
+        super::promise(async move {
             let _ = wasm_bindgen_futures::JsFuture::from(closed).await;
             Ok(JsValue::UNDEFINED)
         })
@@ -72,16 +71,17 @@ fn filter_from_js(value: &JsValue) -> Result<ListenFilter, WebError> {
 /// Opens the subscription and starts handing its notifications to `listener`.
 pub(crate) fn listen(client: Client, filter: &JsValue, listener: Function) -> Promise {
     let filter = filter_from_js(filter);
-    future_to_promise(async move {
+    super::promise(async move {
         let subscription = client.listen(filter?).await.map_err(WebError::from)?;
         let id = subscription.id().to_value();
         let granted = serde_json::to_value(subscription.granted()).unwrap_or(Value::Null);
         let (stop, stopped) = oneshot::channel();
         let (ended, end) = oneshot::channel();
-        wasm_bindgen_futures::spawn_local(pump(subscription, listener, stopped, ended));
-        let closed = future_to_promise(async move {
+        // Spawning cannot fail on wasm32 (`runtime::spawn` queues the task).
+        let _ = crate::runtime::spawn(pump(subscription, listener, stopped, ended));
+        let closed = super::promise(async move {
             match end.await {
-                Ok(Some(error)) => Err(WebError::from(error).into()),
+                Ok(Some(error)) => Err(WebError::from(error)),
                 Ok(None) | Err(_) => Ok(JsValue::UNDEFINED),
             }
         });
