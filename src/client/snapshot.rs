@@ -41,7 +41,7 @@ pub enum SnapshotEra {
 /// the object `McpClient.snapshot()` returns). Versioned by
 /// [`Snapshot::version`]; never holds a credential.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[serde(from = "Wire", into = "Wire")]
 pub struct Snapshot {
     /// [`SNAPSHOT_VERSION`] when written.
     pub version: u32,
@@ -52,22 +52,18 @@ pub struct Snapshot {
     /// The transport's short name (`streamable-http`, ...).
     pub transport: String,
     /// The session id and the server stream's last event id.
-    #[serde(flatten)]
     pub session: TransportSession,
     /// What the server said of itself: `initialize`'s answer, or the same
     /// shape made from `server/discover` (server info, capabilities,
     /// instructions).
     pub server: InitializeResult,
     /// The raw `server/discover` result (stateless era).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub discover: Option<Value>,
     /// When that result was received (milliseconds since the epoch): with
     /// its `ttlMs`, whether a restored client may trust it.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub discovered_at: Option<f64>,
     /// The key the era verdict is cached under (the URL), so that a
     /// restored client puts the verdict back in its process's cache.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub verdict_key: Option<String>,
     /// When the snapshot was taken (milliseconds since the epoch); the era
     /// verdict it carries is as old as this.
@@ -76,8 +72,71 @@ pub struct Snapshot {
     /// far (tool name to the arguments mirrored into `Mcp-Param-*`
     /// headers), so that a restored client's first `tools/call` carries
     /// them without listing again. Empty tools are left out.
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub tool_headers: BTreeMap<String, Vec<ParamHeader>>,
+}
+
+/// [`Snapshot`] as JSON: the transport's session members inline. A
+/// `#[serde(flatten)]` field would do the same, but it reads through
+/// serde's buffering of every member (its `Content` machinery, which
+/// nothing else in the crate needs: 1.5 KB of the wasm's gzip).
+#[derive(Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Wire {
+    version: u32,
+    era: SnapshotEra,
+    protocol_version: String,
+    transport: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    session_id: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    last_event_id: Option<String>,
+    server: InitializeResult,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    discover: Option<Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    discovered_at: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    verdict_key: Option<String>,
+    taken_at: f64,
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    tool_headers: BTreeMap<String, Vec<ParamHeader>>,
+}
+
+impl From<Wire> for Snapshot {
+    fn from(wire: Wire) -> Self {
+        Snapshot {
+            version: wire.version,
+            era: wire.era,
+            protocol_version: wire.protocol_version,
+            transport: wire.transport,
+            session: TransportSession { session_id: wire.session_id, last_event_id: wire.last_event_id },
+            server: wire.server,
+            discover: wire.discover,
+            discovered_at: wire.discovered_at,
+            verdict_key: wire.verdict_key,
+            taken_at: wire.taken_at,
+            tool_headers: wire.tool_headers,
+        }
+    }
+}
+
+impl From<Snapshot> for Wire {
+    fn from(snapshot: Snapshot) -> Self {
+        Wire {
+            version: snapshot.version,
+            era: snapshot.era,
+            protocol_version: snapshot.protocol_version,
+            transport: snapshot.transport,
+            session_id: snapshot.session.session_id,
+            last_event_id: snapshot.session.last_event_id,
+            server: snapshot.server,
+            discover: snapshot.discover,
+            discovered_at: snapshot.discovered_at,
+            verdict_key: snapshot.verdict_key,
+            taken_at: snapshot.taken_at,
+            tool_headers: snapshot.tool_headers,
+        }
+    }
 }
 
 impl Snapshot {
