@@ -10,7 +10,7 @@
 //! as it always does. Credentials are never in it: they stay in the auth
 //! provider's token store.
 
-use std::collections::BTreeMap;
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
@@ -72,7 +72,7 @@ pub struct Snapshot {
     /// far (tool name to the arguments mirrored into `Mcp-Param-*`
     /// headers), so that a restored client's first `tools/call` carries
     /// them without listing again. Empty tools are left out.
-    pub tool_headers: BTreeMap<String, Vec<ParamHeader>>,
+    pub tool_headers: HashMap<String, Vec<ParamHeader>>,
 }
 
 /// [`Snapshot`] as JSON: the transport's session members inline. A
@@ -98,8 +98,8 @@ struct Wire {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     verdict_key: Option<String>,
     taken_at: f64,
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    tool_headers: BTreeMap<String, Vec<ParamHeader>>,
+    #[serde(default, skip_serializing_if = "HashMap::is_empty")]
+    tool_headers: HashMap<String, Vec<ParamHeader>>,
 }
 
 impl From<Wire> for Snapshot {
@@ -183,7 +183,7 @@ impl Client {
         let negotiated = self.negotiated()?;
         let session = self.inner.session_view.as_ref().map(|view| view.session()).unwrap_or_default();
         let (era, discover, discovered_at, tool_headers) = match negotiated.version.era() {
-            Era::Handshake => (SnapshotEra::Handshake, None, None, BTreeMap::new()),
+            Era::Handshake => (SnapshotEra::Handshake, None, None, HashMap::new()),
             Era::Stateless => {
                 let state = self.stateless_state();
                 let discover = state.discovery.as_ref().map(|d| d.result.clone());

@@ -56,13 +56,13 @@ pub(crate) struct StatelessState {
 
 impl StatelessState {
     /// The tools whose calls carry `Mcp-Param-*` headers, for a snapshot.
-    pub(crate) fn tool_headers_to_keep(&self) -> std::collections::BTreeMap<String, Vec<ParamHeader>> {
+    pub(crate) fn tool_headers_to_keep(&self) -> std::collections::HashMap<String, Vec<ParamHeader>> {
         let annotated = self.tool_headers.iter().filter(|(_, headers)| !headers.is_empty());
         annotated.map(|(name, headers)| (name.clone(), headers.to_vec())).collect()
     }
 
     /// Takes back what [`Self::tool_headers_to_keep`] gave (a restored client).
-    pub(crate) fn keep_tool_headers(&mut self, kept: &std::collections::BTreeMap<String, Vec<ParamHeader>>) {
+    pub(crate) fn keep_tool_headers(&mut self, kept: &std::collections::HashMap<String, Vec<ParamHeader>>) {
         for (name, headers) in kept {
             self.tool_headers.insert(name.clone(), headers.clone().into());
         }
