@@ -158,11 +158,10 @@ impl<H: HttpClient> OAuthProvider<H> {
 
     /// Counts an authorization for this scope set; refuses past the bound.
     fn count_attempt(&self, scopes: &Option<Vec<String>>) -> Result<(), AuthError> {
-        let mut key = scopes.clone().unwrap_or_default();
-        key.sort();
+        let key = scopes.clone().unwrap_or_default();
         let limit = self.config.max_step_up_attempts.max(1);
         let mut state = self.state();
-        let entry = match state.attempts.iter().position(|(k, _)| *k == key) {
+        let entry = match state.attempts.iter().position(|(k, _)| scope::same_set(k, &key)) {
             Some(index) => &mut state.attempts[index].1,
             None => {
                 state.attempts.push((key.clone(), 0));
