@@ -39,6 +39,11 @@
 //!   WebCrypto (`crypto.subtle`) on wasm32.
 //! - `dpop` *(default)*: DPoP-bound access tokens (RFC 9449), an ES256 proof
 //!   per request, through p256 natively and WebCrypto on wasm32.
+//! - `machine-grants` *(default)*: the OAuth grants without a person:
+//!   client credentials, JWT bearer (RFC 7523) and identity assertions
+//!   (SEP-990, ID-JAG). Without it only the authorization code grant
+//!   exists, and configuring another is a configuration error naming this
+//!   feature. The `cli` feature turns it on.
 //! - `js` *(default)*: the JavaScript API for wasm32 (`mcp_edge::web`, what
 //!   the npm package exposes). Pulls in the web-sys types only it uses.
 //!   Without it a wasm32 build is the Rust API alone. No effect natively.
@@ -46,7 +51,7 @@
 //! The npm package ships two builds of the JS API: `mcp-edge` (the default
 //! features) and `mcp-edge/lite` (`--no-default-features --features js`:
 //! Streamable HTTP, both protocol eras and OAuth with PKCE, without legacy
-//! SSE and ES256; an option that needs a left-out feature fails with an
+//! SSE, ES256 and the grants without a person; an option that needs a left-out feature fails with an
 //! error naming it). `cargo xtask size` weighs both.
 //! - `fuzzing` *(off)*: exposes the parsers' entry points for the fuzz
 //!   targets in `fuzz/` (a hidden module, not an API).

@@ -68,6 +68,7 @@ pub fn package_test() -> Res {
             &[
                 ("node", "Node 22"),
                 ("node-lite", "Node 22, mcp-edge/lite"),
+                ("node-lite-grants", "Node 22: mcp-edge/lite refuses the grants without a person"),
                 ("node-unreachable", "Node 22: an unreachable server's ECONNREFUSED kept"),
             ],
             {
@@ -86,17 +87,25 @@ pub fn package_test() -> Res {
             c.arg("faults.mjs").arg(&faults.url).arg("faults-node").current_dir(&project);
             c
         }),
-        ("Deno", &[("deno", "Deno"), ("deno-lite", "Deno, mcp-edge/lite")], {
-            let mut c = cmd(&deno);
-            c.args(["run", "--allow-net=127.0.0.1", "--allow-read", "smoke.mjs"])
-                .arg(url)
-                .arg("deno")
-                .current_dir(&project)
-                .env("DENO_DIR", project.join(".deno"))
-                .env("DENO_NO_UPDATE_CHECK", "1")
-                .env("NO_COLOR", "1");
-            c
-        }),
+        (
+            "Deno",
+            &[
+                ("deno", "Deno"),
+                ("deno-lite", "Deno, mcp-edge/lite"),
+                ("deno-lite-grants", "Deno: mcp-edge/lite refuses the grants without a person"),
+            ],
+            {
+                let mut c = cmd(&deno);
+                c.args(["run", "--allow-net=127.0.0.1", "--allow-read", "smoke.mjs"])
+                    .arg(url)
+                    .arg("deno")
+                    .current_dir(&project)
+                    .env("DENO_DIR", project.join(".deno"))
+                    .env("DENO_NO_UPDATE_CHECK", "1")
+                    .env("NO_COLOR", "1");
+                c
+            },
+        ),
         ("TypeScript declarations (deno check)", &[("types", "TypeScript declarations (deno check types.ts)")], {
             // `deno check` prints nothing on success: say so for the report.
             let mut c = cmd("sh");

@@ -4,23 +4,31 @@
 //! authorization code grant itself is in `authorization_code.rs`; SEP-990
 //! identity assertions (ID-JAG) are here.
 
+#[cfg(feature = "machine-grants")]
 use serde_json::Value;
 
+#[cfg(feature = "machine-grants")]
 use super::fetch::OAuthErrorBody;
 use super::{Discovery, OAuthProvider};
 use crate::auth::config::Grant;
 use crate::auth::error::AuthError;
+#[cfg(feature = "machine-grants")]
 use crate::auth::metadata;
 use crate::auth::scope;
 use crate::auth::store::{Tokens, redacted};
 use crate::http::HttpClient;
+#[cfg(feature = "machine-grants")]
 use crate::http::url as urls;
 
 /// OpenID Connect's scope for a refresh token.
 pub(super) const OFFLINE: &str = "offline_access";
+#[cfg(feature = "machine-grants")]
 const JWT_BEARER: &str = "urn:ietf:params:oauth:grant-type:jwt-bearer";
+#[cfg(feature = "machine-grants")]
 const TOKEN_EXCHANGE: &str = "urn:ietf:params:oauth:grant-type:token-exchange";
+#[cfg(feature = "machine-grants")]
 const ID_JAG: &str = "urn:ietf:params:oauth:token-type:id-jag";
+#[cfg(feature = "machine-grants")]
 const ID_TOKEN: &str = "urn:ietf:params:oauth:token-type:id_token";
 
 impl<H: HttpClient> OAuthProvider<H> {
@@ -31,7 +39,8 @@ impl<H: HttpClient> OAuthProvider<H> {
         let metadata = &discovery.metadata;
         let has_credentials =
             self.config.client_id.is_some() && (self.config.client_secret.is_some() || self.key.is_some());
-        if !metadata.supports_grant("authorization_code")
+        if cfg!(feature = "machine-grants")
+            && !metadata.supports_grant("authorization_code")
             && metadata.supports_grant("client_credentials")
             && has_credentials
         {
@@ -70,29 +79,7 @@ impl<H: HttpClient> OAuthProvider<H> {
         log::info!("authorizing with {} for {resource} ({grant:?}, scopes {shown})", discovery.metadata.issuer);
         let mut tokens = match &grant {
             Grant::AuthorizationCode => self.authorization_code(discovery, scope_param.clone()).await?,
-            Grant::ClientCredentials => {
-                let client = self.configured_client(discovery).ok_or_else(|| {
-                    AuthError::Config("the client credentials grant needs a configured client_id".into())
-                })?;
-                let mut form = vec![("grant_type", "client_credentials".to_owned()), ("resource", resource.clone())];
-                if let Some(scope) = &scope_param {
-                    form.push(("scope", scope.clone()));
-                }
-                self.token_request(discovery, Some(&client), form).await?
-            }
-            Grant::JwtBearer { assertion } => {
-                let client = self.configured_client(discovery);
-                let mut form = vec![
-                    ("grant_type", JWT_BEARER.to_owned()),
-                    ("assertion", assertion.clone()),
-                    ("resource", resource.clone()),
-                ];
-                if let Some(scope) = &scope_param {
-                    form.push(("scope", scope.clone()));
-                }
-                self.token_request(discovery, client.as_ref(), form).await?
-            }
-            Grant::IdentityAssertion { .. } => self.identity_assertion(discovery, &grant, scope_param.clone()).await?,
+            machine => self.machine_grant(discovery, machine, scope_param.clone()).await?,
         };
         if tokens.scope.is_none() {
             tokens.scope = scope_param;
@@ -106,8 +93,68 @@ impl<H: HttpClient> OAuthProvider<H> {
         self.save().await
     }
 
+    /// A grant without a person: client credentials, a JWT bearer
+    /// assertion, an identity assertion.
+    #[cfg(feature = "machine-grants")]
+    async fn machine_grant(
+        &self,
+        discovery: &Discovery,
+        grant: &Grant,
+        scope_param: Option<String>,
+    ) -> Result<Tokens, AuthError> {
+        let resource = discovery.resource.clone();
+        match grant {
+            Grant::ClientCredentials => {
+                let client = self.configured_client(discovery).ok_or_else(|| {
+                    AuthError::Config("the client credentials grant needs a configured client_id".into())
+                })?;
+                let mut form = vec![("grant_type", "client_credentials".to_owned()), ("resource", resource)];
+                if let Some(scope) = &scope_param {
+                    form.push(("scope", scope.clone()));
+                }
+                self.token_request(discovery, Some(&client), form).await
+            }
+            Grant::JwtBearer { assertion } => {
+                let client = self.configured_client(discovery);
+                let mut form = vec![
+                    ("grant_type", JWT_BEARER.to_owned()),
+                    ("assertion", assertion.clone()),
+                    ("resource", resource),
+                ];
+                if let Some(scope) = &scope_param {
+                    form.push(("scope", scope.clone()));
+                }
+                self.token_request(discovery, client.as_ref(), form).await
+            }
+            Grant::IdentityAssertion { .. } => self.identity_assertion(discovery, grant, scope_param).await,
+            Grant::AuthorizationCode => self.authorization_code(discovery, scope_param).await,
+        }
+    }
+
+    /// This build has no grant without a person (the `machine-grants`
+    /// feature is off, as in the npm package's `mcp-edge/lite`).
+    #[cfg(not(feature = "machine-grants"))]
+    async fn machine_grant(
+        &self,
+        _discovery: &Discovery,
+        grant: &Grant,
+        _scope_param: Option<String>,
+    ) -> Result<Tokens, AuthError> {
+        let name = match grant {
+            Grant::ClientCredentials => "client_credentials",
+            Grant::JwtBearer { .. } => "jwt_bearer",
+            Grant::IdentityAssertion { .. } => "identity_assertion",
+            Grant::AuthorizationCode => "authorization_code",
+        };
+        Err(AuthError::Config(format!(
+            "this build of mcp-edge has no {name} grant: enable the `machine-grants` feature (in the npm package, \
+             import `mcp-edge` rather than `mcp-edge/lite`)"
+        )))
+    }
+
     /// SEP-990: ID token → ID-JAG at the identity provider (RFC 8693) → access
     /// token at the authorization server (RFC 7523 jwt-bearer).
+    #[cfg(feature = "machine-grants")]
     async fn identity_assertion(
         &self,
         discovery: &Discovery,

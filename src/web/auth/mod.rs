@@ -249,13 +249,21 @@ fn grant(auth: &JsValue) -> Result<Option<Grant>, WebError> {
     };
     match kind {
         "authorization_code" => Ok(Some(Grant::AuthorizationCode)),
+        #[cfg(not(feature = "machine-grants"))]
+        "client_credentials" | "jwt_bearer" | "identity_assertion" => Err(WebError::Type(format!(
+            "{OWNER}.grant {kind:?} is not in this build of mcp-edge (mcp-edge/lite has the authorization code \
+             grant only): import `mcp-edge`, or build with the `machine-grants` feature"
+        ))),
+        #[cfg(feature = "machine-grants")]
         "client_credentials" => Ok(Some(Grant::ClientCredentials)),
+        #[cfg(feature = "machine-grants")]
         "jwt_bearer" => match assertion {
             Some(assertion) => Ok(Some(Grant::JwtBearer { assertion })),
             None => Err(WebError::Type(format!(
                 "{OWNER}.grant \"jwt_bearer\" needs {OWNER}.assertion (the JWT to present)"
             ))),
         },
+        #[cfg(feature = "machine-grants")]
         "identity_assertion" => {
             let owner = format!("{OWNER}.identityProvider");
             let idp = idp.ok_or_else(|| {

@@ -20,6 +20,32 @@ if (LiteClient === McpClient) {
   failed = true;
   console.error(`FAILED ${where}-lite: mcp-edge/lite gave the full entry's McpClient`);
 }
+
+// The lite entry leaves out the grants without a person: asking for one
+// fails at `connect`, naming the feature, before any request; the full
+// entry takes the same options (server-everything never asks for a token).
+{
+  const label = `${where}-lite-grants`;
+  const auth = { grant: 'client_credentials', clientId: 'smoke', clientSecret: 'smoke' };
+  try {
+    let refusal = null;
+    try {
+      const lite = await LiteClient.connect(url, { auth, timeout: 20_000 });
+      await lite.close();
+    } catch (error) {
+      refusal = String(error?.message ?? error);
+    }
+    if (refusal === null || !refusal.includes('machine-grants')) {
+      throw new Error(`mcp-edge/lite did not refuse the client credentials grant by name: ${refusal}`);
+    }
+    const full = await McpClient.connect(url, { auth, timeout: 20_000 });
+    await full.close();
+    console.log(`OK ${label}: the full entry takes client_credentials, lite refuses it (${refusal})`);
+  } catch (error) {
+    failed = true;
+    console.error(`FAILED ${label}: ${error?.stack ?? error}`);
+  }
+}
 if (failed) globalThis.Deno ? Deno.exit(1) : process.exit(1);
 
 // Node's fetch names why a server is unreachable (its `cause`): the error
