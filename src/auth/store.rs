@@ -5,7 +5,6 @@
 //! `localStorage` or the app's own `{ load, save, clear }`; later the OS
 //! keychain natively.
 
-use std::collections::HashMap;
 use std::sync::Mutex;
 
 use serde::{Deserialize, Serialize};
@@ -178,12 +177,14 @@ impl std::fmt::Debug for StoreLock {
 /// Keeps records in memory for the life of the process (or page).
 #[derive(Default)]
 pub struct MemoryTokenStore {
-    records: Mutex<HashMap<String, AuthRecord>>,
+    /// By server: a list, as a client signs in to a few (a map type of its
+    /// own is some 2 KB of wasm).
+    records: Mutex<Vec<(String, AuthRecord)>>,
 }
 
 impl std::fmt::Debug for MemoryTokenStore {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let servers: Vec<String> = self.lock().keys().cloned().collect();
+        let servers: Vec<String> = self.lock().iter().map(|(server, _)| server.clone()).collect();
         f.debug_struct("MemoryTokenStore").field("servers", &servers).finish()
     }
 }
@@ -194,24 +195,28 @@ impl MemoryTokenStore {
         MemoryTokenStore::default()
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, AuthRecord>> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Vec<(String, AuthRecord)>> {
         self.records.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 }
 
 impl TokenStore for MemoryTokenStore {
     fn load<'a>(&'a self, server: &'a str) -> BoxFuture<'a, Result<Option<AuthRecord>, AuthError>> {
-        let record = self.lock().get(server).cloned();
+        let record = self.lock().iter().find(|(held, _)| held == server).map(|(_, record)| record.clone());
         boxed(async move { Ok(record) })
     }
 
     fn save<'a>(&'a self, server: &'a str, record: &'a AuthRecord) -> BoxFuture<'a, Result<(), AuthError>> {
-        self.lock().insert(server.to_owned(), record.clone());
+        let mut records = self.lock();
+        match records.iter_mut().find(|(held, _)| held == server) {
+            Some((_, kept)) => *kept = record.clone(),
+            None => records.push((server.to_owned(), record.clone())),
+        }
         boxed(async { Ok(()) })
     }
 
     fn clear<'a>(&'a self, server: &'a str) -> BoxFuture<'a, Result<(), AuthError>> {
-        self.lock().remove(server);
+        self.lock().retain(|(held, _)| held != server);
         boxed(async { Ok(()) })
     }
 }

@@ -86,19 +86,19 @@ impl<T: Transport> SessionLoop<T> {
     /// Hands a notification to the subscriptions that asked for it.
     fn route_to_subscriptions(&mut self, notification: &Notification) {
         // A subscription whose handle is gone needs nothing more.
-        self.watches.retain(|_, watch| !watch.sink.is_closed());
+        self.watches.retain(|(_, watch)| !watch.sink.is_closed());
         if self.watches.is_empty() {
             return;
         }
         match subscription_id(notification) {
-            Some(id) => match self.watches.get(&id) {
+            Some(id) => match self.watches.iter().find(|(key, _)| *key == id).map(|(_, watch)| watch) {
                 Some(watch) if watch.filter.is_none() => {
                     let _ = watch.sink.unbounded_send(notification.clone());
                 }
                 _ => log::debug!("{} for subscription {id}, which is not open", notification.method),
             },
             None => {
-                for watch in self.watches.values() {
+                for (_, watch) in &self.watches {
                     if watch.filter.as_ref().is_some_and(|filter| filter.wants(notification)) {
                         let _ = watch.sink.unbounded_send(notification.clone());
                     }

@@ -110,7 +110,9 @@ pub(crate) struct SessionLoop<T: Transport> {
     send_aborts: HashMap<RequestId, AbortHandle>,
     handlers: Arc<Handlers>,
     listeners: Vec<NotificationListener>,
-    watches: HashMap<RequestId, Watch>,
+    /// Subscriptions by key: a list, as a client holds a few (a map type
+    /// of its own is some 2 KB of wasm).
+    watches: Vec<(RequestId, Watch)>,
     /// Set once the transport is gone; later commands fail with it.
     closed: Option<TransportError>,
     closing: Option<BoxFuture<'static, Result<(), TransportError>>>,
@@ -147,7 +149,7 @@ impl<T: Transport> SessionLoop<T> {
             send_aborts: HashMap::new(),
             handlers,
             listeners,
-            watches: HashMap::new(),
+            watches: Vec::new(),
             closed: None,
             closing: None,
             transport_released: false,
@@ -254,10 +256,11 @@ impl<T: Transport> SessionLoop<T> {
                 if watch.filter.is_some() {
                     self.want_stream();
                 }
-                self.watches.insert(key, watch);
+                self.watches.retain(|(held, _)| *held != key);
+                self.watches.push((key, watch));
             }
             Command::Unwatch { key } => {
-                self.watches.remove(&key);
+                self.watches.retain(|(held, _)| *held != key);
             }
             Command::Stateless => self.stateless = true,
             Command::Detach { done } => {

@@ -3,8 +3,6 @@
 //! `Mcp-Name`, and the `Mcp-Param-*` headers tools ask for with
 //! `x-mcp-header`, with the value encoding the spec prescribes.
 
-use std::collections::HashMap;
-
 use base64::Engine as _;
 use serde_json::{Map, Value};
 
@@ -80,10 +78,11 @@ const DATA_KEYWORDS: [&str; 5] = ["const", "enum", "default", "examples", "x-mcp
 pub fn param_headers(input_schema: &Value) -> Result<Vec<ParamHeader>, String> {
     let mut found = Vec::new();
     walk(input_schema, true, &mut Vec::new(), &mut found)?;
-    let mut seen = HashMap::new();
-    for header in &found {
-        if let Some(first) = seen.insert(header.name.to_ascii_lowercase(), header.name.clone()) {
-            return Err(format!("x-mcp-header {:?} is used twice (also as {first:?})", header.name));
+    // Pairs compared directly: a tool has a handful of these, and a map
+    // type of its own costs more wasm than the loop.
+    for (at, header) in found.iter().enumerate() {
+        if let Some(first) = found[..at].iter().find(|earlier| earlier.name.eq_ignore_ascii_case(&header.name)) {
+            return Err(format!("x-mcp-header {:?} is used twice (also as {:?})", header.name, first.name));
         }
     }
     Ok(found)
