@@ -242,6 +242,16 @@ mod tests {
     }
 
     #[test]
+    fn refusals_name_what_is_wrong() {
+        let twice = json!({"properties": {"a": {"type": "string", "x-mcp-header": "Region"}, "b": {"type": "string", "x-mcp-header": "REGION"}}});
+        assert_eq!(param_headers(&twice).unwrap_err(), r#"x-mcp-header "REGION" is used twice (also as "Region")"#);
+        let untyped = json!({"properties": {"a": {"x-mcp-header": "A"}}});
+        assert!(param_headers(&untyped).unwrap_err().contains("of type none,"), "{untyped}");
+        let numbered = json!({"properties": {"a": {"type": 3, "x-mcp-header": "A"}}});
+        assert!(param_headers(&numbered).unwrap_err().contains("of type 3,"), "{numbered}");
+    }
+
+    #[test]
     fn tool_calls_carry_name_and_params() {
         let headers = [
             ParamHeader { path: vec!["region".into()], name: "Region".into() },
