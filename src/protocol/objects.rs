@@ -24,8 +24,15 @@ use serde::de::{
 pub(crate) fn from_str<T: DeserializeOwned>(text: &str) -> serde_json::Result<T> {
     let mut reader = serde_json::Deserializer::from_str(text);
     let value = T::deserialize(Objects(&mut reader))?;
-    reader.end()?;
+    at_end(&mut reader)?;
     Ok(value)
+}
+
+/// Only whitespace after the value. Not inlined: `from_str` is compiled
+/// once per type read, and this part is the same for all of them.
+#[inline(never)]
+fn at_end(reader: &mut serde_json::Deserializer<serde_json::de::StrRead<'_>>) -> serde_json::Result<()> {
+    reader.end()
 }
 
 /// A deserializer whose structs are maps.

@@ -98,14 +98,18 @@ pub(crate) fn from_slice<T: DeserializeOwned>(bytes: &[u8]) -> serde_json::Resul
 
 /// [`serde_json::from_str`] with the error's position left out.
 fn from_text<T: DeserializeOwned>(text: &str) -> serde_json::Result<T> {
-    crate::protocol::objects::from_str(text).map_err(|e| {
-        if e.line() == 0 {
-            return e;
-        }
-        let message = e.to_string();
-        let message = message.rsplit_once(" at line ").map_or(message.as_str(), |(message, _)| message);
-        serde::de::Error::custom(message)
-    })
+    crate::protocol::objects::from_str(text).map_err(without_position)
+}
+
+/// The error without its line and column (a function of its own, not a
+/// closure: it is compiled once rather than once per type read).
+fn without_position(e: serde_json::Error) -> serde_json::Error {
+    if e.line() == 0 {
+        return e;
+    }
+    let message = e.to_string();
+    let message = message.rsplit_once(" at line ").map_or(message.as_str(), |(message, _)| message);
+    serde::de::Error::custom(message)
 }
 
 /// JSON's whitespace (not Unicode's) skipped.
