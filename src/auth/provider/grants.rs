@@ -127,7 +127,11 @@ impl<H: HttpClient> OAuthProvider<H> {
                 self.token_request(discovery, client.as_ref(), form).await
             }
             Grant::IdentityAssertion { .. } => self.identity_assertion(discovery, grant, scope_param).await,
-            Grant::AuthorizationCode => self.authorization_code(discovery, scope_param).await,
+            // `authorize` runs it itself; a second call site here would
+            // compile its future into this one too.
+            Grant::AuthorizationCode => {
+                Err(AuthError::Config("the authorization code grant needs a person, not a machine grant".into()))
+            }
         }
     }
 
