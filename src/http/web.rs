@@ -9,11 +9,11 @@ use futures::{FutureExt, Stream, StreamExt};
 use js_sys::{Promise, Uint8Array};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::{JsCast, JsValue};
-use wasm_bindgen_futures::JsFuture;
 use web_sys::{AbortController, Headers, RequestCredentials, RequestInit, RequestRedirect, Response, ResponseType};
 
 use super::{HttpClient, HttpError, HttpRequest, HttpResponse};
 use crate::cause::Cause;
+use crate::runtime::js::{Settled, settled};
 use crate::runtime::{BoxFuture, boxed};
 
 #[wasm_bindgen]
@@ -54,20 +54,74 @@ impl FetchHttp {
     }
 }
 
-/// Aborts the fetch when the response (or its body) is dropped before the
+/// Ends the exchange when the response (or its body) is dropped before the
 /// body was read to its end. A finished exchange is not aborted: the abort
 /// would only cost a DOMException and an event dispatch for nothing.
+///
+/// With a controller (browsers, workers, Deno, workerd) the fetch is
+/// aborted. In Node, where a signal costs each request about 60 µs of CPU
+/// (undici ties the caller's signal to its own with a `WeakRef`, a
+/// `FinalizationRegistry` entry and a listener), no signal is passed: an
+/// unanswered fetch has its response's body cancelled when it comes (which
+/// closes the exchange and frees the connection), and a streamed body is
+/// cancelled when its reader is dropped. What Node cannot do without a
+/// signal is end a request whose server never answers before undici's own
+/// header timeout; the caller stops waiting at once either way.
 struct AbortOnDrop {
     controller: Option<AbortController>,
+    /// The fetch in flight, kept only when there is no controller.
+    unanswered: Option<Promise>,
+    /// The response whose body is not read yet, kept only when there is no
+    /// controller.
+    unread: Option<Response>,
     finished: bool,
 }
 
 impl Drop for AbortOnDrop {
     fn drop(&mut self) {
-        if let (Some(controller), false) = (&self.controller, self.finished) {
+        if self.finished {
+            return;
+        }
+        if let Some(controller) = &self.controller {
             controller.abort();
+        } else if let Some(response) = self.unread.take() {
+            cancel_body(&response);
+        } else if let Some(fetching) = self.unanswered.take() {
+            // Without a runtime to wait on (cannot happen on wasm32) the
+            // response is left to the garbage collector.
+            let _ = crate::runtime::spawn(async move {
+                if let Ok(response) = settled(&fetching).await {
+                    cancel_body(response.unchecked_ref());
+                }
+            });
         }
     }
+}
+
+/// Cancels a response's body that will not be read, which ends the exchange.
+fn cancel_body(response: &Response) {
+    if let Some(body) = response.body() {
+        // Its outcome is not needed; handlers attached to it keep a
+        // rejection from being reported as unhandled.
+        drop(settled(&body.cancel()));
+    }
+}
+
+/// Whether this is Node, whose `fetch` (undici) makes a signal expensive
+/// (see [`AbortOnDrop`]). Node 21 and later name themselves in
+/// `navigator.userAgent`; Deno, Bun, workerd and browsers do not.
+fn signals_are_costly() -> bool {
+    thread_local! {
+        static NODE: bool = {
+            let get = |target: &JsValue, key: &str| js_sys::Reflect::get(target, &JsValue::from_str(key)).ok();
+            get(&js_sys::global(), "navigator")
+                .filter(|navigator| navigator.is_object())
+                .and_then(|navigator| get(&navigator, "userAgent"))
+                .and_then(|agent| agent.as_string())
+                .is_some_and(|agent| agent.starts_with("Node.js/"))
+        };
+    }
+    NODE.with(|node| *node)
 }
 
 /// Redirects followed by hand (outside a browser) before giving up, as the
@@ -84,7 +138,7 @@ const WHOLE_BODY_LIMIT: u64 = 16 * 1024 * 1024;
 /// `arrayBuffer()`, which is one promise instead of a reader, its reads and
 /// its release.
 enum Chunks {
-    Whole(Option<JsFuture>),
+    Whole(Option<Settled>),
     Streamed(wasm_streams::readable::IntoStream<'static>),
 }
 
@@ -230,9 +284,8 @@ fn request_init(
 /// The response headers the client reads (names lowercase), each looked up
 /// by name: iterating a `Headers` costs several boundary crossings and two
 /// strings per header, on every exchange.
-fn response_headers(response: &Response) -> Vec<(String, String)> {
+fn response_headers(response: &Response, status: u16, sent_dpop: bool) -> Vec<(String, String)> {
     let headers = response.headers();
-    let status = response.status();
     super::RESPONSE_HEADERS
         .iter()
         .filter(|name| match **name {
@@ -240,6 +293,8 @@ fn response_headers(response: &Response) -> Vec<(String, String)> {
             "www-authenticate" => matches!(status, 401 | 403),
             "retry-after" => matches!(status, 429 | 503),
             "location" => matches!(status, 201 | 300..=399),
+            // A nonce is asked of a client that sent a DPoP proof.
+            "dpop-nonce" => sent_dpop,
             _ => true,
         })
         .filter_map(|name| headers.get(name).ok().flatten().map(|value| ((*name).to_owned(), value)))
@@ -250,33 +305,45 @@ impl HttpClient for FetchHttp {
     fn fetch(&self, request: HttpRequest) -> BoxFuture<'static, Result<HttpResponse, HttpError>> {
         let credentials = self.credentials;
         boxed(async move {
-            let controller = AbortController::new().ok();
+            let controller = if signals_are_costly() { None } else { AbortController::new().ok() };
             let init = request_init(&request, credentials, controller.as_ref())?;
-            let mut guard = AbortOnDrop { controller, finished: false };
+            let mut guard = AbortOnDrop { controller, unanswered: None, unread: None, finished: false };
             // The headers and body are in `init` now; only the method and
             // URL are needed while the exchange runs (for redirects and
             // error text), and every call in flight holds this future.
             let HttpRequest { method, url: request_url, headers, body } = request;
+            let sent_dpop = headers.iter().any(|(name, _)| name.eq_ignore_ascii_case("dpop"));
             drop((headers, body));
             // Outside a browser (Node, Deno, workerd) a "manual" redirect is
             // the server's own 3xx with its Location: a 307/308 within the
             // origin is followed here, as natively; another origin refused.
             let mut redirected: Option<String> = None;
             let mut hops = 0;
-            let response: Response = loop {
+            let (response, status) = loop {
                 let url = redirected.as_deref().unwrap_or(&request_url);
-                let answered = JsFuture::from(global_fetch(url, &init))
-                    .await
-                    .map_err(|e| network_failure(method.as_str(), &request_url, &e))?;
+                let fetching = global_fetch(url, &init);
+                let answer = settled(&fetching);
+                if guard.controller.is_none() {
+                    guard.unanswered = Some(fetching);
+                }
+                let answered = answer.await.map_err(|e| network_failure(method.as_str(), &request_url, &e))?;
+                guard.unanswered = None;
+                // A redirect followed here leaves the previous hop unread.
+                if let Some(previous) = guard.unread.take() {
+                    cancel_body(&previous);
+                }
                 let response: Response = answered
                     .dyn_into()
                     .map_err(|_| HttpError::Network("fetch resolved to something that is not a Response".into()))?;
+                if guard.controller.is_none() {
+                    guard.unread = Some(Clone::clone(&response));
+                }
                 let status = response.status();
                 if !matches!(status, 307 | 308) || response.type_() == ResponseType::Opaqueredirect {
-                    break response;
+                    break (response, status);
                 }
                 let Some(location) = response.headers().get("location").ok().flatten() else {
-                    break response;
+                    break (response, status);
                 };
                 let next = super::url::Url::parse(url).and_then(|base| base.join(&location)).map_err(|reason| {
                     HttpError::Network(
@@ -303,7 +370,8 @@ impl HttpClient for FetchHttp {
                 }
                 redirected = Some(next);
             };
-            if response.type_() == ResponseType::Opaqueredirect {
+            // An opaque redirect is a filtered response: its status reads 0.
+            if status == 0 && response.type_() == ResponseType::Opaqueredirect {
                 return Err(HttpError::Network(
                     format!(
                         "{} {}: the server answered with a redirect, which is not followed for a request that \
@@ -330,13 +398,14 @@ impl HttpClient for FetchHttp {
                     .into(),
                 ));
             }
-            let status = response.status();
-            let headers = response_headers(&response);
+            let headers = response_headers(&response, status, sent_dpop);
             let length =
                 headers.iter().find(|(name, _)| name == "content-length").and_then(|(_, v)| v.parse::<u64>().ok());
             let event_stream = headers.iter().any(|(name, value)| {
                 name == "content-type" && value.to_ascii_lowercase().starts_with("text/event-stream")
             });
+            // From here the body is read (or cancelled by its reader).
+            guard.unread = None;
             let chunks = match response.body() {
                 None => {
                     guard.finished = true;
@@ -348,7 +417,7 @@ impl HttpClient for FetchHttp {
                 }
                 Some(_) if !event_stream && length.is_some_and(|n| n <= WHOLE_BODY_LIMIT) => {
                     let read = response.array_buffer().map_err(|e| body_error(&e))?;
-                    Chunks::Whole(Some(JsFuture::from(read)))
+                    Chunks::Whole(Some(settled(&read)))
                 }
                 Some(raw) => Chunks::Streamed(wasm_streams::ReadableStream::from_raw(raw).into_stream()),
             };

@@ -231,6 +231,10 @@ impl CallOptions {
     /// Reads `RequestOptions` (`undefined` means none).
     pub(crate) fn parse(options: &JsValue) -> Result<CallOptions, WebError> {
         const OWNER: &str = "options";
+        // Most calls pass none: one look instead of one per option.
+        if options.is_undefined() {
+            return Ok(CallOptions::default());
+        }
         check_object(options, OWNER)?;
         let signal = match property(options, "signal") {
             None => None,
