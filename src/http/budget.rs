@@ -35,11 +35,7 @@ pub fn default_max_connections() -> Option<usize> {
 /// Whether this is workerd, which names itself in `navigator.userAgent`.
 #[cfg(target_arch = "wasm32")]
 fn in_workerd() -> bool {
-    let get = |target: &wasm_bindgen::JsValue, key: &str| {
-        js_sys::Reflect::get(target, &wasm_bindgen::JsValue::from_str(key)).ok()
-    };
-    let agent = get(&js_sys::global(), "navigator").and_then(|navigator| get(&navigator, "userAgent"));
-    agent.and_then(|agent| agent.as_string()).is_some_and(|agent| agent == "Cloudflare-Workers")
+    super::web::user_agent().is_some_and(|agent| agent == "Cloudflare-Workers")
 }
 
 #[cfg(not(target_arch = "wasm32"))]

@@ -112,16 +112,18 @@ fn cancel_body(response: &Response) {
 /// `navigator.userAgent`; Deno, Bun, workerd and browsers do not.
 fn signals_are_costly() -> bool {
     thread_local! {
-        static NODE: bool = {
-            let get = |target: &JsValue, key: &str| js_sys::Reflect::get(target, &JsValue::from_str(key)).ok();
-            get(&js_sys::global(), "navigator")
-                .filter(|navigator| navigator.is_object())
-                .and_then(|navigator| get(&navigator, "userAgent"))
-                .and_then(|agent| agent.as_string())
-                .is_some_and(|agent| agent.starts_with("Node.js/"))
-        };
+        static NODE: bool = user_agent().is_some_and(|agent| agent.starts_with("Node.js/"));
     }
     NODE.with(|node| *node)
+}
+
+/// `navigator.userAgent`, where the global object has a `navigator`.
+pub(super) fn user_agent() -> Option<String> {
+    let get = |target: &JsValue, key: &str| js_sys::Reflect::get(target, &JsValue::from_str(key)).ok();
+    get(&js_sys::global(), "navigator")
+        .filter(|navigator| navigator.is_object())
+        .and_then(|navigator| get(&navigator, "userAgent"))
+        .and_then(|agent| agent.as_string())
 }
 
 /// Redirects followed by hand (outside a browser) before giving up, as the
