@@ -5,7 +5,8 @@
 //! - a page built by Vite, in headless Chromium (cross-origin: real CORS);
 //! - a module Web Worker started by that page;
 //! - Node 22 (`import { McpClient } from 'mcp-edge'`), and there the fault
-//!   catalog (tests/npm/consumer/faults.mjs against tests/peers/fault-server.mjs);
+//!   catalog (tests/npm/consumer/faults.mjs against tests/peers/fault-server.mjs)
+//!   and abandoned calls (tests/npm/consumer/abandoned.mjs, its own server);
 //! - Deno (the same script; `deno` resolves the package's `deno` entry);
 //! - Cloudflare workerd (a worker bundled as wrangler would, served by
 //!   workerd, fetched by the test).
@@ -82,6 +83,18 @@ pub fn package_test() -> Res {
             c.arg("edge-node.mjs").arg(url).current_dir(&project);
             c
         }),
+        (
+            "Node 22: abandoned calls",
+            &[
+                ("node-abandoned", "Node 22: aborted and timed-out calls end, their late answers cancelled"),
+                ("node-abandoned-lite", "Node 22, mcp-edge/lite: the same"),
+            ],
+            {
+                let mut c = cmd(&node22);
+                c.arg("abandoned.mjs").arg("node-abandoned").current_dir(&project);
+                c
+            },
+        ),
         ("fault catalog through the JS API in Node 22", &[("faults-node", "fault catalog, Node 22")], {
             let mut c = cmd(&node22);
             c.arg("faults.mjs").arg(&faults.url).arg("faults-node").current_dir(&project);

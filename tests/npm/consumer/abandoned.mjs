@@ -1,0 +1,123 @@
+// Node 22: `node abandoned.mjs <label>`. Calls given up before their answer
+// came (an AbortSignal, a timeout) reject at once, the answers that arrive
+// later are dropped, and the client goes on with its next calls. In Node the
+// package's fetch carries no AbortSignal (undici makes one cost a request
+// about 60 µs of CPU): an abandoned exchange is ended by cancelling its
+// response's body when it comes, which this checks, with both entries.
+import http from 'node:http';
+import { McpClient } from 'mcp-edge';
+import { McpClient as LiteClient } from 'mcp-edge/lite';
+
+const [label] = process.argv.slice(2);
+
+// Counts the response bodies cancelled: each abandoned exchange's, once its
+// answer comes.
+let cancelled = 0;
+const cancel = ReadableStream.prototype.cancel;
+ReadableStream.prototype.cancel = function (...args) {
+  cancelled += 1;
+  return cancel.apply(this, args);
+};
+const REQUEST_TIMEOUT = -32001;
+
+// A server whose `hold` tool answers only when told to.
+const held = [];
+const server = http.createServer((req, res) => {
+  if (req.method !== 'POST') {
+    res.writeHead(405).end();
+    return;
+  }
+  let body = '';
+  req.on('data', (chunk) => {
+    body += chunk;
+  });
+  req.on('end', () => {
+    let message;
+    try {
+      message = JSON.parse(body);
+    } catch {
+      res.writeHead(400).end();
+      return;
+    }
+    if (message.id === undefined) {
+      res.writeHead(202).end();
+      return;
+    }
+    const send = (payload) => {
+      const text = JSON.stringify({ jsonrpc: '2.0', id: message.id, ...payload });
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) }).end(text);
+    };
+    const text = (value) => send({ result: { content: [{ type: 'text', text: value }] } });
+    if (message.method === 'initialize') {
+      const result = { protocolVersion: message.params.protocolVersion, capabilities: { tools: {} }, serverInfo: { name: 'hold', version: '1' } };
+      send({ result });
+    } else if (message.method === 'tools/call' && message.params?.name === 'hold') {
+      held.push(() => text('late'));
+    } else if (message.method === 'tools/call') {
+      text('now');
+    } else {
+      send({ error: { code: -32601, message: `no method ${message.method}` } });
+    }
+  });
+});
+await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+const url = `http://127.0.0.1:${server.address().port}/mcp`;
+
+async function until(what, test, ms = 5_000) {
+  const end = Date.now() + ms;
+  while (!test()) {
+    if (Date.now() > end) throw new Error(`no ${what} within ${ms} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+async function run(Client, name) {
+  held.length = 0;
+  const client = await Client.connect(url, { clientInfo: { name, version: '0' }, era: 'handshake', timeout: 10_000 });
+  try {
+    const controller = new AbortController();
+    const settle = (call) => call.then((result) => ({ result }), (error) => ({ error }));
+    const hold = { name: 'hold', arguments: {} };
+    const aborted = Array.from({ length: 10 }, () => settle(client.callTool(hold, { signal: controller.signal })));
+    const timedOut = Array.from({ length: 10 }, () => settle(client.callTool(hold, { timeout: 300 })));
+    await until('20 calls held by the server', () => held.length === 20);
+    const started = Date.now();
+    controller.abort();
+    const outcomes = await Promise.all([...aborted, ...timedOut]);
+    const waited = Date.now() - started;
+    outcomes.slice(0, 10).forEach(({ error }, i) => {
+      if (error?.name !== 'AbortError') throw new Error(`aborted call ${i}: ${error ?? 'it was answered'}`);
+    });
+    outcomes.slice(10).forEach(({ error }, i) => {
+      if (error?.code !== REQUEST_TIMEOUT) throw new Error(`timed-out call ${i}: ${error ?? 'it was answered'}`);
+    });
+    if (waited > 3_000) throw new Error(`the abandoned calls took ${waited} ms to reject`);
+    // The answers come after all, to nobody: their bodies are cancelled.
+    const before = cancelled;
+    for (const answer of held.splice(0)) answer();
+    await until('20 answers cancelled', () => cancelled - before >= 20);
+    for (let i = 0; i < 5; i++) {
+      const result = await client.callTool({ name: 'echo', arguments: {} });
+      if (result?.content?.[0]?.text !== 'now') throw new Error(`a later call answered ${JSON.stringify(result)}`);
+    }
+    return waited;
+  } finally {
+    await client.close();
+  }
+}
+
+let failed = false;
+const unhandled = [];
+process.on('unhandledRejection', (reason) => unhandled.push(reason));
+for (const [Client, name] of [[McpClient, label], [LiteClient, `${label}-lite`]]) {
+  try {
+    const waited = await run(Client, name);
+    if (unhandled.length) throw new Error(`unhandled rejections: ${unhandled.join('; ')}`);
+    console.log(`OK ${name}: 10 aborted and 10 timed-out calls rejected (the last ${waited} ms after the abort), their 20 late answers cancelled, 5 later calls answered`);
+  } catch (error) {
+    failed = true;
+    console.error(`FAILED ${name}: ${error?.stack ?? error}`);
+  }
+}
+server.close();
+process.exit(failed ? 1 : 0);
