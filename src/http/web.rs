@@ -37,9 +37,18 @@ pub enum Credentials {
 }
 
 /// `fetch` with streamed bodies and `AbortController` cancellation.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct FetchHttp {
     credentials: Option<Credentials>,
+    /// Whether each request carries an `AbortSignal` (not in Node: see
+    /// [`AbortOnDrop`]).
+    signals: bool,
+}
+
+impl Default for FetchHttp {
+    fn default() -> Self {
+        FetchHttp { credentials: None, signals: !in_node() }
+    }
 }
 
 impl FetchHttp {
@@ -50,7 +59,7 @@ impl FetchHttp {
 
     /// `fetch` with this credentials mode.
     pub fn with_credentials(credentials: Credentials) -> Self {
-        FetchHttp { credentials: Some(credentials) }
+        FetchHttp { credentials: Some(credentials), ..FetchHttp::default() }
     }
 }
 
@@ -110,11 +119,8 @@ fn cancel_body(response: &Response) {
 /// Whether this is Node, whose `fetch` (undici) makes a signal expensive
 /// (see [`AbortOnDrop`]). Node 21 and later name themselves in
 /// `navigator.userAgent`; Deno, Bun, workerd and browsers do not.
-fn signals_are_costly() -> bool {
-    thread_local! {
-        static NODE: bool = user_agent().is_some_and(|agent| agent.starts_with("Node.js/"));
-    }
-    NODE.with(|node| *node)
+fn in_node() -> bool {
+    user_agent().is_some_and(|agent| agent.starts_with("Node.js/"))
 }
 
 /// `navigator.userAgent`, where the global object has a `navigator`.
@@ -305,9 +311,9 @@ fn response_headers(response: &Response, status: u16, sent_dpop: bool) -> Vec<(S
 
 impl HttpClient for FetchHttp {
     fn fetch(&self, request: HttpRequest) -> BoxFuture<'static, Result<HttpResponse, HttpError>> {
-        let credentials = self.credentials;
+        let (credentials, signals) = (self.credentials, self.signals);
         boxed(async move {
-            let controller = if signals_are_costly() { None } else { AbortController::new().ok() };
+            let controller = if signals { AbortController::new().ok() } else { None };
             let init = request_init(&request, credentials, controller.as_ref())?;
             let mut guard = AbortOnDrop { controller, unanswered: None, unread: None, finished: false };
             // The headers and body are in `init` now; only the method and
