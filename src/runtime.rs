@@ -43,9 +43,6 @@ mod imp {
 }
 
 #[cfg(target_arch = "wasm32")]
-pub(crate) mod js;
-
-#[cfg(target_arch = "wasm32")]
 mod imp {
     use super::*;
 
@@ -66,10 +63,10 @@ mod imp {
     /// Sleeps through the global `setTimeout`, which pages, workers, Deno and
     /// Node all have (no `window` needed). Dropping the future clears the timer.
     pub async fn sleep(duration: Duration) {
-        // `setTimeout` takes the delay as a 32-bit integer: anything longer
+        // gloo hands the delay to `setTimeout` as an i32: anything longer
         // would wrap and fire at once, so cap it (about 24.8 days).
-        let millis = i32::try_from(duration.as_millis()).unwrap_or(i32::MAX);
-        js::sleep_millis(millis).await
+        let millis = u32::try_from(duration.as_millis().min(i32::MAX as u128)).unwrap_or(i32::MAX as u32);
+        gloo_timers::future::TimeoutFuture::new(millis).await
     }
 
     /// Runs `future` on the JS event loop.

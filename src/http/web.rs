@@ -9,11 +9,11 @@ use futures::{FutureExt, Stream, StreamExt};
 use js_sys::{Promise, Uint8Array};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::{JsCast, JsValue};
+use wasm_bindgen_futures::JsFuture;
 use web_sys::{AbortController, Headers, RequestCredentials, RequestInit, RequestRedirect, Response, ResponseType};
 
 use super::{HttpClient, HttpError, HttpRequest, HttpResponse};
 use crate::cause::Cause;
-use crate::runtime::js::{Settled, settled};
 use crate::runtime::{BoxFuture, boxed};
 
 #[wasm_bindgen]
@@ -99,7 +99,7 @@ impl Drop for AbortOnDrop {
             // Without a runtime to wait on (cannot happen on wasm32) the
             // response is left to the garbage collector.
             let _ = crate::runtime::spawn(async move {
-                if let Ok(response) = settled(&fetching).await {
+                if let Ok(response) = JsFuture::from(fetching).await {
                     cancel_body(response.unchecked_ref());
                 }
             });
@@ -110,9 +110,12 @@ impl Drop for AbortOnDrop {
 /// Cancels a response's body that will not be read, which ends the exchange.
 fn cancel_body(response: &Response) {
     if let Some(body) = response.body() {
-        // Its outcome is not needed; handlers attached to it keep a
-        // rejection from being reported as unhandled.
-        drop(settled(&body.cancel()));
+        let cancelled = body.cancel();
+        // Its outcome is not needed; waiting for it keeps a rejection from
+        // being reported as unhandled.
+        let _ = crate::runtime::spawn(async move {
+            let _ = JsFuture::from(cancelled).await;
+        });
     }
 }
 
@@ -146,7 +149,7 @@ const WHOLE_BODY_LIMIT: u64 = 16 * 1024 * 1024;
 /// `arrayBuffer()`, which is one promise instead of a reader, its reads and
 /// its release.
 enum Chunks {
-    Whole(Option<Settled>),
+    Whole(Option<JsFuture>),
     Streamed(wasm_streams::readable::IntoStream<'static>),
 }
 
@@ -330,11 +333,11 @@ impl HttpClient for FetchHttp {
             let (response, status) = loop {
                 let url = redirected.as_deref().unwrap_or(&request_url);
                 let fetching = global_fetch(url, &init);
-                let answer = settled(&fetching);
                 if guard.controller.is_none() {
-                    guard.unanswered = Some(fetching);
+                    guard.unanswered = Some(Clone::clone(&fetching));
                 }
-                let answered = answer.await.map_err(|e| network_failure(method.as_str(), &request_url, &e))?;
+                let answered =
+                    JsFuture::from(fetching).await.map_err(|e| network_failure(method.as_str(), &request_url, &e))?;
                 guard.unanswered = None;
                 // A redirect followed here leaves the previous hop unread.
                 if let Some(previous) = guard.unread.take() {
@@ -425,7 +428,7 @@ impl HttpClient for FetchHttp {
                 }
                 Some(_) if !event_stream && length.is_some_and(|n| n <= WHOLE_BODY_LIMIT) => {
                     let read = response.array_buffer().map_err(|e| body_error(&e))?;
-                    Chunks::Whole(Some(settled(&read)))
+                    Chunks::Whole(Some(JsFuture::from(read)))
                 }
                 Some(raw) => Chunks::Streamed(wasm_streams::ReadableStream::from_raw(raw).into_stream()),
             };
