@@ -36,7 +36,8 @@ pub enum Credentials {
     Include,
 }
 
-/// `fetch` with streamed bodies and `AbortController` cancellation.
+/// `fetch` with streamed bodies; a dropped exchange is ended (aborted, or in
+/// Node its body cancelled: see `AbortOnDrop`).
 #[derive(Debug, Clone)]
 pub struct FetchHttp {
     credentials: Option<Credentials>,
