@@ -1,7 +1,9 @@
 //! The native figures of `cargo xtask bench`: sequential and concurrent
 //! `tools/call` round trips over stdio, mcp-edge's Rust API vs rmcp 3.11's
 //! client, both on one current-thread tokio runtime, against the instant
-//! server below (this binary run as `mcp-bench-native serve`).
+//! server below (this binary run as `mcp-bench-native serve`), beside the
+//! floor: a bare client that writes each request line and reads its reply
+//! with blocking pipe I/O and serde_json, and no MCP client at all.
 //!
 //! `mcp-bench-native run <calls> <rounds> <out.json>` prints one line per
 //! figure (medians, ratios) and writes the time of every round (ms) as JSON.
@@ -87,6 +89,68 @@ fn server_command() -> (String, Vec<String>) {
     (me.to_string_lossy().into_owned(), vec!["serve".to_owned()])
 }
 
+/// The floor: no client library, no async runtime. A request is a line of
+/// JSON written to the server's stdin; its answer is the next stdout line,
+/// parsed. Concurrent: one thread writes every line while this one reads.
+fn bare(calls: usize) -> Times {
+    use std::io::BufReader;
+    use std::process::{Command, Stdio};
+    let (program, args) = server_command();
+    let mut child = Command::new(program)
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| fail(&format!("bare: cannot start the server: {e}")));
+    let (Some(mut stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
+        fail("bare: the server has no pipes");
+    };
+    let mut stdout = BufReader::new(stdout);
+    let request = |i: usize| {
+        let message = json!({
+            "jsonrpc": "2.0", "id": i, "method": "tools/call",
+            "params": { "name": "echo", "arguments": arguments(i) },
+        });
+        format!("{message}\n")
+    };
+    let mut line = String::new();
+    let mut answer = |stdout: &mut BufReader<_>| {
+        line.clear();
+        match stdout.read_line(&mut line) {
+            Ok(0) => fail("bare: the server closed its stdout"),
+            Ok(_) => {}
+            Err(e) => fail(&format!("bare: reading the server's stdout: {e}")),
+        }
+        if serde_json::from_str::<Value>(&line).map_or(true, |reply| reply.get("result").is_none()) {
+            fail(&format!("bare: not an answer: {line}"));
+        }
+    };
+    let start = Instant::now();
+    for i in 0..calls {
+        if let Err(e) = stdin.write_all(request(i).as_bytes()) {
+            fail(&format!("bare: writing to the server: {e}"));
+        }
+        answer(&mut stdout);
+    }
+    let sequential = start.elapsed().as_secs_f64() * 1e3;
+    let start = Instant::now();
+    let writer = std::thread::spawn(move || {
+        for i in 0..calls {
+            if let Err(e) = stdin.write_all(request(i).as_bytes()) {
+                fail(&format!("bare: writing to the server: {e}"));
+            }
+        }
+        stdin // closed once the server has answered everything
+    });
+    for _ in 0..calls {
+        answer(&mut stdout);
+    }
+    let concurrent = start.elapsed().as_secs_f64() * 1e3;
+    drop(writer.join());
+    let _ = child.wait();
+    Times { sequential, concurrent }
+}
+
 /// Milliseconds of `calls` sequential and `calls` concurrent calls.
 struct Times {
     sequential: f64,
@@ -157,7 +221,11 @@ async fn rmcp_client(calls: usize) -> Times {
 
 async fn run(calls: usize, rounds: usize) -> Value {
     let (mut edge_seq, mut edge_con, mut rmcp_seq, mut rmcp_con) = (vec![], vec![], vec![], vec![]);
+    let (mut bare_seq, mut bare_con) = (vec![], vec![]);
     for round in 0..rounds {
+        let floor = bare(calls);
+        bare_seq.push(floor.sequential);
+        bare_con.push(floor.concurrent);
         let (a, b) = if round % 2 == 0 {
             let a = edge(calls).await;
             (a, rmcp_client(calls).await)
@@ -176,11 +244,14 @@ async fn run(calls: usize, rounds: usize) -> Value {
         let mid = sorted.len() / 2;
         if sorted.len() % 2 == 1 { sorted[mid] } else { (sorted[mid - 1] + sorted[mid]) / 2.0 }
     };
-    for (name, edge, rmcp) in [("sequential", &edge_seq, &rmcp_seq), ("concurrent", &edge_con, &rmcp_con)] {
-        let (edge, rmcp) = (median(edge), median(rmcp));
+    let figures = [("sequential", &bare_seq, &edge_seq, &rmcp_seq), ("concurrent", &bare_con, &edge_con, &rmcp_con)];
+    for (name, bare, edge, rmcp) in figures {
+        let (bare, edge, rmcp) = (median(bare), median(edge), median(rmcp));
         println!(
-            "{:<64} rmcp {rmcp:.1} ms | mcp-edge {edge:.1} ms ({:.2}x rmcp's speed)",
+            "{:<64} bare {bare:.1} ms | rmcp {rmcp:.1} ms ({:.2}x bare) | mcp-edge {edge:.1} ms ({:.2}x bare, {:.2}x rmcp's speed)",
             format!("native   {name} tools/call over stdio (n={calls})"),
+            rmcp / bare,
+            edge / bare,
             rmcp / edge
         );
     }
@@ -190,5 +261,6 @@ async fn run(calls: usize, rounds: usize) -> Value {
         "rounds": rounds,
         "mcp-edge": { "sequential_ms": edge_seq, "concurrent_ms": edge_con },
         "rmcp": { "sequential_ms": rmcp_seq, "concurrent_ms": rmcp_con },
+        "bare": { "sequential_ms": bare_seq, "concurrent_ms": bare_con },
     })
 }
