@@ -142,8 +142,10 @@ const MAX_REDIRECTS: usize = 10;
 
 /// The largest body read in one go (`arrayBuffer()`) rather than chunk by
 /// chunk; bigger ones, and bodies of unknown length, stream, so a reader's
-/// size limit stops them early.
-const WHOLE_BODY_LIMIT: u64 = 16 * 1024 * 1024;
+/// size limit stops them early, and a large body is copied once into wasm
+/// rather than gathered and copied twice by `arrayBuffer()` first (undici
+/// concatenates the chunks, then copies them into a new `ArrayBuffer`).
+const WHOLE_BODY_LIMIT: u64 = 256 * 1024;
 
 /// A response body: SSE streams (and bodies of unknown length) chunk by
 /// chunk; a body of known, bounded length (JSON replies) in one
@@ -164,16 +166,19 @@ impl Stream for FetchBody {
 
     fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
         let this = self.get_mut();
+        // `arrayBuffer()` gives an `ArrayBuffer`, which a `Uint8Array` views;
+        // a body stream gives `Uint8Array`s, which `new Uint8Array(chunk)`
+        // would copy (a 1 MB body streamed in Node: 0.4 ms for nothing).
         let polled = match &mut this.chunks {
             Chunks::Whole(None) => Poll::Ready(None),
             Chunks::Whole(Some(read)) => {
-                let read = read.poll_unpin(cx).map(Some);
+                let read = read.poll_unpin(cx).map(|read| Some(read.map(|buffer| Uint8Array::new(&buffer))));
                 if read.is_ready() {
                     this.chunks = Chunks::Whole(None);
                 }
                 read
             }
-            Chunks::Streamed(stream) => stream.poll_next_unpin(cx),
+            Chunks::Streamed(stream) => stream.poll_next_unpin(cx).map(|chunk| chunk.map(|chunk| chunk.map(bytes_of))),
         };
         match polled {
             Poll::Pending => Poll::Pending,
@@ -185,11 +190,17 @@ impl Stream for FetchBody {
                 if matches!(this.chunks, Chunks::Whole(None)) {
                     this.guard.finished = true;
                 }
-                Poll::Ready(Some(Ok(Uint8Array::new(&value).to_vec())))
+                Poll::Ready(Some(Ok(value.to_vec())))
             }
             Poll::Ready(Some(Err(e))) => Poll::Ready(Some(Err(body_error(&e)))),
         }
     }
+}
+
+/// A body stream's chunk as bytes: the `Uint8Array` it is (the Fetch
+/// standard's byte streams give nothing else), or a view of anything else.
+fn bytes_of(chunk: JsValue) -> Uint8Array {
+    chunk.dyn_into::<Uint8Array>().unwrap_or_else(|other| Uint8Array::new(&other))
 }
 
 fn body_error(e: &JsValue) -> HttpError {
