@@ -102,8 +102,10 @@ impl HttpResponse {
     pub async fn read_body(self, limit: usize) -> Result<Vec<u8>, HttpError> {
         use futures::StreamExt;
         // A body that comes in chunks is gathered in one allocation of its
-        // declared length (at most `limit`), not grown by doubling: a 1 MB
-        // body in 64 KB chunks was copied some 2 MB over within wasm.
+        // declared length, not grown by doubling: a 1 MB body in 64 KB
+        // chunks was copied some 2 MB over within wasm. `limit` caps what a
+        // false `Content-Length` can make us allocate (HTTP ends such a
+        // response with an error when the body falls short).
         let declared = self.header("content-length").and_then(|n| n.parse::<usize>().ok()).map(|n| n.min(limit));
         let mut body = self.body;
         let mut bytes = Vec::new();
