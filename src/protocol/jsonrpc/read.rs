@@ -62,15 +62,18 @@ fn decode_text(payload: &str) -> Result<Message, DecodeError> {
         return classify(Parts::from_map(object), result);
     }
     // The members stay text; all but `result` are small and parsed here.
-    let Some(members) = raw::members(payload) else { return Err(syntax_error(payload)) };
-    let result = raw::member_text(&members, "result");
-    if result.is_some_and(raw::too_deep) {
-        return Err(DecodeError::NotJson(format!(
-            "recursion limit exceeded: the result nests deeper than {} levels",
-            raw::MAX_DEPTH
-        )));
-    }
-    let result = result.map(RawResult::from_checked);
+    // The result is held to the nesting a `Value` can hold as it is read:
+    // one deeper is refused now, not when somebody parses it.
+    let Some(members) = raw::members_nested_within(payload, Some("result")) else {
+        return Err(match raw::members(payload) {
+            Some(_) => DecodeError::NotJson(format!(
+                "recursion limit exceeded: the result nests {} levels deep or more",
+                raw::MAX_DEPTH
+            )),
+            None => syntax_error(payload),
+        });
+    };
+    let result = raw::member_text(&members, "result").map(RawResult::from_checked);
     let parts = Parts {
         jsonrpc: raw::member(&members, "jsonrpc"),
         id: raw::member(&members, "id"),
