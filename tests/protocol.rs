@@ -217,4 +217,21 @@ tests! {
         };
         assert!(why.contains("must be a string"), "{why}");
     }
+
+    fn a_result_no_value_could_hold_is_refused_on_arrival() {
+        let nested = |depth: usize| format!("{}{}", "[".repeat(depth), "]".repeat(depth));
+        let message = |result: &str| format!(r#"{{"jsonrpc":"2.0","id":1,"result":{{"a":{result}}}}}"#);
+        // The result object plus 126 arrays: 127 levels, as deep as a `Value` goes.
+        let Message::Response(response) = one(&message(&nested(126))) else { panic!("a response") };
+        assert!(response.outcome.is_ok_and(|result| result.to_value().is_ok()));
+        for (result, reason) in [(nested(127), "recursion limit exceeded"), ("1e400".to_owned(), "number out of range")] {
+            match decode_one(&message(&result)) {
+                Err(DecodeError::NotJson(why)) => assert!(why.contains(reason), "{why}"),
+                other => panic!("{result:.20} was not refused: {other:?}"),
+            }
+        }
+        // A deep value inside a string is text, not nesting.
+        let quoted = format!(r#""{}""#, "[".repeat(1000));
+        assert!(matches!(one(&message(&quoted)), Message::Response(_)));
+    }
 }

@@ -147,6 +147,12 @@ fn bounded_span(text: &str) -> Option<(&str, &str)> {
     Some((&text[..text.len() - rest.len()], rest))
 }
 
+/// Why the JSON value `text` cannot be read as [`bounded_span`] reads it
+/// (nested too deep, or a number no `f64` holds); `None` when it can.
+pub(crate) fn unholdable(text: &str) -> Option<String> {
+    crate::protocol::objects::from_str::<Nested>(text).err().map(|e| e.to_string())
+}
+
 /// Any JSON value, read for its shape only: containers are walked (so the
 /// parser counts their depth), everything else is skipped.
 struct Nested;
@@ -347,6 +353,16 @@ mod tests {
         assert!(members_nested_within(&message(&too_deep), Some("result")).is_none());
         // Only the named member is bounded; unbounded reading takes anything.
         assert!(members(&message(&too_deep)).is_some());
+        assert!(unholdable(&too_deep).is_some_and(|reason| reason.contains("recursion limit exceeded")));
+        assert_eq!(unholdable(&holdable), None);
+        // A number no `f64` holds is refused as a `Value` refuses it.
+        let huge = r#"{"n":1e400}"#;
+        assert!(serde_json::from_str::<Value>(huge).is_err());
+        assert!(
+            unholdable(huge).is_some_and(|reason| reason.contains("number out of range")),
+            "{:?}",
+            unholdable(huge)
+        );
         // Brackets inside strings (escaped quotes too) do not count; every
         // kind of value is read.
         let quoted = format!(r#"{{"a":"\"{}\\","b":[1,-2.5e3,true,null,{{"c":"d"}}]}}"#, "[".repeat(300));

@@ -65,11 +65,13 @@ fn decode_text(payload: &str) -> Result<Message, DecodeError> {
     // The result is held to the nesting a `Value` can hold as it is read:
     // one deeper is refused now, not when somebody parses it.
     let Some(members) = raw::members_nested_within(payload, Some("result")) else {
-        return Err(match raw::members(payload) {
-            Some(_) => DecodeError::NotJson(format!(
-                "recursion limit exceeded: the result nests {} levels deep or more",
-                raw::MAX_DEPTH
-            )),
+        // Valid JSON whose result is not (nested too deep, or a number out
+        // of range) says so; anything else is a syntax error.
+        let members = raw::members(payload);
+        let unholdable =
+            members.as_ref().and_then(|members| raw::member_text(members, "result")).and_then(raw::unholdable);
+        return Err(match unholdable {
+            Some(reason) => DecodeError::NotJson(format!("the result cannot be read: {reason}")),
             None => syntax_error(payload),
         });
     };
