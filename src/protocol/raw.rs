@@ -29,7 +29,7 @@ pub(crate) fn members(text: &str) -> Option<Members<'_>> {
 
 /// [`members`], with the value of the member `bounded` (if any) also held
 /// to the nesting a `Value` can hold, in the same pass: `None` when it
-/// nests deeper (serde_json's own limit, [`MAX_DEPTH`]).
+/// nests deeper (serde_json's own limit: 128 levels are refused).
 pub(crate) fn members_nested_within<'a>(text: &'a str, bounded: Option<&str>) -> Option<Members<'a>> {
     let mut rest = skip_space(text).strip_prefix('{')?;
     let mut found = Vec::new();
@@ -132,10 +132,6 @@ fn span(text: &str) -> Option<(&str, &str)> {
     let (IgnoredAny, rest) = split::<IgnoredAny>(text)?;
     Some((&text[..text.len() - rest.len()], rest))
 }
-
-/// How deep a `Value` may nest: serde_json's own limit (a value nested
-/// this deep is refused).
-pub(crate) const MAX_DEPTH: usize = 128;
 
 /// [`span`] with serde_json's nesting limit: the value is walked with
 /// `deserialize_any` (which counts the depth), not skipped (which does
@@ -341,6 +337,8 @@ mod tests {
 
     #[test]
     fn a_bounded_member_may_nest_as_deep_as_a_value_and_no_deeper() {
+        // serde_json's nesting limit: a value nested this deep is refused.
+        const MAX_DEPTH: usize = 128;
         let nested = |depth: usize| format!("{}{}", "[".repeat(depth), "]".repeat(depth));
         let message = |result: &str| format!(r#"{{"id":1,"result":{result},"other":{}}}"#, nested(MAX_DEPTH + 5));
         let holdable = nested(MAX_DEPTH - 1);
