@@ -11,6 +11,8 @@ use std::future::Future;
 use std::pin::Pin;
 use std::time::Duration;
 
+mod timers;
+
 #[cfg(not(target_arch = "wasm32"))]
 mod imp {
     use super::*;
@@ -60,13 +62,12 @@ mod imp {
     /// A boxed stream with no `Send` bound.
     pub type BoxStream<'a, T> = Pin<Box<dyn futures::Stream<Item = T> + 'a>>;
 
-    /// Sleeps through the global `setTimeout`, which pages, workers, Deno and
-    /// Node all have (no `window` needed). Dropping the future clears the timer.
+    /// Sleeps on the global `setTimeout`, which pages, workers, Deno and
+    /// Node all have (no `window` needed): every sleep shares one timer
+    /// (see `runtime/timers.rs`). Dropping the future leaves its queue.
     pub async fn sleep(duration: Duration) {
-        // gloo hands the delay to `setTimeout` as an i32: anything longer
-        // would wrap and fire at once, so cap it (about 24.8 days).
-        let millis = u32::try_from(duration.as_millis().min(i32::MAX as u128)).unwrap_or(i32::MAX as u32);
-        gloo_timers::future::TimeoutFuture::new(millis).await
+        let millis = u64::try_from(duration.as_millis()).unwrap_or(u64::MAX);
+        super::timers::sleep_until((js_sys::Date::now().max(0.0) as u64).saturating_add(millis)).await
     }
 
     /// Runs `future` on the JS event loop.
@@ -80,6 +81,18 @@ mod imp {
 }
 
 pub use imp::{BoxFuture, BoxStream, MaybeSend, MaybeSync, sleep, spawn};
+
+/// `navigator.userAgent`, where the global object has a `navigator`: how
+/// the wasm build tells its hosts apart where their behaviour differs.
+#[cfg(target_arch = "wasm32")]
+pub(crate) fn user_agent() -> Option<String> {
+    use wasm_bindgen::JsValue;
+    let get = |target: &JsValue, key: &str| js_sys::Reflect::get(target, &JsValue::from_str(key)).ok();
+    get(&js_sys::global(), "navigator")
+        .filter(|navigator| navigator.is_object())
+        .and_then(|navigator| get(&navigator, "userAgent"))
+        .and_then(|agent| agent.as_string())
+}
 
 /// A number in `[0, 1)` for jitter; not for anything secret.
 #[cfg(not(target_arch = "wasm32"))]

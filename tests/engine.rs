@@ -266,6 +266,43 @@ tests! {
         assert!(matches!(extra, Either::Right(_)), "unexpected message after an initialize timeout");
     }
 
+    async fn timeouts_fire_in_deadline_order_whatever_order_they_were_made() {
+        // On wasm every sleep shares one timer, set for the earliest
+        // deadline: a shorter timeout made after a longer one must still
+        // fire first, and an answered request's timeout must not stop the
+        // others from firing.
+        let (client, mut server) = connected(ClientOptions::default()).await;
+        let call = |millis: u64| {
+            let options = RequestOptions::timeout(Duration::from_millis(millis));
+            let call = client.request("tools/call", Some(json!({"name": "slow"})), options);
+            async move { (millis, call.await) }
+        };
+        // Each polled once, in this order, so their timers start in it.
+        let mut calls = futures::stream::FuturesUnordered::new();
+        for millis in [900, 150, 450] {
+            let mut started = Box::pin(call(millis));
+            assert!(futures::poll!(&mut started).is_pending());
+            calls.push(started);
+        }
+        let answered = client.request("tools/call", Some(json!({"name": "quick"})), RequestOptions::default());
+        let server_side = async {
+            for _ in 0..3 {
+                assert_eq!(next_request(&mut server).await.params.unwrap_or_default()["name"], "slow");
+            }
+            let first = next_request(&mut server).await;
+            server.send(Message::result(first.id, json!({"quick": true})));
+            server
+        };
+        let (quick, _server) = futures::join!(within("the quick call", answered), server_side);
+        assert_eq!(ok(quick)["quick"], true);
+        let mut order = Vec::new();
+        while let Some((millis, outcome)) = within("the timeouts", calls.next()).await {
+            assert!(matches!(outcome, Err(Error::Timeout { after, .. }) if after == Duration::from_millis(millis)));
+            order.push(millis);
+        }
+        assert_eq!(order, [150, 450, 900]);
+    }
+
     async fn dropping_a_request_cancels_it() {
         let (client, mut server) = connected(ClientOptions::default()).await;
         let call = client.request("tools/call", Some(json!({"name": "x"})), RequestOptions::default());

@@ -124,16 +124,7 @@ fn cancel_body(response: &Response) {
 /// (see [`AbortOnDrop`]). Node 21 and later name themselves in
 /// `navigator.userAgent`; Deno, Bun, workerd and browsers do not.
 fn in_node() -> bool {
-    user_agent().is_some_and(|agent| agent.starts_with("Node.js/"))
-}
-
-/// `navigator.userAgent`, where the global object has a `navigator`.
-pub(super) fn user_agent() -> Option<String> {
-    let get = |target: &JsValue, key: &str| js_sys::Reflect::get(target, &JsValue::from_str(key)).ok();
-    get(&js_sys::global(), "navigator")
-        .filter(|navigator| navigator.is_object())
-        .and_then(|navigator| get(&navigator, "userAgent"))
-        .and_then(|agent| agent.as_string())
+    crate::runtime::user_agent().is_some_and(|agent| agent.starts_with("Node.js/"))
 }
 
 /// Redirects followed by hand (outside a browser) before giving up, as the
