@@ -66,8 +66,7 @@ mod imp {
     /// Node all have (no `window` needed): every sleep shares one timer
     /// (see `runtime/timers.rs`). Dropping the future leaves its queue.
     pub async fn sleep(duration: Duration) {
-        let millis = u64::try_from(duration.as_millis()).unwrap_or(u64::MAX);
-        super::timers::sleep_until((js_sys::Date::now().max(0.0) as u64).saturating_add(millis)).await
+        super::timers::sleep_for(duration).await
     }
 
     /// Runs `future` on the JS event loop.

@@ -128,7 +128,7 @@ impl Queue {
 }
 
 #[cfg(target_arch = "wasm32")]
-pub(crate) use host::sleep_until;
+pub(crate) use host::sleep_for;
 
 #[cfg(target_arch = "wasm32")]
 mod host {
@@ -211,8 +211,14 @@ mod host {
         }
     }
 
+    /// Resolves once `duration` has passed on the clock of `now`.
+    pub(crate) fn sleep_for(duration: std::time::Duration) -> Sleep {
+        let millis = u64::try_from(duration.as_millis()).unwrap_or(u64::MAX);
+        sleep_until(now().saturating_add(millis))
+    }
+
     /// Resolves at `deadline` (milliseconds of `Date.now()`).
-    pub(crate) fn sleep_until(deadline: u64) -> Sleep {
+    fn sleep_until(deadline: u64) -> Sleep {
         let slot = Rc::new(RefCell::new(Slot::default()));
         HOST.with(|host| {
             let mut host = host.borrow_mut();

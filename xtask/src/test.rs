@@ -76,7 +76,10 @@ fn browser_tests() -> Res {
     fs::create_dir_all(&tmp).map_err(|e| format!("cannot create {}: {e}", tmp.display()))?;
     let result = BrowserPeers::start().and_then(|peers| {
         let mut failed = Vec::new();
-        for suite in WASM_TESTS {
+        // The library's own wasm-bindgen tests (WebCrypto in `auth::jwt`)
+        // run as the suite `--lib`; its plain `#[test]`s run natively above.
+        let lib = std::iter::once(LIB_SUITE);
+        for suite in lib.chain(WASM_TESTS.iter().copied()) {
             let mut c = wasm_pack_test(suite);
             c.env("TMPDIR", &tmp);
             // The browser tests reach real servers cross-origin; their URLs
@@ -86,7 +89,7 @@ fn browser_tests() -> Res {
             }
             if let Err(e) = run_echo(&mut c) {
                 println!("browser tests: {suite}: {e}");
-                failed.push(*suite);
+                failed.push(suite);
             }
         }
         if failed.is_empty() { Ok(()) } else { Err(format!("failed suites: {}", failed.join(", "))) }
@@ -96,7 +99,11 @@ fn browser_tests() -> Res {
     result
 }
 
-/// `wasm-pack test --headless --chrome` of one suite (tests/<suite>.rs),
+/// The name `wasm_pack_test` gives the library's unit tests.
+const LIB_SUITE: &str = "lib";
+
+/// `wasm-pack test --headless --chrome` of one suite (tests/<suite>.rs, or
+/// the library's unit tests for LIB_SUITE),
 /// the command the README gives. `--mode no-install`: wasm-pack must use
 /// the wasm-bindgen-cli setup installed (on PATH, the Cargo.lock version)
 /// and fail rather than download one; `--chromedriver`: Debian's, matching
@@ -104,7 +111,11 @@ fn browser_tests() -> Res {
 fn wasm_pack_test(suite: &str) -> std::process::Command {
     let mut c = cmd("wasm-pack");
     c.args(["test", "--headless", "--chrome", "--mode", "no-install", "--chromedriver", CHROMEDRIVER]);
-    c.args(["--", "--test", suite]);
+    if suite == LIB_SUITE {
+        c.args(["--", "--lib"]);
+    } else {
+        c.args(["--", "--test", suite]);
+    }
     // wasm-bindgen-test-runner merges webdriver.json (headless, no sandbox:
     // we may run as root) into the session capabilities. It looks for
     // ./webdriver.json, and cargo runs it from the crate root; the variable
