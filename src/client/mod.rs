@@ -99,7 +99,7 @@ struct Inner {
     /// The transport's session, for [`Client::snapshot`].
     session_view: Option<Arc<dyn SessionView>>,
     /// The `outputSchema` of every tool listed so far, by name.
-    output_schemas: Mutex<std::collections::HashMap<String, Value>>,
+    output_schemas: Mutex<serde_json::Map<String, Value>>,
 }
 
 /// A connection to one MCP server. Clone it freely: clones share the session.
@@ -145,7 +145,7 @@ impl Client {
             subscribed: Mutex::new(Vec::new()),
             kept_listens: Mutex::new(Vec::new()),
             session_view,
-            output_schemas: Mutex::new(std::collections::HashMap::new()),
+            output_schemas: Mutex::new(serde_json::Map::new()),
         };
         (Client { inner: Arc::new(inner) }, driver)
     }

@@ -108,8 +108,8 @@ pub struct ClientOptions {
     pub task_timeout: std::time::Duration,
     /// Answer a repeated list or read from the results a stateless server
     /// said stay fresh (`ttlMs`) until they go stale or a change
-    /// notification arrives (default true). [`crate::Client::clear_cache`]
-    /// empties it.
+    /// notification arrives (default true). It holds the 64 answers that
+    /// stay fresh longest; [`crate::Client::clear_cache`] empties it.
     pub result_cache: bool,
     /// A 2026-07-28 [`crate::Client::listen`] whose stream breaks (an edge
     /// proxy cuts idle streams at about 100 s) is opened again by itself,

@@ -8,8 +8,6 @@
 //! means every page is suspect, R4.34). The cache belongs to one client, so
 //! `private` entries never cross authorization contexts (R4.32).
 
-use std::collections::HashMap;
-
 use serde_json::Value;
 
 use crate::protocol::stateless::CacheHint;
@@ -36,9 +34,16 @@ struct Entry {
     stale_at: f64,
 }
 
+/// The most results kept at once. Entries leave when stale only if looked
+/// up again, so without a bound a client reading many resources, each with
+/// a long `ttlMs`, would hold every answer for the life of the session.
+const MAX_ENTRIES: usize = 64;
+
+/// A list, not a map: at most [`MAX_ENTRIES`] entries, where a `HashMap` of
+/// its own cost some 2 KB of wasm.
 #[derive(Default)]
 pub(crate) struct ResultCache {
-    entries: HashMap<String, Entry>,
+    entries: Vec<(String, Entry)>,
     /// Counts invalidations, so an answer to a request sent before one is
     /// known to be stale.
     epoch: u64,
@@ -56,14 +61,12 @@ pub(crate) fn key(version: &str, method: &str, params: &serde_json::Map<String, 
 impl ResultCache {
     /// A fresh result for `key`, if any.
     pub(crate) fn get(&mut self, key: &str, now: f64) -> Option<Value> {
-        match self.entries.get(key) {
-            Some(entry) if now < entry.stale_at => Some(entry.result.clone()),
-            Some(_) => {
-                self.entries.remove(key);
-                None
-            }
-            None => None,
+        let at = self.entries.iter().position(|(kept, _)| kept == key)?;
+        if now < self.entries[at].1.stale_at {
+            return Some(self.entries[at].1.result.clone());
         }
+        self.entries.swap_remove(at);
+        None
     }
 
     /// Keeps a complete result as long as its hints allow.
@@ -73,12 +76,22 @@ impl ResultCache {
             return;
         }
         let stale_at = now + hint.ttl.as_secs_f64() * 1000.0;
-        self.entries.insert(key, Entry { method: method.to_owned(), uri, result: result.clone(), stale_at });
+        let entry = Entry { method: method.to_owned(), uri, result: result.clone(), stale_at };
+        self.entries.retain(|(kept, old)| *kept != key && now < old.stale_at);
+        if self.entries.len() >= MAX_ENTRIES {
+            // Full of fresh answers: the one that goes stale first leaves.
+            let soonest =
+                self.entries.iter().enumerate().min_by(|(_, a), (_, b)| a.1.stale_at.total_cmp(&b.1.stale_at));
+            if let Some((at, _)) = soonest {
+                self.entries.swap_remove(at);
+            }
+        }
+        self.entries.push((key, entry));
     }
 
     /// Forgets every result of `method`.
     pub(crate) fn forget_method(&mut self, method: &str) {
-        self.entries.retain(|_, entry| entry.method != method);
+        self.entries.retain(|(_, entry)| entry.method != method);
     }
 
     /// Forgets everything.
@@ -116,7 +129,7 @@ impl ResultCache {
                 };
                 // A resource under a cached one changes it too (a directory's
                 // listing), and so does a change of what contains it.
-                self.entries.retain(|_, entry| {
+                self.entries.retain(|(_, entry)| {
                     entry.uri.as_deref().is_none_or(|uri| !covers(uri, updated) && !covers(updated, uri))
                 });
             }
@@ -151,6 +164,31 @@ mod tests {
             cache.put(key.clone(), methods::TOOLS_LIST, None, &hints, 0.0);
             assert!(cache.get(&key, 0.0).is_none(), "{hints}");
         }
+    }
+
+    #[test]
+    fn the_cache_holds_at_most_its_bound_and_drops_stale_entries_as_it_grows() {
+        let mut cache = ResultCache::default();
+        let read = |i: usize| key("v", methods::RESOURCES_READ, &params(json!({"uri": format!("file:///{i}")})));
+        // Short-lived answers: gone once stale, even if never asked for again.
+        for i in 0..10 {
+            cache.put(read(i), methods::RESOURCES_READ, None, &json!({"ttlMs": 10}), 0.0);
+        }
+        cache.put(read(100), methods::RESOURCES_READ, None, &json!({"ttlMs": 10}), 20.0);
+        assert_eq!(cache.entries.len(), 1, "the stale ones left when a new one came");
+        // Long-lived answers beyond the bound: the one that goes stale first leaves.
+        for i in 0..(MAX_ENTRIES * 3) {
+            let ttl = 100_000 + i;
+            cache.put(read(i), methods::RESOURCES_READ, None, &json!({ "ttlMs": ttl }), 30.0);
+        }
+        assert_eq!(cache.entries.len(), MAX_ENTRIES);
+        assert!(cache.get(&read(MAX_ENTRIES * 3 - 1), 31.0).is_some(), "the longest-lived is kept");
+        assert!(cache.get(&read(0), 31.0).is_none(), "the shortest-lived left");
+        // Putting a key again replaces it rather than adding another.
+        cache.put(read(0), methods::RESOURCES_READ, None, &json!({"ttlMs": 500_000}), 31.0);
+        cache.put(read(0), methods::RESOURCES_READ, None, &json!({"ttlMs": 500_000, "v": 2}), 32.0);
+        assert_eq!(cache.entries.iter().filter(|(key, _)| *key == read(0)).count(), 1);
+        assert_eq!(cache.get(&read(0), 33.0).and_then(|v| v.get("v").cloned()), Some(json!(2)));
     }
 
     #[test]

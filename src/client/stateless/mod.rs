@@ -43,8 +43,9 @@ use crate::protocol::{Era, ErrorObject, Notification, ProtocolVersion, codes, me
 /// The stateless engine's state, held by the client.
 #[derive(Default)]
 pub(crate) struct StatelessState {
-    /// The `x-mcp-header` annotations of every tool listed so far.
-    tool_headers: HashMap<String, Arc<[ParamHeader]>>,
+    /// The `x-mcp-header` annotations of every tool listed so far (the
+    /// snapshot's map type: one map code for both).
+    tool_headers: HashMap<String, Vec<ParamHeader>>,
     /// Set by `logging/setLevel`: stamped on every later request.
     log_level: Option<LoggingLevel>,
     pub(crate) discovery: Option<DiscoverResult>,
@@ -58,13 +59,13 @@ impl StatelessState {
     /// The tools whose calls carry `Mcp-Param-*` headers, for a snapshot.
     pub(crate) fn tool_headers_to_keep(&self) -> std::collections::HashMap<String, Vec<ParamHeader>> {
         let annotated = self.tool_headers.iter().filter(|(_, headers)| !headers.is_empty());
-        annotated.map(|(name, headers)| (name.clone(), headers.to_vec())).collect()
+        annotated.map(|(name, headers)| (name.clone(), headers.clone())).collect()
     }
 
     /// Takes back what [`Self::tool_headers_to_keep`] gave (a restored client).
     pub(crate) fn keep_tool_headers(&mut self, kept: &std::collections::HashMap<String, Vec<ParamHeader>>) {
         for (name, headers) in kept {
-            self.tool_headers.insert(name.clone(), headers.clone().into());
+            self.tool_headers.insert(name.clone(), headers.clone());
         }
     }
 
@@ -168,11 +169,14 @@ impl Client {
         version: ProtocolVersion,
     ) -> Result<(Map<String, Value>, Vec<(String, String)>), Error> {
         let params = self.stamp(Some(Value::Object(params)), version)?;
-        let tool_headers = match (method, params.get("name").and_then(Value::as_str)) {
-            (methods::TOOLS_CALL, Some(name)) => self.stateless_state().tool_headers.get(name).cloned(),
-            _ => None,
+        let headers = match (method, params.get("name").and_then(Value::as_str)) {
+            (methods::TOOLS_CALL, Some(name)) => {
+                let state = self.stateless_state();
+                let tool_headers = state.tool_headers.get(name).map(Vec::as_slice);
+                headers::request_headers(version.as_str(), method, &params, tool_headers)
+            }
+            _ => headers::request_headers(version.as_str(), method, &params, None),
         };
-        let headers = headers::request_headers(version.as_str(), method, &params, tool_headers.as_deref());
         Ok((params, headers))
     }
 

@@ -210,7 +210,7 @@ impl Client {
                 let schema = tool.get("inputSchema").cloned().unwrap_or(Value::Null);
                 match headers::param_headers(&schema) {
                     Ok(found) => {
-                        state.tool_headers.insert(name.to_owned(), found.into());
+                        state.tool_headers.insert(name.to_owned(), found);
                         true
                     }
                     Err(reason) if http => {
