@@ -6,7 +6,7 @@ use std::pin::Pin;
 use std::task::{Context, Poll};
 
 use futures::{FutureExt, Stream, StreamExt};
-use js_sys::{Promise, Uint8Array};
+use js_sys::{JsString, Promise, Uint8Array};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
@@ -22,7 +22,49 @@ extern "C" {
     /// URL and the init directly: a `new Request(url, init)` first costs a
     /// second copy of the headers and body for nothing.
     #[wasm_bindgen(js_name = fetch)]
-    fn global_fetch(url: &str, init: &RequestInit) -> Promise;
+    fn global_fetch(url: &JsString, init: &RequestInit) -> Promise;
+
+    /// A `RequestInit` or a `Headers`, given strings that are JS strings
+    /// already (see [`js_text`]): web-sys's bindings take `&str`, which the
+    /// glue decodes anew on every call.
+    type Strings;
+
+    #[wasm_bindgen(method, setter = method)]
+    fn set_method(this: &Strings, method: &JsString);
+
+    #[wasm_bindgen(method, catch, js_name = append)]
+    fn append(this: &Strings, name: &JsString, value: &JsString) -> Result<(), JsValue>;
+
+    #[wasm_bindgen(method, catch, js_name = get)]
+    fn get(this: &Strings, name: &JsString) -> Result<Option<String>, JsValue>;
+}
+
+/// The most strings [`js_text`] keeps.
+const KEPT_STRINGS: usize = 64;
+
+thread_local! {
+    /// The strings every exchange sends again (its method, URL, header names
+    /// and ordinary header values), kept as JS strings.
+    static JS_TEXT: std::cell::RefCell<Vec<(Box<str>, JsString)>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// `text` as a JS string, made once for the strings each exchange repeats:
+/// a string handed to JS is decoded from UTF-8 every time (`TextDecoder`,
+/// about 1.5 µs a string in Chromium), and a call sent eleven of them.
+/// Bounded: past [`KEPT_STRINGS`] a new string is made and not kept.
+/// Secrets (a session id, credentials, a URL's query) are never given to it.
+fn js_text(text: &str) -> JsString {
+    JS_TEXT.with(|kept| {
+        let mut kept = kept.borrow_mut();
+        if let Some((_, string)) = kept.iter().find(|(known, _)| **known == *text) {
+            return string.clone();
+        }
+        let string = JsString::from(text);
+        if kept.len() < KEPT_STRINGS {
+            kept.push((text.into(), string.clone()));
+        }
+        string
+    })
 }
 
 /// Whether cross-origin requests carry cookies (the `credentials` mode).
@@ -268,10 +310,18 @@ fn request_init(
 ) -> Result<RequestInit, HttpError> {
     let invalid = |reason: String| HttpError::InvalidUrl { url: request.url.clone(), reason };
     let init = RequestInit::new();
-    init.set_method(request.method.as_str());
+    init.unchecked_ref::<Strings>().set_method(&js_text(request.method.as_str()));
     let headers = Headers::new().map_err(|e| invalid(js_message(&e)))?;
     for (name, value) in &request.headers {
-        headers.append(name, value).map_err(|e| invalid(format!("header {name}: {}", js_message(&e))))?;
+        let value = if ORDINARY_HEADERS.iter().any(|h| name.eq_ignore_ascii_case(h)) {
+            js_text(value)
+        } else {
+            JsString::from(value.as_str())
+        };
+        headers
+            .unchecked_ref::<Strings>()
+            .append(&js_text(name), &value)
+            .map_err(|e| invalid(format!("header {name}: {}", js_message(&e))))?;
     }
     init.set_headers(&headers);
     if let Some(body) = &request.body {
@@ -311,7 +361,10 @@ fn response_headers(response: &Response, status: u16, sent_dpop: bool) -> Vec<(S
             "dpop-nonce" => sent_dpop,
             _ => true,
         })
-        .filter_map(|name| headers.get(name).ok().flatten().map(|value| ((*name).to_owned(), value)))
+        .filter_map(|name| {
+            let value = headers.unchecked_ref::<Strings>().get(&js_text(name)).ok().flatten()?;
+            Some(((*name).to_owned(), value))
+        })
         .collect()
 }
 
@@ -335,7 +388,9 @@ impl HttpClient for FetchHttp {
             let mut hops = 0;
             let (response, status) = loop {
                 let url = redirected.as_deref().unwrap_or(&request_url);
-                let fetching = global_fetch(url, &init);
+                // A URL with a query may carry a key: not kept.
+                let js_url = if url.contains('?') { JsString::from(url) } else { js_text(url) };
+                let fetching = global_fetch(&js_url, &init);
                 if guard.controller.is_none() {
                     guard.unanswered = Some(Clone::clone(&fetching));
                 }
@@ -439,5 +494,54 @@ impl HttpClient for FetchHttp {
                 Box::pin(FetchBody { chunks, guard });
             Ok(HttpResponse { status, headers, body })
         })
+    }
+}
+
+// Run in Chromium by `cargo xtask test` (the library's wasm-bindgen suite,
+// configured to run in the browser in `auth::jwt::web`).
+#[cfg(test)]
+mod tests {
+    use wasm_bindgen_test::wasm_bindgen_test;
+
+    use super::*;
+    use crate::http::Method;
+
+    #[wasm_bindgen_test]
+    fn kept_strings_read_back_the_same_and_stay_bounded() {
+        for round in 0..2 {
+            for i in 0..(KEPT_STRINGS * 3) {
+                let text = format!("x-header-{i}");
+                assert_eq!(String::from(js_text(&text)), text, "round {round}");
+            }
+        }
+        assert!(JS_TEXT.with(|kept| kept.borrow().len()) <= KEPT_STRINGS);
+        assert_eq!(String::from(js_text("content-type")), "content-type");
+    }
+
+    #[wasm_bindgen_test]
+    fn a_request_init_carries_the_method_and_every_header() {
+        let request = HttpRequest {
+            method: Method::Post,
+            url: "https://example.test/mcp".into(),
+            headers: vec![
+                ("Content-Type".into(), "application/json".into()),
+                ("Mcp-Session-Id".into(), "secret-session".into()),
+                ("MCP-Protocol-Version".into(), "2025-11-25".into()),
+            ],
+            body: Some("{}".into()),
+        };
+        let init = match request_init(&request, None, None) {
+            Ok(init) => init,
+            Err(e) => panic!("request_init failed: {e}"),
+        };
+        let get = |key: &str| js_sys::Reflect::get(&init, &JsValue::from_str(key)).unwrap_or(JsValue::UNDEFINED);
+        assert_eq!(get("method").as_string().as_deref(), Some("POST"));
+        let headers: Headers = get("headers").unchecked_into();
+        let header = |name: &str| headers.get(name).ok().flatten();
+        assert_eq!(header("content-type").as_deref(), Some("application/json"));
+        assert_eq!(header("mcp-session-id").as_deref(), Some("secret-session"));
+        assert_eq!(header("mcp-protocol-version").as_deref(), Some("2025-11-25"));
+        // A session id is not kept among the strings every exchange repeats.
+        assert!(JS_TEXT.with(|kept| kept.borrow().iter().all(|(text, _)| &**text != "secret-session")));
     }
 }
