@@ -11,7 +11,10 @@ use std::future::Future;
 use std::pin::Pin;
 use std::time::Duration;
 
+mod future_set;
 mod timers;
+
+pub(crate) use future_set::FutureSet;
 
 #[cfg(not(target_arch = "wasm32"))]
 mod imp {

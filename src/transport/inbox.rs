@@ -9,10 +9,9 @@ use std::task::{Context, Poll};
 
 use futures::StreamExt;
 use futures::channel::mpsc;
-use futures::stream::FuturesUnordered;
 
 use super::TransportEvent;
-use crate::runtime::BoxFuture;
+use crate::runtime::{BoxFuture, FutureSet};
 
 /// The sending side, kept by the transport's shared state.
 pub(crate) type Outbox = mpsc::UnboundedSender<TransportEvent>;
@@ -20,14 +19,14 @@ pub(crate) type Outbox = mpsc::UnboundedSender<TransportEvent>;
 /// The inbound channel and the background futures that feed it.
 pub(crate) struct Inbox {
     receiver: mpsc::UnboundedReceiver<TransportEvent>,
-    background: FuturesUnordered<BoxFuture<'static, ()>>,
+    background: FutureSet<BoxFuture<'static, ()>>,
 }
 
 impl Inbox {
     /// An empty inbox and the sender its background work pushes into.
     pub(crate) fn new() -> (Outbox, Inbox) {
         let (sender, receiver) = mpsc::unbounded();
-        (sender, Inbox { receiver, background: FuturesUnordered::new() })
+        (sender, Inbox { receiver, background: FutureSet::default() })
     }
 
     /// Runs `work` in the background from now on (polled by [`Inbox::poll_event`]).
@@ -37,12 +36,12 @@ impl Inbox {
 
     /// Drops every background future, which aborts their requests.
     pub(crate) fn clear(&mut self) {
-        self.background = FuturesUnordered::new();
+        self.background = FutureSet::default();
     }
 
     /// Drives the background futures without taking an event.
     pub(crate) fn drive(&mut self, cx: &mut Context<'_>) {
-        while let Poll::Ready(Some(())) = self.background.poll_next_unpin(cx) {}
+        while let Poll::Ready(Some(())) = self.background.poll_next(cx) {}
     }
 
     /// Drives the background futures, then hands out the next event.

@@ -19,7 +19,6 @@ use std::task::{Context, Poll};
 use futures::StreamExt;
 use futures::channel::{mpsc, oneshot};
 use futures::future::{AbortHandle, Abortable};
-use futures::stream::FuturesUnordered;
 use serde_json::{Value, json};
 
 use super::error::Error;
@@ -27,7 +26,7 @@ use super::handlers::{Handlers, NotificationListener};
 use crate::protocol::stateless::ListenFilter;
 use crate::protocol::types::Progress;
 use crate::protocol::{Message, Notification, ProtocolVersion, RawResult, Request, RequestId, Response, methods};
-use crate::runtime::{BoxFuture, boxed};
+use crate::runtime::{BoxFuture, FutureSet, boxed};
 use crate::transport::{Transport, TransportError, TransportEvent, TransportKind};
 
 mod inbound;
@@ -103,8 +102,8 @@ pub(crate) struct SessionLoop<T: Transport> {
     commands: mpsc::UnboundedReceiver<Command>,
     commands_done: bool,
     pending: HashMap<RequestId, Pending>,
-    sends: FuturesUnordered<SendFuture>,
-    running_handlers: FuturesUnordered<HandlerFuture>,
+    sends: FutureSet<SendFuture>,
+    running_handlers: FutureSet<HandlerFuture>,
     handler_aborts: HashMap<RequestId, AbortHandle>,
     /// Ends the transport exchange of a request we stopped waiting for.
     send_aborts: HashMap<RequestId, AbortHandle>,
@@ -143,8 +142,8 @@ impl<T: Transport> SessionLoop<T> {
             commands,
             commands_done: false,
             pending: HashMap::new(),
-            sends: FuturesUnordered::new(),
-            running_handlers: FuturesUnordered::new(),
+            sends: FutureSet::default(),
+            running_handlers: FutureSet::default(),
             handler_aborts: HashMap::new(),
             send_aborts: HashMap::new(),
             handlers,
@@ -409,12 +408,12 @@ impl<T: Transport> SessionLoop<T> {
                 }
             }
 
-            while let Poll::Ready(Some((purpose, outcome))) = self.sends.poll_next_unpin(cx) {
+            while let Poll::Ready(Some((purpose, outcome))) = self.sends.poll_next(cx) {
                 progressed = true;
                 self.handle_send_outcome(purpose, outcome);
             }
 
-            while let Poll::Ready(Some(answer)) = self.running_handlers.poll_next_unpin(cx) {
+            while let Poll::Ready(Some(answer)) = self.running_handlers.poll_next(cx) {
                 progressed = true;
                 if let Some(Message::Response(Response { id: Some(id), .. })) = &answer {
                     self.handler_aborts.remove(id);
