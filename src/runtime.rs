@@ -12,6 +12,7 @@ use std::pin::Pin;
 use std::time::Duration;
 
 mod future_set;
+mod tasks;
 mod timers;
 
 pub(crate) use future_set::FutureSet;
@@ -72,17 +73,19 @@ mod imp {
         super::timers::sleep_for(duration).await
     }
 
-    /// Runs `future` on the JS event loop.
+    /// Runs `future` on the JS event loop, from the next microtask on (see
+    /// `runtime/tasks.rs`).
     pub fn spawn(future: impl Future<Output = ()> + 'static) -> Result<(), SpawnError> {
         // As a `dyn Future`: the task machinery is compiled once, not once
         // per spawned future's type.
-        let future: BoxFuture<'static, ()> = Box::pin(future);
-        wasm_bindgen_futures::spawn_local(future);
+        super::tasks::spawn(Box::pin(future));
         Ok(())
     }
 }
 
 pub use imp::{BoxFuture, BoxStream, MaybeSend, MaybeSync, sleep, spawn};
+#[cfg(target_arch = "wasm32")]
+pub(crate) use tasks::spawn_started;
 
 /// `navigator.userAgent`, where the global object has a `navigator`: how
 /// the wasm build tells its hosts apart where their behaviour differs.

@@ -18,14 +18,11 @@ mod types;
 
 use std::collections::HashSet;
 
-use std::task::{Context, Poll, Waker};
-
 use futures::TryFutureExt as _;
 use futures::future::{LocalBoxFuture, ready};
 use js_sys::{Function, Promise};
 use serde_json::{Map, Value};
 use wasm_bindgen::prelude::*;
-use wasm_bindgen_futures::future_to_promise;
 
 pub use self::listen::McpSubscription;
 
@@ -58,19 +55,21 @@ where
 }
 
 /// The promise of boxed work (compiled once, not once per method).
-fn start(mut work: LocalBoxFuture<'static, Result<JsValue, JsValue>>) -> Promise {
-    // Started now, in the caller's turn, rather than in the task's first
-    // microtask: what the work does before its first wait (a call's request
-    // handed to the session loop) lets the loop run in that same microtask,
-    // one microtask sooner (each is some 25 µs of a call in Chromium). The
-    // task polls it again with its own waker in its first microtask: what
-    // woke the no-op waker of this poll meanwhile, that poll sees.
-    let mut cx = Context::from_waker(Waker::noop());
-    match work.as_mut().poll(&mut cx) {
-        Poll::Ready(Ok(value)) => Promise::resolve(&value),
-        Poll::Ready(Err(error)) => Promise::reject(&error),
-        Poll::Pending => future_to_promise(work),
-    }
+fn start(work: LocalBoxFuture<'static, Result<JsValue, JsValue>>) -> Promise {
+    let mut settle = None;
+    let promise = Promise::new(&mut |resolve, reject| settle = Some((resolve, reject)));
+    let Some((resolve, reject)) = settle else { return promise };
+    // Started now, in the caller's turn, rather than in a microtask: what
+    // the work does before its first wait (a call's request handed to the
+    // session loop) lets the loop run in the first microtask, where the
+    // rest of the call then runs too (`runtime/tasks.rs`).
+    crate::runtime::spawn_started(Box::pin(async move {
+        let _ = match work.await {
+            Ok(value) => resolve.call1(&JsValue::UNDEFINED, &value),
+            Err(error) => reject.call1(&JsValue::UNDEFINED, &error),
+        };
+    }));
+    promise
 }
 
 /// Params that must be an object or absent.
