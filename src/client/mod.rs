@@ -255,6 +255,8 @@ impl Client {
             }
             _ => None,
         };
+        let first_list_page = method == crate::protocol::methods::TOOLS_LIST
+            && params.as_ref().and_then(|params| params.get("cursor")).is_none();
         let result = match generation {
             // Boxed: the stateless engine's future (rounds, tasks) is far
             // larger than the handshake era's, and every request in flight
@@ -265,7 +267,12 @@ impl Client {
             (generation, None) => self.handshake_request(method, params, options, generation).await,
         }?;
         if self.inner.options.validate_structured_content {
-            output::check(&self.inner.output_schemas, method, tool.as_deref(), &result)?;
+            let call = match (tool.as_deref(), first_list_page) {
+                (Some(tool), _) => output::Call::Tool(tool),
+                (None, true) => output::Call::FirstPage,
+                (None, false) => output::Call::Other,
+            };
+            output::check(&self.inner.output_schemas, method, call, &result)?;
         }
         Ok(result)
     }

@@ -68,15 +68,21 @@ impl Budget {
                 slots.in_use += 1;
                 None
             } else {
+                // Waiters that gave up (timed out, dropped) leave the queue
+                // here too, not only when a slot is handed on: with every
+                // slot held by long streams, none is.
+                slots.waiting.retain(|turn| !turn.is_canceled());
                 let (turn, wait) = oneshot::channel();
                 slots.waiting.push_back(turn);
                 Some(wait)
             }
         };
         if let Some(wait) = waiting {
+            let mut turn = Turn { wait, budget: Some(Arc::clone(&self)) };
             // The budget outlives every waiter (each holds it), so the turn
             // always comes; a dropped sender would only mean it was handed on.
-            let _ = wait.await;
+            let _ = (&mut turn.wait).await;
+            turn.budget = None;
         }
         Slot(Some(self))
     }
@@ -90,6 +96,25 @@ impl Budget {
             }
         }
         slots.in_use = slots.in_use.saturating_sub(1);
+    }
+}
+
+/// A waiter's place in the queue. Dropped after its slot was handed to it
+/// but before it took it, it hands the slot on: otherwise the slot would
+/// be lost to the budget for good.
+struct Turn {
+    wait: oneshot::Receiver<()>,
+    /// `None` once the slot is taken.
+    budget: Option<Arc<Budget>>,
+}
+
+impl Drop for Turn {
+    fn drop(&mut self) {
+        if let Some(budget) = self.budget.take()
+            && let Ok(Some(())) = self.wait.try_recv()
+        {
+            budget.release();
+        }
     }
 }
 
@@ -168,5 +193,47 @@ impl<H: HttpClient> HttpClient for Budgeted<H> {
             response.body = Box::pin(SlotBody { body, slot: Some(slot) });
             Ok(response)
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::future::Future;
+    use std::pin::pin;
+    use std::task::{Context, Poll, Waker};
+
+    use super::*;
+
+    fn budget(limit: usize) -> Arc<Budget> {
+        Arc::new(Budget { limit, slots: Mutex::default() })
+    }
+
+    fn poll_once<F: Future>(future: std::pin::Pin<&mut F>) -> Poll<F::Output> {
+        future.poll(&mut Context::from_waker(Waker::noop()))
+    }
+
+    #[test]
+    fn a_slot_handed_to_a_waiter_that_then_gave_up_is_not_lost() {
+        let budget = budget(1);
+        let Poll::Ready(held) = poll_once(pin!(Arc::clone(&budget).acquire())) else { panic!("a free slot waits") };
+        {
+            let mut waiter = Box::pin(Arc::clone(&budget).acquire());
+            assert!(poll_once(waiter.as_mut()).is_pending());
+            // The slot goes to the waiter, which is dropped before it runs.
+            drop(held);
+        }
+        assert_eq!(budget.slots().in_use, 0, "the slot came back");
+        assert!(poll_once(pin!(Arc::clone(&budget).acquire())).is_ready());
+    }
+
+    #[test]
+    fn waiters_that_gave_up_leave_the_queue_while_every_slot_stays_held() {
+        let budget = budget(1);
+        let Poll::Ready(_held) = poll_once(pin!(Arc::clone(&budget).acquire())) else { panic!("a free slot waits") };
+        for _ in 0..100 {
+            let mut waiter = Box::pin(Arc::clone(&budget).acquire());
+            assert!(poll_once(waiter.as_mut()).is_pending());
+        }
+        assert!(budget.slots().waiting.len() <= 1, "{} waiters kept", budget.slots().waiting.len());
     }
 }

@@ -15,6 +15,9 @@ use crate::auth::store::Tokens;
 use crate::http::{HttpClient, Method};
 use crate::runtime::now_secs;
 
+/// The most scope sets whose authorizations are counted at once.
+const MAX_SCOPE_SETS: usize = 32;
+
 impl<H: HttpClient> OAuthProvider<H> {
     pub(super) async fn headers_for(&self, method: Method, url: &str) -> Result<Vec<(String, String)>, AuthError> {
         self.ensure_loaded().await?;
@@ -164,6 +167,11 @@ impl<H: HttpClient> OAuthProvider<H> {
         let entry = match state.attempts.iter().position(|(k, _)| scope::same_set(k, &key)) {
             Some(index) => &mut state.attempts[index].1,
             None => {
+                // Bounded: a server naming new scopes on every refusal adds a
+                // set each time; the oldest sets are forgotten first.
+                if state.attempts.len() >= MAX_SCOPE_SETS {
+                    state.attempts.remove(0);
+                }
                 state.attempts.push((key.clone(), 0));
                 let last = state.attempts.len() - 1;
                 &mut state.attempts[last].1

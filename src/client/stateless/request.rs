@@ -167,7 +167,8 @@ impl Client {
             match ResultType::of(&result) {
                 // Older servers send none: complete.
                 ResultType::Unstated | ResultType::Complete => {
-                    return Ok((self.completed(method, result), !extra.is_empty()));
+                    let first_page = !base.contains_key("cursor");
+                    return Ok((self.completed(method, first_page, result), !extra.is_empty()));
                 }
                 // Only a tools/call of a client that declared the extension.
                 ResultType::Task if method == methods::TOOLS_CALL && self.inner.options.tasks => {
@@ -196,8 +197,10 @@ impl Client {
 
     /// A complete result; `tools/list` over HTTP loses the tools whose
     /// `x-mcp-header` annotations are invalid, and the rest are remembered
-    /// for their `Mcp-Param-*` headers.
-    fn completed(&self, method: &str, result: Value) -> Value {
+    /// for their `Mcp-Param-*` headers. A first page (no `cursor`) starts
+    /// the remembered set anew, so tools the server no longer lists do not
+    /// stay for the life of the client; only tools with headers are kept.
+    fn completed(&self, method: &str, first_page: bool, result: Value) -> Value {
         if method != methods::TOOLS_LIST {
             return result;
         }
@@ -205,10 +208,17 @@ impl Client {
         let http = self.transport_kind() == TransportKind::StreamableHttp;
         if let Some(tools) = result.get_mut("tools").and_then(Value::as_array_mut) {
             let mut state = self.stateless_state();
+            if first_page {
+                state.tool_headers.clear();
+            }
             tools.retain(|tool| {
                 let name = tool.get("name").and_then(Value::as_str).unwrap_or_default();
                 let schema = tool.get("inputSchema").cloned().unwrap_or(Value::Null);
                 match headers::param_headers(&schema) {
+                    Ok(found) if found.is_empty() => {
+                        state.tool_headers.remove(name);
+                        true
+                    }
                     Ok(found) => {
                         state.tool_headers.insert(name.to_owned(), found);
                         true

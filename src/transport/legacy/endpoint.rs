@@ -26,6 +26,9 @@ impl<H: HttpClient> Shared<H> {
             if state.closed {
                 return boxed(futures::future::ready(Err(LegacyError::Closed)));
             }
+            // Sends that gave up waiting (timed out, dropped) leave now: a
+            // stream that stays open and silent never drains the list.
+            state.waiters.retain(|waiter| !waiter.is_canceled());
             let (sender, receiver) = oneshot::channel();
             state.waiters.push(sender);
             receiver
