@@ -12,6 +12,8 @@ use std::pin::Pin;
 use std::time::Duration;
 
 mod future_set;
+#[cfg(target_arch = "wasm32")]
+mod promise;
 mod tasks;
 mod timers;
 
@@ -84,6 +86,8 @@ mod imp {
 }
 
 pub use imp::{BoxFuture, BoxStream, MaybeSend, MaybeSync, sleep, spawn};
+#[cfg(target_arch = "wasm32")]
+pub(crate) use promise::{Settled, settled};
 #[cfg(target_arch = "wasm32")]
 pub(crate) use tasks::spawn_started;
 

@@ -14,7 +14,7 @@ use web_sys::{AbortController, Headers, RequestCredentials, RequestInit, Request
 
 use super::{HttpClient, HttpError, HttpRequest, HttpResponse};
 use crate::cause::Cause;
-use crate::runtime::{BoxFuture, boxed};
+use crate::runtime::{BoxFuture, Settled, boxed, settled};
 
 #[wasm_bindgen]
 extern "C" {
@@ -185,7 +185,7 @@ const WHOLE_BODY_LIMIT: u64 = 256 * 1024;
 /// `arrayBuffer()`, which is one promise instead of a reader, its reads and
 /// its release.
 enum Chunks {
-    Whole(Option<JsFuture>),
+    Whole(Option<Settled>),
     Streamed(wasm_streams::readable::IntoStream<'static>),
 }
 
@@ -395,7 +395,7 @@ impl HttpClient for FetchHttp {
                     guard.unanswered = Some(Clone::clone(&fetching));
                 }
                 let answered =
-                    JsFuture::from(fetching).await.map_err(|e| network_failure(method.as_str(), &request_url, &e))?;
+                    settled(&fetching).await.map_err(|e| network_failure(method.as_str(), &request_url, &e))?;
                 guard.unanswered = None;
                 // A redirect followed here leaves the previous hop unread.
                 if let Some(previous) = guard.unread.take() {
@@ -486,7 +486,7 @@ impl HttpClient for FetchHttp {
                 }
                 Some(_) if !event_stream && length.is_some_and(|n| n <= WHOLE_BODY_LIMIT) => {
                     let read = response.array_buffer().map_err(|e| body_error(&e))?;
-                    Chunks::Whole(Some(JsFuture::from(read)))
+                    Chunks::Whole(Some(settled(&read)))
                 }
                 Some(raw) => Chunks::Streamed(wasm_streams::ReadableStream::from_raw(raw).into_stream()),
             };

@@ -67,6 +67,9 @@ struct Tasks {
     ready: VecDeque<(usize, u64)>,
     /// Whether a microtask is queued to run the ready tasks.
     turn_queued: bool,
+    /// Whether ready tasks are being run (by that microtask, or by a
+    /// settled promise's callback): a task woken meanwhile is run by it.
+    running: bool,
     generations: u64,
 }
 
@@ -105,7 +108,7 @@ fn make_ready(slot: usize, generation: u64) {
     let queue_turn = TASKS.with(|tasks| {
         let mut tasks = tasks.borrow_mut();
         tasks.ready.push_back((slot, generation));
-        !std::mem::replace(&mut tasks.turn_queued, true)
+        !tasks.running && !std::mem::replace(&mut tasks.turn_queued, true)
     });
     if queue_turn {
         host::queue_turn();
@@ -146,23 +149,50 @@ fn poll(slot: usize, generation: u64) {
     drop(unplaced);
 }
 
-/// The microtask: runs the ready tasks, and those they wake, up to
-/// [`POLLS_PER_TURN`] polls.
+/// The microtask: runs the ready tasks, and those they wake.
 fn run_turn() {
+    TASKS.with(|tasks| tasks.borrow_mut().turn_queued = false);
+    if !TASKS.with(|tasks| std::mem::replace(&mut tasks.borrow_mut().running, true)) {
+        run_ready();
+    }
+}
+
+/// Wakes `waker` and runs what that makes ready at once, where nothing
+/// of Rust's is below on the stack: from the callback of a settled promise
+/// (a JS job of its own), rather than in yet another microtask (see
+/// `settled`). Nested in a run (cannot happen from a promise job), the
+/// run below polls the task.
+pub(crate) fn wake_and_run(waker: Waker) {
+    let nested = TASKS.with(|tasks| std::mem::replace(&mut tasks.borrow_mut().running, true));
+    waker.wake();
+    if !nested {
+        run_ready();
+    }
+}
+
+/// Polls ready tasks, those they wake included, up to [`POLLS_PER_TURN`];
+/// the rest wait for a microtask. Called with `running` set; clears it.
+fn run_ready() {
     for _ in 0..POLLS_PER_TURN {
         let next = TASKS.with(|tasks| {
             let mut tasks = tasks.borrow_mut();
             let next = tasks.ready.pop_front();
             if next.is_none() {
-                tasks.turn_queued = false;
+                tasks.running = false;
             }
             next
         });
         let Some((slot, generation)) = next else { return };
         poll(slot, generation);
     }
-    // The rest in the next microtask (`turn_queued` stays set).
-    host::queue_turn();
+    let queue_turn = TASKS.with(|tasks| {
+        let mut tasks = tasks.borrow_mut();
+        tasks.running = false;
+        !tasks.ready.is_empty() && !std::mem::replace(&mut tasks.turn_queued, true)
+    });
+    if queue_turn {
+        host::queue_turn();
+    }
 }
 
 #[cfg(target_arch = "wasm32")]
