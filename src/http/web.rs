@@ -44,7 +44,7 @@ const KEPT_STRINGS: usize = 64;
 
 thread_local! {
     /// The strings every exchange sends again (its method, URL, header names
-    /// and ordinary header values), kept as JS strings.
+    /// and [`REPEATED_VALUES`]), kept as JS strings.
     static JS_TEXT: std::cell::RefCell<Vec<(Box<str>, JsString)>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
@@ -303,6 +303,10 @@ fn in_browser() -> bool {
 /// own) makes it `redirect: "manual"`.
 const ORDINARY_HEADERS: &[&str] = &["accept", "content-type", "mcp-protocol-version", "mcp-method", "mcp-name"];
 
+/// Headers whose values are the same on call after call (not `mcp-name`,
+/// which names each call's tool or resource): kept by [`js_text`].
+const REPEATED_VALUES: &[&str] = &["accept", "content-type", "mcp-protocol-version", "mcp-method"];
+
 fn request_init(
     request: &HttpRequest,
     credentials: Option<Credentials>,
@@ -313,7 +317,7 @@ fn request_init(
     init.unchecked_ref::<Strings>().set_method(&js_text(request.method.as_str()));
     let headers = Headers::new().map_err(|e| invalid(js_message(&e)))?;
     for (name, value) in &request.headers {
-        let value = if ORDINARY_HEADERS.iter().any(|h| name.eq_ignore_ascii_case(h)) {
+        let value = if REPEATED_VALUES.iter().any(|h| name.eq_ignore_ascii_case(h)) {
             js_text(value)
         } else {
             JsString::from(value.as_str())
