@@ -12,9 +12,12 @@ use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
 use web_sys::{AbortController, Headers, RequestCredentials, RequestInit, RequestRedirect, Response, ResponseType};
 
+use self::reader::BodyChunks;
 use super::{HttpClient, HttpError, HttpRequest, HttpResponse};
 use crate::cause::Cause;
 use crate::runtime::{BoxFuture, Settled, boxed, settled};
+
+mod reader;
 
 #[wasm_bindgen]
 extern "C" {
@@ -186,7 +189,7 @@ const WHOLE_BODY_LIMIT: u64 = 256 * 1024;
 /// its release.
 enum Chunks {
     Whole(Option<Settled>),
-    Streamed(wasm_streams::readable::IntoStream<'static>),
+    Streamed(BodyChunks),
 }
 
 struct FetchBody {
@@ -492,7 +495,7 @@ impl HttpClient for FetchHttp {
                     let read = response.array_buffer().map_err(|e| body_error(&e))?;
                     Chunks::Whole(Some(settled(&read)))
                 }
-                Some(raw) => Chunks::Streamed(wasm_streams::ReadableStream::from_raw(raw).into_stream()),
+                Some(raw) => Chunks::Streamed(BodyChunks::new(raw).map_err(|e| body_error(&e))?),
             };
             let body: crate::runtime::BoxStream<'static, Result<Vec<u8>, HttpError>> =
                 Box::pin(FetchBody { chunks, guard });

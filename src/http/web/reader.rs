@@ -1,0 +1,102 @@
+//! A `fetch` body read chunk by chunk (SSE streams, bodies of unknown or
+//! large length), through the stream's own reader.
+//!
+//! Each `read()` is awaited with [`crate::runtime::settled`], whose callback
+//! runs the waiting task at once: with `wasm-streams` (and its `JsFuture`
+//! per read) every chunk cost a microtask more. Dropped before the end, the
+//! reader cancels the stream, which ends the exchange.
+
+use std::pin::Pin;
+use std::task::{Context, Poll, ready};
+
+use futures::{FutureExt, Stream};
+use js_sys::Promise;
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::{JsCast, JsValue};
+use web_sys::ReadableStream;
+
+use crate::runtime::{Settled, settled};
+
+#[wasm_bindgen]
+extern "C" {
+    /// What `ReadableStream.getReader()` gives (a default reader).
+    type DefaultReader;
+
+    #[wasm_bindgen(method, catch, js_name = getReader)]
+    fn get_reader(this: &Body) -> Result<DefaultReader, JsValue>;
+
+    #[wasm_bindgen(method)]
+    fn read(this: &DefaultReader) -> Promise;
+
+    #[wasm_bindgen(method)]
+    fn cancel(this: &DefaultReader) -> Promise;
+
+    /// A `ReadableStream`, for `getReader` without web-sys's reader types.
+    type Body;
+
+    /// What `read()` resolves to: `{done, value}`.
+    type ReadResult;
+
+    #[wasm_bindgen(method, getter)]
+    fn done(this: &ReadResult) -> bool;
+
+    #[wasm_bindgen(method, getter)]
+    fn value(this: &ReadResult) -> JsValue;
+}
+
+/// The chunks of a body stream: each a `Uint8Array` (as a `JsValue`).
+pub(super) struct BodyChunks {
+    /// `None` once the stream ended, failed or could not be locked.
+    reader: Option<DefaultReader>,
+    reading: Option<Settled>,
+}
+
+impl BodyChunks {
+    /// Locks `body` to a reader of its own; a body that cannot be locked
+    /// (read already) is an error at the first read.
+    pub(super) fn new(body: ReadableStream) -> Result<Self, JsValue> {
+        let reader = body.unchecked_ref::<Body>().get_reader()?;
+        Ok(BodyChunks { reader: Some(reader), reading: None })
+    }
+}
+
+impl Stream for BodyChunks {
+    type Item = Result<JsValue, JsValue>;
+
+    fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        let this = self.get_mut();
+        let Some(reader) = &this.reader else { return Poll::Ready(None) };
+        let reading = this.reading.get_or_insert_with(|| settled(&reader.read()));
+        let outcome = ready!(reading.poll_unpin(cx));
+        this.reading = None;
+        match outcome {
+            Ok(result) => {
+                let result: ReadResult = result.unchecked_into();
+                if result.done() {
+                    this.reader = None;
+                    Poll::Ready(None)
+                } else {
+                    Poll::Ready(Some(Ok(result.value())))
+                }
+            }
+            // An errored stream is released with its error: nothing to cancel.
+            Err(error) => {
+                this.reader = None;
+                Poll::Ready(Some(Err(error)))
+            }
+        }
+    }
+}
+
+impl Drop for BodyChunks {
+    fn drop(&mut self) {
+        if let Some(reader) = self.reader.take() {
+            let cancelled = reader.cancel();
+            // Its outcome is not needed; waiting for it keeps a rejection
+            // from being reported as unhandled.
+            let _ = crate::runtime::spawn(async move {
+                let _ = settled(&cancelled).await;
+            });
+        }
+    }
+}
