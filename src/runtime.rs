@@ -88,7 +88,7 @@ mod imp {
 pub use imp::{BoxFuture, BoxStream, MaybeSend, MaybeSync, sleep, spawn};
 #[cfg(target_arch = "wasm32")]
 pub(crate) use promise::{Settled, settled};
-#[cfg(target_arch = "wasm32")]
+#[cfg(all(target_arch = "wasm32", feature = "js"))]
 pub(crate) use tasks::spawn_started;
 
 /// `navigator.userAgent`, where the global object has a `navigator`: how

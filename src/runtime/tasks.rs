@@ -82,7 +82,9 @@ pub(crate) fn spawn(future: LocalFuture) {
     insert(future).wake_by_ref();
 }
 
-/// Runs `future` now, up to its first wait, then as [`spawn`] would.
+/// Runs `future` now, up to its first wait, then as [`spawn`] would (the
+/// JS face's promises).
+#[cfg(any(feature = "js", test))]
 pub(crate) fn spawn_started(future: LocalFuture) {
     let handle = insert(future);
     poll(handle.slot, handle.generation);
