@@ -9,7 +9,6 @@ use futures::{FutureExt, Stream, StreamExt};
 use js_sys::{JsString, Promise, Uint8Array};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::{JsCast, JsValue};
-use wasm_bindgen_futures::JsFuture;
 use web_sys::{AbortController, Headers, RequestCredentials, RequestInit, RequestRedirect, Response, ResponseType};
 
 use self::reader::BodyChunks;
@@ -145,7 +144,7 @@ impl Drop for AbortOnDrop {
             // Without a runtime to wait on (cannot happen on wasm32) the
             // response is left to the garbage collector.
             let _ = crate::runtime::spawn(async move {
-                if let Ok(response) = JsFuture::from(fetching).await {
+                if let Ok(response) = settled(&fetching).await {
                     cancel_body(response.unchecked_ref());
                 }
             });
@@ -156,13 +155,16 @@ impl Drop for AbortOnDrop {
 /// Cancels a response's body that will not be read, which ends the exchange.
 fn cancel_body(response: &Response) {
     if let Some(body) = response.body() {
-        let cancelled = body.cancel();
-        // Its outcome is not needed; waiting for it keeps a rejection from
-        // being reported as unhandled.
-        let _ = crate::runtime::spawn(async move {
-            let _ = JsFuture::from(cancelled).await;
-        });
+        ignore_outcome(body.cancel());
     }
+}
+
+/// Waits for a promise whose outcome is not needed (a cancellation), so
+/// that its rejection is not reported as unhandled.
+fn ignore_outcome(promise: Promise) {
+    let _ = crate::runtime::spawn(async move {
+        let _ = settled(&promise).await;
+    });
 }
 
 /// Whether this is Node, whose `fetch` (undici) makes a signal expensive

@@ -91,12 +91,7 @@ impl Stream for BodyChunks {
 impl Drop for BodyChunks {
     fn drop(&mut self) {
         if let Some(reader) = self.reader.take() {
-            let cancelled = reader.cancel();
-            // Its outcome is not needed; waiting for it keeps a rejection
-            // from being reported as unhandled.
-            let _ = crate::runtime::spawn(async move {
-                let _ = settled(&cancelled).await;
-            });
+            super::ignore_outcome(reader.cancel());
         }
     }
 }
