@@ -6,54 +6,124 @@
 //! microtasks more per call than needed. The callback is a JS job of its
 //! own, with nothing of Rust's below it on the stack, so here it runs the
 //! woken task itself ([`super::tasks::wake_and_run`]).
+//!
+//! Every promise is watched through the same two callbacks, made once and
+//! bound to the promise's slot (`Function.prototype.bind`): a fresh pair of
+//! Rust closures per promise costs each an allocation, a JS wrapper
+//! registered with a `FinalizationRegistry` and its release, four times a
+//! call.
 
 use std::cell::RefCell;
 use std::future::Future;
 use std::pin::Pin;
-use std::rc::Rc;
 use std::task::{Context, Poll, Waker};
 
 use js_sys::Promise;
 use wasm_bindgen::prelude::*;
 
-type Callback = Closure<dyn FnMut(JsValue)>;
+/// One watched promise.
+enum Slot {
+    /// Not settled yet; the future is still there to take the outcome.
+    Waiting(Option<Waker>),
+    /// Not settled yet, and the future was dropped: the slot is freed when
+    /// the promise settles (its callback still holds the slot's number).
+    Abandoned,
+    /// Settled, the outcome not taken yet.
+    Settled(Result<JsValue, JsValue>),
+    Free,
+}
 
 #[derive(Default)]
-struct State {
-    outcome: Option<Result<JsValue, JsValue>>,
-    waker: Option<Waker>,
-    /// The two callbacks, kept alive until one runs (as `JsFuture` does:
-    /// a promise that never settles keeps them).
+struct Slots {
+    slots: Vec<Slot>,
+    free: Vec<u32>,
+    /// The shared callbacks, made on first use and kept for the module's
+    /// life: `(fulfilled, rejected)`, each called with a slot and a value.
     callbacks: Option<(Callback, Callback)>,
+}
+
+thread_local! {
+    static SLOTS: RefCell<Slots> = RefCell::default();
+}
+
+#[wasm_bindgen]
+extern "C" {
+    /// One of the shared callbacks, or one bound to a slot.
+    #[derive(Clone)]
+    type Callback;
+
+    /// `callback.bind(undefined, slot)`.
+    #[wasm_bindgen(method, js_name = bind)]
+    fn bind_slot(this: &Callback, context: &JsValue, slot: u32) -> Callback;
+
+    /// A promise, seen only for its `then`.
+    type Thenable;
+
+    /// `promise.then(fulfilled, rejected)`, the promise it makes unused.
+    #[wasm_bindgen(method, js_name = then)]
+    fn watch(this: &Thenable, fulfilled: &Callback, rejected: &Callback);
 }
 
 /// What `promise` settles to; see the module.
 pub(crate) struct Settled {
-    state: Rc<RefCell<State>>,
+    /// `None` once the outcome was taken (the slot may serve another
+    /// promise by then).
+    slot: Option<u32>,
 }
 
 /// Waits for `promise`.
 pub(crate) fn settled(promise: &Promise) -> Settled {
-    let state = Rc::new(RefCell::new(State::default()));
-    let callback = |ok: bool| {
-        let state = Rc::clone(&state);
-        Closure::once(move |value: JsValue| settle(&state, if ok { Ok(value) } else { Err(value) }))
-    };
-    let (fulfilled, rejected) = (callback(true), callback(false));
-    let _ = promise.then2(&fulfilled, &rejected);
-    state.borrow_mut().callbacks = Some((fulfilled, rejected));
-    Settled { state }
+    let (slot, fulfilled, rejected) = SLOTS.with(|slots| {
+        let mut slots = slots.borrow_mut();
+        let slot = match slots.free.pop() {
+            Some(slot) => {
+                slots.slots[slot as usize] = Slot::Waiting(None);
+                slot
+            }
+            None => {
+                slots.slots.push(Slot::Waiting(None));
+                (slots.slots.len() - 1) as u32
+            }
+        };
+        let (fulfilled, rejected) = slots.callbacks.get_or_insert_with(callbacks).clone();
+        (slot, fulfilled, rejected)
+    });
+    let undefined = JsValue::UNDEFINED;
+    promise
+        .unchecked_ref::<Thenable>()
+        .watch(&fulfilled.bind_slot(&undefined, slot), &rejected.bind_slot(&undefined, slot));
+    Settled { slot: Some(slot) }
 }
 
-fn settle(state: &Rc<RefCell<State>>, outcome: Result<JsValue, JsValue>) {
-    let (waker, callbacks) = {
-        let mut state = state.borrow_mut();
-        state.outcome = Some(outcome);
-        (state.waker.take(), state.callbacks.take())
+fn callbacks() -> (Callback, Callback) {
+    let make = |ok: bool| {
+        Closure::<dyn FnMut(u32, JsValue)>::new(move |slot: u32, value: JsValue| {
+            settle(slot, if ok { Ok(value) } else { Err(value) })
+        })
+        .into_js_value()
+        .unchecked_into::<Callback>()
     };
-    // Released outside the borrow (wasm-bindgen defers a running
-    // callback's release until it returns).
-    drop(callbacks);
+    (make(true), make(false))
+}
+
+fn settle(slot: u32, outcome: Result<JsValue, JsValue>) {
+    let waker = SLOTS.with(|slots| {
+        let mut slots = slots.borrow_mut();
+        let index = slot as usize;
+        match slots.slots.get_mut(index) {
+            Some(entry @ Slot::Waiting(_)) => match std::mem::replace(entry, Slot::Settled(outcome)) {
+                Slot::Waiting(waker) => waker,
+                _ => None,
+            },
+            Some(entry @ Slot::Abandoned) => {
+                *entry = Slot::Free;
+                slots.free.push(slot);
+                None
+            }
+            // A promise settles once: nothing else can reach here.
+            _ => None,
+        }
+    });
     if let Some(waker) = waker {
         super::tasks::wake_and_run(waker);
     }
@@ -63,14 +133,46 @@ impl Future for Settled {
     type Output = Result<JsValue, JsValue>;
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
-        let mut state = self.state.borrow_mut();
-        if let Some(outcome) = state.outcome.take() {
-            return Poll::Ready(outcome);
+        let this = self.get_mut();
+        // Taken already: a future is not polled after it is ready.
+        let Some(slot) = this.slot else { return Poll::Pending };
+        let outcome = SLOTS.with(|slots| {
+            let mut slots = slots.borrow_mut();
+            let entry = slots.slots.get_mut(slot as usize)?;
+            if let Slot::Waiting(waker) = entry {
+                match waker {
+                    Some(waker) if waker.will_wake(cx.waker()) => {}
+                    _ => *waker = Some(cx.waker().clone()),
+                }
+                return None;
+            }
+            let Slot::Settled(outcome) = std::mem::replace(entry, Slot::Free) else { return None };
+            slots.free.push(slot);
+            Some(outcome)
+        });
+        match outcome {
+            Some(outcome) => {
+                this.slot = None;
+                Poll::Ready(outcome)
+            }
+            None => Poll::Pending,
         }
-        match &state.waker {
-            Some(waker) if waker.will_wake(cx.waker()) => {}
-            _ => state.waker = Some(cx.waker().clone()),
-        }
-        Poll::Pending
+    }
+}
+
+impl Drop for Settled {
+    fn drop(&mut self) {
+        let Some(slot) = self.slot else { return };
+        SLOTS.with(|slots| {
+            let mut slots = slots.borrow_mut();
+            match slots.slots.get_mut(slot as usize) {
+                Some(entry @ Slot::Waiting(_)) => *entry = Slot::Abandoned,
+                Some(entry @ Slot::Settled(_)) => {
+                    *entry = Slot::Free;
+                    slots.free.push(slot);
+                }
+                _ => {}
+            }
+        });
     }
 }
