@@ -88,11 +88,24 @@ pub struct FetchHttp {
     /// Whether each request carries an `AbortSignal` (not in Node: see
     /// [`AbortOnDrop`]).
     signals: bool,
+    /// The last request's headers, as sent and as a JS `Headers`.
+    last_headers: std::rc::Rc<std::cell::RefCell<Option<SentHeaders>>>,
+}
+
+/// A `Headers` object and the list it was made from. `fetch` copies the
+/// headers it is given when it is called, so one object serves every
+/// request that sends the same list: a session's calls send the same three
+/// to five headers, call after call, and making the object again costs a
+/// crossing and the runtime's checks of every name and value.
+#[derive(Debug)]
+struct SentHeaders {
+    list: Vec<(String, String)>,
+    headers: Headers,
 }
 
 impl Default for FetchHttp {
     fn default() -> Self {
-        FetchHttp { credentials: None, signals: !in_node() }
+        FetchHttp { credentials: None, signals: !in_node(), last_headers: Default::default() }
     }
 }
 
@@ -312,14 +325,18 @@ const ORDINARY_HEADERS: &[&str] = &["accept", "content-type", "mcp-protocol-vers
 /// which names each call's tool or resource): kept by [`js_text`].
 const REPEATED_VALUES: &[&str] = &["accept", "content-type", "mcp-protocol-version", "mcp-method"];
 
-fn request_init(
+/// `request`'s headers as a JS `Headers`: the last request's object again
+/// when the list is the same (see [`SentHeaders`]).
+fn request_headers(
     request: &HttpRequest,
-    credentials: Option<Credentials>,
-    controller: Option<&AbortController>,
-) -> Result<RequestInit, HttpError> {
+    last: &std::cell::RefCell<Option<SentHeaders>>,
+) -> Result<Headers, HttpError> {
+    if let Some(sent) = &*last.borrow()
+        && sent.list == request.headers
+    {
+        return Ok(sent.headers.clone());
+    }
     let invalid = |reason: String| HttpError::InvalidUrl { url: request.url.clone(), reason };
-    let init = RequestInit::new();
-    init.unchecked_ref::<Strings>().set_method(&js_text(request.method.as_str()));
     let headers = Headers::new().map_err(|e| invalid(js_message(&e)))?;
     for (name, value) in &request.headers {
         let value = if REPEATED_VALUES.iter().any(|h| name.eq_ignore_ascii_case(h)) {
@@ -332,7 +349,19 @@ fn request_init(
             .append(&js_text(name), &value)
             .map_err(|e| invalid(format!("header {name}: {}", js_message(&e))))?;
     }
-    init.set_headers(&headers);
+    *last.borrow_mut() = Some(SentHeaders { list: request.headers.clone(), headers: headers.clone() });
+    Ok(headers)
+}
+
+fn request_init(
+    request: &HttpRequest,
+    headers: &Headers,
+    credentials: Option<Credentials>,
+    controller: Option<&AbortController>,
+) -> RequestInit {
+    let init = RequestInit::new();
+    init.unchecked_ref::<Strings>().set_method(&js_text(request.method.as_str()));
+    init.set_headers(headers);
     if let Some(body) = &request.body {
         init.set_body(&JsValue::from_str(body));
     }
@@ -351,7 +380,7 @@ fn request_init(
         Some(Credentials::Include) => init.set_credentials(RequestCredentials::Include),
         None => {}
     }
-    Ok(init)
+    init
 }
 
 /// The response headers the client reads (names lowercase), each looked up
@@ -380,9 +409,10 @@ fn response_headers(response: &Response, status: u16, sent_dpop: bool) -> Vec<(S
 impl HttpClient for FetchHttp {
     fn fetch(&self, request: HttpRequest) -> BoxFuture<'static, Result<HttpResponse, HttpError>> {
         let (credentials, signals) = (self.credentials, self.signals);
+        let headers = request_headers(&request, &self.last_headers);
         boxed(async move {
             let controller = if signals { AbortController::new().ok() } else { None };
-            let init = request_init(&request, credentials, controller.as_ref())?;
+            let init = request_init(&request, &headers?, credentials, controller.as_ref());
             let mut guard = AbortOnDrop { controller, unanswered: None, unread: None, finished: false };
             // The headers and body are in `init` now; only the method and
             // URL are needed while the exchange runs (for redirects and
@@ -528,6 +558,29 @@ mod tests {
     }
 
     #[wasm_bindgen_test]
+    fn the_same_headers_reuse_one_object_and_other_headers_get_their_own() {
+        let request = |session: &str| HttpRequest {
+            method: Method::Post,
+            url: "https://example.test/mcp".into(),
+            headers: vec![
+                ("content-type".into(), "application/json".into()),
+                ("mcp-session-id".into(), session.into()),
+            ],
+            body: Some("{}".into()),
+        };
+        let last = std::cell::RefCell::new(None);
+        let headers = |session: &str| match request_headers(&request(session), &last) {
+            Ok(headers) => headers,
+            Err(e) => panic!("request_headers failed: {e}"),
+        };
+        let (first, again, other) = (headers("a"), headers("a"), headers("b"));
+        assert!(js_sys::Object::is(&first, &again), "the same list reuses the object");
+        assert!(!js_sys::Object::is(&first, &other), "another list gets its own");
+        assert_eq!(other.get("mcp-session-id").ok().flatten().as_deref(), Some("b"));
+        assert_eq!(first.get("mcp-session-id").ok().flatten().as_deref(), Some("a"));
+    }
+
+    #[wasm_bindgen_test]
     fn a_request_init_carries_the_method_and_every_header() {
         let request = HttpRequest {
             method: Method::Post,
@@ -539,10 +592,12 @@ mod tests {
             ],
             body: Some("{}".into()),
         };
-        let init = match request_init(&request, None, None) {
-            Ok(init) => init,
-            Err(e) => panic!("request_init failed: {e}"),
+        let last = std::cell::RefCell::new(None);
+        let headers = match request_headers(&request, &last) {
+            Ok(headers) => headers,
+            Err(e) => panic!("request_headers failed: {e}"),
         };
+        let init = request_init(&request, &headers, None, None);
         let get = |key: &str| js_sys::Reflect::get(&init, &JsValue::from_str(key)).unwrap_or(JsValue::UNDEFINED);
         assert_eq!(get("method").as_string().as_deref(), Some("POST"));
         let headers: Headers = get("headers").unchecked_into();
