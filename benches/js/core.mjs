@@ -51,6 +51,32 @@ async function bareNotify(url, method) {
   await response.arrayBuffer();
 }
 
+/** `fetch` answering `/mcp/inproc` itself, in this thread, like server.mjs's
+ * JSON endpoint (the same bodies and headers, `content-length` included):
+ * with no network, no server process and no idle wait between calls, a
+ * sequential call's time is the client's own work, and machine noise moves
+ * it little. Other URLs go to the real `fetch`. */
+export function installInProcessServer() {
+  const real = globalThis.fetch;
+  const INIT = { protocolVersion: '2025-06-18', capabilities: { tools: {} }, serverInfo: { name: 'in-process', version: '1' } };
+  globalThis.fetch = async (input, init) => {
+    const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
+    if (!url.includes('/mcp/inproc')) return real(input, init);
+    const method = init?.method ?? (typeof input === 'object' && 'method' in input ? input.method : 'GET');
+    if (method !== 'POST') return new Response(null, { status: 405, headers: { allow: 'POST' } });
+    const body = typeof init?.body === 'string' ? init.body : await new Response(init?.body ?? input.body).text();
+    const message = JSON.parse(body);
+    if (message.id === undefined) return new Response(null, { status: 202 });
+    let result;
+    if (message.method === 'initialize') result = INIT;
+    else if (message.method === 'tools/list') result = { tools: [{ name: 'echo', inputSchema: { type: 'object' } }] };
+    else result = { content: [{ type: 'text', text: JSON.stringify(message.params?.arguments ?? {}) }] };
+    const text = JSON.stringify({ jsonrpc: '2.0', id: message.id, result });
+    const length = new TextEncoder().encode(text).length;
+    return new Response(text, { status: 200, headers: { 'content-type': 'application/json', 'content-length': String(length) } });
+  };
+}
+
 /** A connected client of each kind, with one shape. */
 async function connect(kind, env, url) {
   if (kind === 'bare') {
@@ -136,8 +162,9 @@ export async function runBench(env, counts) {
     figures.push(figure);
     log(formatFigure(env.runtime, figure));
   };
+  installInProcessServer();
   const clients = {};
-  for (const endpoint of ['json', 'sse', 'many']) {
+  for (const endpoint of ['json', 'sse', 'many', 'inproc']) {
     clients[endpoint] = {};
     for (const kind of CLIENTS) clients[endpoint][kind] = await connect(kind, env, `${base}/mcp/${endpoint}`);
   }
@@ -180,6 +207,14 @@ export async function runBench(env, counts) {
       for (let i = 0; i < counts.calls; i++) await echo(kind, endpoint, i);
     });
     add({ name: `sequential tools/call, ${endpoint.toUpperCase()} replies`, n: counts.calls, unit: 'ms', times });
+  }
+  {
+    // Ten times the calls: each takes tens of microseconds.
+    for (const kind of CLIENTS) for (let i = 0; i < 200; i++) await echo(kind, 'inproc', i); // warm-up
+    const times = await rounds(counts.rounds, CLIENTS, async (kind) => {
+      for (let i = 0; i < counts.calls * 10; i++) await echo(kind, 'inproc', i);
+    });
+    add({ name: 'sequential tools/call, in-process fetch', n: counts.calls * 10, unit: 'ms', times });
   }
   {
     const times = await rounds(counts.rounds, CLIENTS, async (kind) => {
