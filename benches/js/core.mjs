@@ -58,13 +58,16 @@ async function bareNotify(url, method) {
  * it little. Other URLs go to the real `fetch`. */
 export function installInProcessServer() {
   const real = globalThis.fetch;
+  const decoder = new TextDecoder();
   const INIT = { protocolVersion: '2025-06-18', capabilities: { tools: {} }, serverInfo: { name: 'in-process', version: '1' } };
   globalThis.fetch = async (input, init) => {
     const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
     if (!url.includes('/mcp/inproc')) return real(input, init);
     const method = init?.method ?? (typeof input === 'object' && 'method' in input ? input.method : 'GET');
     if (method !== 'POST') return new Response(null, { status: 405, headers: { allow: 'POST' } });
-    const body = typeof init?.body === 'string' ? init.body : await new Response(init?.body ?? input.body).text();
+    const raw = init?.body ?? input.body;
+    const body =
+      typeof raw === 'string' ? raw : ArrayBuffer.isView(raw) ? decoder.decode(raw) : await new Response(raw).text();
     const message = JSON.parse(body);
     if (message.id === undefined) return new Response(null, { status: 202 });
     let result;
