@@ -197,7 +197,8 @@ impl Message {
         // Serialising strings and `Value`s cannot fail.
         match self {
             Message::Request(r) => {
-                let envelope = Envelope { jsonrpc: "2.0", id: Some(&r.id), method: &r.method, params: r.params.as_ref() };
+                let envelope =
+                    Envelope { jsonrpc: "2.0", id: Some(&r.id), method: &r.method, params: r.params.as_ref() };
                 serde_json::to_string(&envelope).unwrap_or_default()
             }
             Message::Notification(n) => {
