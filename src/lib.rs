@@ -53,6 +53,12 @@
 //! Streamable HTTP, both protocol eras and OAuth with PKCE, without legacy
 //! SSE, ES256 and the grants without a person; an option that needs a left-out feature fails with an
 //! error naming it). `cargo xtask size` weighs both.
+//! - `talc` *(off)*: on wasm32, talc (through the workspace's
+//!   `mcp-edge-alloc` crate, built for speed) is the global allocator
+//!   instead of the standard library's dlmalloc: about 2 KB less gzip of
+//!   wasm. For a module that owns its allocator: the npm package's builds
+//!   turn it on; a crate that links this library into its own wasm module
+//!   leaves it off and chooses its own. No effect natively.
 //! - `fuzzing` *(off)*: exposes the parsers' entry points for the fuzz
 //!   targets in `fuzz/` (a hidden module, not an API).
 
@@ -61,6 +67,10 @@
 // Every type a user can get hold of can also be named: the curated re-exports
 // below cover the whole public surface.
 #![warn(unnameable_types)]
+
+// The `talc` feature: linked for its global allocator.
+#[cfg(all(feature = "talc", target_arch = "wasm32"))]
+use mcp_edge_alloc as _;
 
 pub mod auth;
 mod cause;

@@ -37,7 +37,7 @@ const LITE_FEATURES: &str = "js";
 /// checked a level which is always off, with its message text and module
 /// path kept for nothing (about 7 KB gzip of the lite wasm; docs/size.md).
 /// A Rust program built for wasm32 with a logger of its own keeps them.
-pub const PACKAGE_FEATURES: &str = "log/max_level_off";
+pub const PACKAGE_FEATURES: &str = "log/max_level_off,talc";
 /// Placeholder for the version in pkg-config/package.json.
 const VERSION_PLACEHOLDER: &str = "0.0.0-set-by-xtask";
 /// Files of pkg-config/ copied into the package as they are.

@@ -1,0 +1,12 @@
+//! talc as the global allocator of a wasm32 module (mcp-edge's `talc`
+//! feature). Nothing natively.
+//!
+//! A crate of its own: the allocator's generic code is compiled in the
+//! crate that instantiates it, and this one is built at `opt-level = 3`
+//! (the workspace's release profile) while mcp-edge is built for size.
+#![no_std]
+
+/// talc, growing the module's memory as it needs (single-threaded wasm).
+#[cfg(all(target_arch = "wasm32", not(target_feature = "atomics")))]
+#[global_allocator]
+static ALLOCATOR: talc::wasm::WasmDynamicTalc = talc::wasm::new_wasm_dynamic_allocator();
