@@ -11,9 +11,11 @@
 //! A browser keeps that timer set while no sleep waits, so a run of
 //! requests sets it once, not once per request: a stale timer finds
 //! nothing due and is set again for the next deadline, if there is one.
-//! Node and Deno would stay alive for a set timer, and workerd ties each
-//! timer to the request that set it, so there the timer is cleared as soon
-//! as no sleep waits.
+//! Node (and Bun) would stay alive for a set timer, so there it stays set
+//! but is `unref()`ed while no sleep waits, and `ref()`ed again when one
+//! does: two flag flips per request instead of a `setTimeout` and a
+//! `clearTimeout`. Deno and workerd (which ties each timer to the request
+//! that set it) have the timer cleared as soon as no sleep waits.
 //!
 //! [`Queue`] is the bookkeeping alone (no clock, no JS), so it is tested
 //! natively; the host part is wasm32 only.
@@ -149,21 +151,42 @@ mod host {
         fn set_timeout(callback: &js_sys::Function, millis: i32) -> JsValue;
         #[wasm_bindgen(js_name = clearTimeout)]
         fn clear_timeout(handle: &JsValue);
+
+        /// Node's and Bun's `Timeout` object.
+        type Timeout;
+        /// The timer keeps the process alive again.
+        #[wasm_bindgen(method, js_name = ref)]
+        fn hold(this: &Timeout);
+        /// The timer no longer keeps the process alive.
+        #[wasm_bindgen(method, js_name = unref)]
+        fn release(this: &Timeout);
+    }
+
+    /// What becomes of the timer while no sleep waits.
+    #[derive(Clone, Copy, PartialEq, Eq)]
+    enum Idle {
+        /// Stays set (browsers: nothing stays alive for it).
+        KeepSet,
+        /// Stays set, `unref()`ed (Node, Bun: `setTimeout` returns an object
+        /// with `ref` and `unref`); `held` says whether it is `ref()`ed.
+        Unref { held: bool },
+        /// Cleared (Deno, workerd, any other host).
+        Clear,
     }
 
     struct Host {
         queue: Queue,
         /// What `setTimeout` returned for the timer that is set.
         handle: Option<JsValue>,
-        /// Whether the timer stays set while nothing waits (browsers).
-        keep_set: bool,
+        /// `None` until the first timer is set (Node is told by its handle).
+        idle: Option<Idle>,
     }
 
     thread_local! {
         static HOST: RefCell<Host> = RefCell::new(Host {
             queue: Queue::default(),
             handle: None,
-            keep_set: browser(),
+            idle: browser().then_some(Idle::KeepSet),
         });
         /// The timer's callback, made once and kept for the module's life.
         static FIRED: OnceCell<Closure<dyn FnMut()>> = const { OnceCell::new() };
@@ -192,8 +215,26 @@ mod host {
             let callback = fired.get_or_init(|| Closure::new(fire));
             set_timeout(callback.as_ref().unchecked_ref(), millis)
         });
+        match host.idle {
+            None if handle.is_object() && js_sys::Reflect::has(&handle, &"unref".into()).unwrap_or(false) => {
+                host.idle = Some(Idle::Unref { held: true });
+            }
+            None => host.idle = Some(Idle::Clear),
+            // A new timer keeps the process alive.
+            Some(Idle::Unref { .. }) => host.idle = Some(Idle::Unref { held: true }),
+            Some(_) => {}
+        }
         host.handle = Some(handle);
         host.queue.armed = Some(deadline);
+    }
+
+    /// A sleep joined the timer that is set: in Node it keeps the process
+    /// alive again.
+    fn hold(host: &mut Host) {
+        if let (Some(Idle::Unref { held: false }), Some(handle)) = (host.idle, &host.handle) {
+            handle.unchecked_ref::<Timeout>().hold();
+            host.idle = Some(Idle::Unref { held: true });
+        }
     }
 
     fn fire() {
@@ -222,8 +263,9 @@ mod host {
         let slot = Rc::new(RefCell::new(Slot::default()));
         HOST.with(|host| {
             let mut host = host.borrow_mut();
-            if let Some(deadline) = host.queue.insert(deadline, &slot) {
-                arm(&mut host, deadline);
+            match host.queue.insert(deadline, &slot) {
+                Some(deadline) => arm(&mut host, deadline),
+                None => hold(&mut host),
             }
         });
         Sleep { slot }
@@ -255,12 +297,22 @@ mod host {
             // down has no queue to leave.
             let _ = HOST.try_with(|host| {
                 let mut host = host.borrow_mut();
-                let idle = host.queue.forget(&self.slot.borrow());
-                if idle && !host.keep_set {
-                    if let Some(handle) = host.handle.take() {
-                        clear_timeout(&handle);
+                if !host.queue.forget(&self.slot.borrow()) {
+                    return;
+                }
+                match (host.idle, &host.handle) {
+                    (Some(Idle::KeepSet), _) => {}
+                    (Some(Idle::Unref { held: true }), Some(handle)) => {
+                        handle.unchecked_ref::<Timeout>().release();
+                        host.idle = Some(Idle::Unref { held: false });
                     }
-                    host.queue.armed = None;
+                    (Some(Idle::Unref { .. }), _) => {}
+                    _ => {
+                        if let Some(handle) = host.handle.take() {
+                            clear_timeout(&handle);
+                        }
+                        host.queue.armed = None;
+                    }
                 }
             });
         }
