@@ -22,6 +22,13 @@ use std::time::Duration;
 /// How long a verdict for the older protocol of a pair is trusted.
 pub const VERDICT_MAX_AGE: Duration = Duration::from_secs(10 * 60);
 
+/// The most verdicts of one kind kept. Verdicts for the newer protocol never
+/// expire, so a process that meets server after server (an agent host, a
+/// gateway) would otherwise keep one for each for as long as it lives; past
+/// this the one reached longest ago is forgotten (its server is probed again
+/// if it is met again).
+pub(crate) const MAX_VERDICTS: usize = 256;
+
 /// A cached verdict.
 pub(crate) trait Verdict: Copy {
     /// Whether it names the older protocol of its pair, and so expires
@@ -68,10 +75,17 @@ impl<V: Verdict> VerdictCache<V> {
     /// Remembers `verdict` for `key` as reached at `at`.
     pub(crate) fn put_at(&self, key: &str, verdict: V, at: f64) {
         let mut entries = self.entries();
-        match entries.iter_mut().find(|(k, _, _)| k == key) {
-            Some(entry) => (entry.1, entry.2) = (verdict, at),
-            None => entries.push((key.to_owned(), verdict, at)),
+        if let Some(entry) = entries.iter_mut().find(|(k, _, _)| k == key) {
+            (entry.1, entry.2) = (verdict, at);
+            return;
         }
+        if entries.len() >= MAX_VERDICTS {
+            let oldest = entries.iter().enumerate().min_by(|(_, a), (_, b)| a.2.total_cmp(&b.2)).map(|(i, _)| i);
+            if let Some(oldest) = oldest {
+                entries.swap_remove(oldest);
+            }
+        }
+        entries.push((key.to_owned(), verdict, at));
     }
 
     /// Every verdict still trusted, with when it was reached.
@@ -121,5 +135,24 @@ mod tests {
         assert_eq!(cache.get("fresh"), Some(Test::Old));
         cache.forget("new");
         assert_eq!(cache.get("new"), None);
+    }
+
+    #[test]
+    fn past_the_cap_the_verdict_reached_longest_ago_is_forgotten() {
+        let cache = VerdictCache::new();
+        let now = crate::runtime::now_millis();
+        for i in 0..MAX_VERDICTS + 10 {
+            cache.put_at(&format!("server {i}"), Test::New, now + i as f64);
+        }
+        assert_eq!(cache.trusted().len(), MAX_VERDICTS);
+        for i in 0..10 {
+            assert_eq!(cache.get(&format!("server {i}")), None, "server {i}");
+        }
+        for i in 10..MAX_VERDICTS + 10 {
+            assert_eq!(cache.get(&format!("server {i}")), Some(Test::New), "server {i}");
+        }
+        // A verdict reached again is kept in place, not counted twice.
+        cache.put_at("server 10", Test::New, now + 1e6);
+        assert_eq!(cache.trusted().len(), MAX_VERDICTS);
     }
 }
