@@ -10,6 +10,8 @@
 // `wasmMemory()` (bytes of mcp-edge's linear memory), `gc()` and `heap()`
 // (bytes of JS heap in use after a full collection), `log(line)`.
 
+import { reply } from './answers.mjs';
+
 export const COUNTS = {
   full: { calls: 2000, concurrent: 2000, inFlight: 2000, flood: 20000, connects: 20, heapCalls: 10000, big: 20, many: 5, rounds: 5 },
   // Fewer calls and rounds, for a machine too busy for a full run in reasonable time.
@@ -51,15 +53,14 @@ async function bareNotify(url, method) {
   await response.arrayBuffer();
 }
 
-/** `fetch` answering `/mcp/inproc` itself, in this thread, like server.mjs's
- * JSON endpoint (the same bodies and headers, `content-length` included):
+/** `fetch` answering `/mcp/inproc` itself, in this thread, as server.mjs's
+ * JSON endpoint does (the same answers, answers.mjs, and headers, `content-length` included):
  * with no network, no server process and no idle wait between calls, a
  * sequential call's time is the client's own work, and machine noise moves
  * it little. Other URLs go to the real `fetch`. */
 export function installInProcessServer() {
   const real = globalThis.fetch;
   const decoder = new TextDecoder();
-  const INIT = { protocolVersion: '2025-06-18', capabilities: { tools: {} }, serverInfo: { name: 'in-process', version: '1' } };
   globalThis.fetch = async (input, init) => {
     const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
     if (!url.includes('/mcp/inproc')) return real(input, init);
@@ -70,11 +71,7 @@ export function installInProcessServer() {
       typeof raw === 'string' ? raw : ArrayBuffer.isView(raw) ? decoder.decode(raw) : await new Response(raw).text();
     const message = JSON.parse(body);
     if (message.id === undefined) return new Response(null, { status: 202 });
-    let result;
-    if (message.method === 'initialize') result = INIT;
-    else if (message.method === 'tools/list') result = { tools: [{ name: 'echo', inputSchema: { type: 'object' } }] };
-    else result = { content: [{ type: 'text', text: JSON.stringify(message.params?.arguments ?? {}) }] };
-    const text = JSON.stringify({ jsonrpc: '2.0', id: message.id, result });
+    const text = JSON.stringify(reply(message, 'json'));
     const length = new TextEncoder().encode(text).length;
     return new Response(text, { status: 200, headers: { 'content-type': 'application/json', 'content-length': String(length) } });
   };

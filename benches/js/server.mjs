@@ -17,45 +17,13 @@ import http from 'node:http';
 import fs from 'node:fs';
 import path from 'node:path';
 
+import { reply } from './answers.mjs';
+
 const root = process.argv[2] ?? process.cwd();
-const BIG = 'x'.repeat(1024 * 1024);
-const MANY = Array.from({ length: 10000 }, (_, i) => ({
-  name: `tool_${i}`,
-  description: `Tool number ${i}, which does nothing but exist.`,
-  inputSchema: { type: 'object', properties: { text: { type: 'string' } } },
-}));
 let held = [];
 let holding = false;
 
 const TYPES = { '.html': 'text/html', '.js': 'text/javascript', '.mjs': 'text/javascript', '.wasm': 'application/wasm', '.json': 'application/json' };
-
-function result(message, endpoint) {
-  const { method, params } = message;
-  switch (method) {
-    case 'initialize':
-      return {
-        protocolVersion: params?.protocolVersion ?? '2025-06-18',
-        capabilities: { tools: {} },
-        serverInfo: { name: 'bench-http', version: '1.0.0' },
-      };
-    case 'ping':
-      return {};
-    case 'tools/list':
-      return { tools: endpoint === 'many' ? MANY : [{ name: 'echo', inputSchema: { type: 'object' } }] };
-    case 'tools/call':
-      if (params?.name === 'big') return { content: [{ type: 'text', text: BIG }] };
-      return { content: [{ type: 'text', text: JSON.stringify(params?.arguments ?? {}) }] };
-    default:
-      return undefined;
-  }
-}
-
-function reply(message, endpoint) {
-  const value = result(message, endpoint);
-  return value === undefined
-    ? { jsonrpc: '2.0', id: message.id, error: { code: -32601, message: `no method ${message.method}` } }
-    : { jsonrpc: '2.0', id: message.id, result: value };
-}
 
 function sendJson(res, body) {
   const text = JSON.stringify(body);

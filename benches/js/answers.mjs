@@ -1,0 +1,45 @@
+// The bench server's answers, shared by server.mjs (over HTTP) and the
+// in-process `fetch` of core.mjs: one place says what each endpoint
+// replies, so the in-process figure times the same bodies.
+
+let big;
+let many;
+/** The 1 MB text of the `big` tool (made on first use). */
+const bigText = () => (big ??= 'x'.repeat(1024 * 1024));
+/** The 10,000 tools of the `many` endpoint (made on first use). */
+const manyTools = () =>
+  (many ??= Array.from({ length: 10000 }, (_, i) => ({
+    name: `tool_${i}`,
+    description: `Tool number ${i}, which does nothing but exist.`,
+    inputSchema: { type: 'object', properties: { text: { type: 'string' } } },
+  })));
+
+/** The result of a request to `endpoint`, or undefined for an unknown method. */
+export function result(message, endpoint) {
+  const { method, params } = message;
+  switch (method) {
+    case 'initialize':
+      return {
+        protocolVersion: params?.protocolVersion ?? '2025-06-18',
+        capabilities: { tools: {} },
+        serverInfo: { name: 'bench-http', version: '1.0.0' },
+      };
+    case 'ping':
+      return {};
+    case 'tools/list':
+      return { tools: endpoint === 'many' ? manyTools() : [{ name: 'echo', inputSchema: { type: 'object' } }] };
+    case 'tools/call':
+      if (params?.name === 'big') return { content: [{ type: 'text', text: bigText() }] };
+      return { content: [{ type: 'text', text: JSON.stringify(params?.arguments ?? {}) }] };
+    default:
+      return undefined;
+  }
+}
+
+/** The JSON-RPC reply to a request to `endpoint`. */
+export function reply(message, endpoint) {
+  const value = result(message, endpoint);
+  return value === undefined
+    ? { jsonrpc: '2.0', id: message.id, error: { code: -32601, message: `no method ${message.method}` } }
+    : { jsonrpc: '2.0', id: message.id, result: value };
+}
