@@ -11,7 +11,9 @@
 //! bound to the promise's slot (`Function.prototype.bind`): a fresh pair of
 //! Rust closures per promise costs each an allocation, a JS wrapper
 //! registered with a `FinalizationRegistry` and its release, four times a
-//! call.
+//! call. The bound pair is kept with its slot (the first [`KEPT_PAIRS`]
+//! slots), so a slot used again watches its next promise with no call
+//! into JS but `then`.
 
 use std::cell::RefCell;
 use std::future::Future;
@@ -33,10 +35,19 @@ enum Slot {
     Free,
 }
 
+/// How many slots keep their bound callbacks: more than a session has
+/// exchanges in flight most of the time, few enough that a burst of calls
+/// does not leave thousands of functions behind.
+const KEPT_PAIRS: usize = 256;
+
 #[derive(Default)]
 struct Slots {
     slots: Vec<Slot>,
     free: Vec<u32>,
+    /// The callbacks bound to slot `i`, for the first [`KEPT_PAIRS`] slots.
+    /// A slot is free only once its promise settled, and a promise settles
+    /// once, so its pair is never called for the promise before.
+    bound: Vec<(Callback, Callback)>,
     /// The shared callbacks, made on first use and kept for the module's
     /// life: `(fulfilled, rejected)`, each called with a slot and a value.
     callbacks: Option<(Callback, Callback)>,
@@ -85,13 +96,20 @@ pub(crate) fn settled(promise: &Promise) -> Settled {
                 (slots.slots.len() - 1) as u32
             }
         };
-        let (fulfilled, rejected) = slots.callbacks.get_or_insert_with(callbacks).clone();
-        (slot, fulfilled, rejected)
+        if let Some((fulfilled, rejected)) = slots.bound.get(slot as usize) {
+            return (slot, fulfilled.clone(), rejected.clone());
+        }
+        let (fulfilled, rejected) = slots.callbacks.get_or_insert_with(callbacks);
+        let undefined = JsValue::UNDEFINED;
+        let pair = (fulfilled.bind_slot(&undefined, slot), rejected.bind_slot(&undefined, slot));
+        // Slots are numbered in the order they are first used, so the
+        // next one to keep is always `bound.len()`.
+        if slot as usize == slots.bound.len() && slots.bound.len() < KEPT_PAIRS {
+            slots.bound.push(pair.clone());
+        }
+        (slot, pair.0, pair.1)
     });
-    let undefined = JsValue::UNDEFINED;
-    promise
-        .unchecked_ref::<Thenable>()
-        .watch(&fulfilled.bind_slot(&undefined, slot), &rejected.bind_slot(&undefined, slot));
+    promise.unchecked_ref::<Thenable>().watch(&fulfilled, &rejected);
     Settled { slot: Some(slot) }
 }
 
