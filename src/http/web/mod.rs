@@ -514,20 +514,26 @@ impl HttpClient for FetchHttp {
             });
             // From here the body is read (or cancelled by its reader).
             guard.unread = None;
-            let chunks = match response.body() {
-                None => {
+            // A body of known length is read without asking for `body`
+            // first: in a browser that getter makes the stream's JS object,
+            // which `arrayBuffer()` does not need (a response without a body
+            // gives an empty buffer).
+            let chunks = match length {
+                Some(0) => {
                     guard.finished = true;
                     Chunks::Whole(None)
                 }
-                Some(_) if length == Some(0) => {
-                    guard.finished = true;
-                    Chunks::Whole(None)
-                }
-                Some(_) if !event_stream && length.is_some_and(|n| n <= WHOLE_BODY_LIMIT) => {
+                Some(n) if !event_stream && n <= WHOLE_BODY_LIMIT => {
                     let read = response.array_buffer().map_err(|e| body_error(&e))?;
                     Chunks::Whole(Some(settled(&read)))
                 }
-                Some(raw) => Chunks::Streamed(BodyChunks::new(raw).map_err(|e| body_error(&e))?),
+                _ => match response.body() {
+                    None => {
+                        guard.finished = true;
+                        Chunks::Whole(None)
+                    }
+                    Some(raw) => Chunks::Streamed(BodyChunks::new(raw).map_err(|e| body_error(&e))?),
+                },
             };
             let body: crate::runtime::BoxStream<'static, Result<Vec<u8>, HttpError>> =
                 Box::pin(FetchBody { chunks, guard });
