@@ -93,8 +93,8 @@ pub use client::connect_stdio;
 pub use client::{
     CacheHint, CacheScope, Client, ClientOptions, ConnectOptions, DEFAULT_MAX_INPUT_ROUNDS, DEFAULT_REQUEST_TIMEOUT,
     DiscoverResult, Driver, EraChoice, EraVerdict, Error, EventFn, EventListener, HandlerResult, ListenFilter,
-    Negotiated, NotificationFn, NotificationListener, ParamHeader, ProgressCallback, ProgressFn, RESYNC, Reached,
-    RequestContext, RequestHandler, RequestOptions, SNAPSHOT_VERSION, SessionEvent, Snapshot, SnapshotEra,
+    ListenerId, Negotiated, NotificationFn, NotificationListener, ParamHeader, ProgressCallback, ProgressFn, RESYNC,
+    Reached, RequestContext, RequestHandler, RequestOptions, SNAPSHOT_VERSION, SessionEvent, Snapshot, SnapshotEra,
     Subscription, TransportChoice, VERDICT_MAX_AGE, VERDICTS_VERSION, Verdicts, apply_elicitation_defaults,
     connect_url, connect_url_with_http, export_verdicts, forget_era, forget_transport, import_verdicts, remembered_era,
     remembered_transport, restore_url, restore_url_with_http,

@@ -262,6 +262,52 @@ async fn roots_handler_and_server_notifications() {
 }
 
 #[wasm_bindgen_test]
+async fn a_removed_notification_listener_hears_nothing_more() {
+    let roots = Closure::<dyn FnMut() -> JsValue>::new(|| {
+        Promise::resolve(&Array::of1(&object(&[("uri", "file:///work/project".into())]))).into()
+    })
+    .into_js_value();
+    let client = connect(object(&[("roots", roots)])).await;
+    // Counts the server's "Roots updated" log messages (it logs one each
+    // time it has read our roots: 350 ms after the handshake, then after
+    // every roots/list_changed).
+    let counter = |count: Rc<RefCell<usize>>| {
+        function1(move |notification| {
+            if text(&get(&notification, "method")) == "notifications/message"
+                && json(&get(&notification, "params")).contains("Roots updated")
+            {
+                *count.borrow_mut() += 1;
+            }
+            JsValue::UNDEFINED
+        })
+        .unchecked_into::<js_sys::Function>()
+    };
+    let (removed, kept) = (Rc::new(RefCell::new(0)), Rc::new(RefCell::new(0)));
+    let (removed_listener, kept_listener) = (counter(removed.clone()), counter(kept.clone()));
+    client.add_notification_listener(removed_listener.clone());
+    // Added twice, it still hears each notification once.
+    client.add_notification_listener(removed_listener.clone());
+    client.add_notification_listener(kept_listener);
+    let heard = |count: &Rc<RefCell<usize>>, at_least: usize| {
+        let count = count.clone();
+        async move {
+            while *count.borrow() < at_least {
+                sleep(Duration::from_millis(50)).await;
+            }
+        }
+    };
+    within("the first roots log message", 10, heard(&kept, 1)).await;
+    assert_eq!(*removed.borrow(), *kept.borrow(), "a listener added twice heard it once");
+
+    client.remove_notification_listener(&removed_listener);
+    let before = *removed.borrow();
+    resolved("notifications/roots/list_changed", 10, client.send_roots_list_changed()).await;
+    within("the second roots log message", 10, heard(&kept, 2)).await;
+    assert_eq!(*removed.borrow(), before, "the removed listener heard nothing more");
+    close(client).await;
+}
+
+#[wasm_bindgen_test]
 async fn errors_from_the_server() {
     let client = connect(JsValue::UNDEFINED).await;
     // server-everything (TypeScript SDK McpServer) reports an unknown tool

@@ -121,6 +121,19 @@ fn tagged(method: &str, id: &RequestId, params: Value) -> Message {
     Message::notification(method, Some(params))
 }
 
+/// Sends `method` as a notification before answering a ping: once the
+/// ping is answered, the notification was heard.
+async fn notify_then_answer_ping(client: &Client, server: &mut MemoryServer, method: &str) {
+    let ping = client.request("ping", None, RequestOptions::default());
+    let server_side = async {
+        let request = next_request(server).await;
+        server.send(Message::notification(method, None));
+        server.send(Message::result(request.id, json!({})));
+    };
+    let (outcome, ()) = futures::join!(within("ping", ping), server_side);
+    ok(outcome);
+}
+
 fn ok<T>(outcome: Result<T, Error>) -> T {
     outcome.unwrap_or_else(|e| panic!("unexpected error: {e}"))
 }
@@ -400,6 +413,26 @@ tests! {
         let (outcome, ()) = futures::join!(within("tools/list", call), server_side);
         assert_eq!(ok(outcome), json!({"tools": []}));
         assert_eq!(*heard.lock().unwrap_or_else(|e| e.into_inner()), vec!["notifications/tools/list_changed".to_string()]);
+    }
+
+    async fn a_removed_listener_hears_nothing_more() {
+        let (client, mut server) = connected(ClientOptions::default()).await;
+        let (removed, kept) = (Arc::new(Mutex::new(Vec::new())), Arc::new(Mutex::new(Vec::new())));
+        let log = removed.clone();
+        let removed_id = client.on_notification(move |n| log.lock().unwrap_or_else(|e| e.into_inner()).push(n.method.clone()));
+        let log = kept.clone();
+        client.on_notification(move |n| log.lock().unwrap_or_else(|e| e.into_inner()).push(n.method.clone()));
+        notify_then_answer_ping(&client, &mut server, "notifications/tools/list_changed").await;
+        client.remove_notification_listener(removed_id);
+        // Removing it twice is no error.
+        client.remove_notification_listener(removed_id);
+        notify_then_answer_ping(&client, &mut server, "notifications/prompts/list_changed").await;
+        let heard = |log: &Arc<Mutex<Vec<String>>>| log.lock().unwrap_or_else(|e| e.into_inner()).clone();
+        assert_eq!(heard(&removed), vec!["notifications/tools/list_changed".to_string()]);
+        assert_eq!(
+            heard(&kept),
+            vec!["notifications/tools/list_changed".to_string(), "notifications/prompts/list_changed".to_string()]
+        );
     }
 
     async fn server_requests_reach_handlers_and_unknown_methods_get_32601() {

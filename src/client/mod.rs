@@ -80,9 +80,15 @@ struct SessionState {
     generation: u64,
 }
 
+/// Names a listener added with [`Client::on_notification`], to remove it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct ListenerId(u64);
+
 struct Inner {
     commands: mpsc::UnboundedSender<Command>,
     next_id: AtomicI64,
+    /// The last [`ListenerId`] handed out.
+    last_listener: AtomicU64,
     options: ClientOptions,
     transport_kind: TransportKind,
     state: Mutex<SessionState>,
@@ -136,6 +142,7 @@ impl Client {
         let inner = Inner {
             commands,
             next_id: AtomicI64::new(0),
+            last_listener: AtomicU64::new(0),
             options,
             transport_kind,
             state: Mutex::new(SessionState { negotiated: None, generation: 0 }),
@@ -277,10 +284,20 @@ impl Client {
         Ok(result)
     }
 
-    /// Adds a notification listener to a running session.
-    pub fn on_notification(&self, listener: impl Fn(&Notification) + MaybeSend + MaybeSync + 'static) {
+    /// Adds a notification listener to a running session; the id removes it
+    /// ([`Client::remove_notification_listener`]).
+    pub fn on_notification(&self, listener: impl Fn(&Notification) + MaybeSend + MaybeSync + 'static) -> ListenerId {
+        let id = self.inner.last_listener.fetch_add(1, Ordering::Relaxed) + 1;
         // A closed session has no notifications to deliver; nothing to report.
-        let _ = self.command(Command::Listen(Arc::new(listener)));
+        let _ = self.command(Command::Listen { id, listener: Arc::new(listener) });
+        ListenerId(id)
+    }
+
+    /// Removes a listener added with [`Client::on_notification`]: it hears
+    /// nothing the session receives from now on (a listener removed twice,
+    /// or after the session ended, is no error).
+    pub fn remove_notification_listener(&self, id: ListenerId) {
+        let _ = self.command(Command::Unlisten(id.0));
     }
 
     /// Ends the session: pending requests fail, the transport closes

@@ -37,6 +37,14 @@ use crate::protocol::{Era, ProtocolVersion, RawResult, methods, raw};
 #[derive(Debug, Clone)]
 pub struct McpClient {
     client: Client,
+    /// What `addNotificationListener` added, for `removeNotificationListener`.
+    listeners: std::cell::RefCell<Vec<(Function, crate::client::ListenerId)>>,
+}
+
+impl From<Client> for McpClient {
+    fn from(client: Client) -> Self {
+        McpClient { client, listeners: Default::default() }
+    }
 }
 
 /// A promise of `work`'s value.
@@ -206,7 +214,7 @@ impl McpClient {
         promise(async move {
             let (http, connect, client) = connect?.ready(&url).await?;
             let client = connect_url_with_http(http, &url, connect, client).await?;
-            Ok(McpClient { client }.into())
+            Ok(McpClient::from(client).into())
         })
     }
 
@@ -233,7 +241,7 @@ impl McpClient {
             let snapshot = snapshot?;
             let (http, connect, client) = connect?.ready(&url).await?;
             let client = restore_url_with_http(http, &url, &snapshot, connect, client).await?;
-            Ok(McpClient { client }.into())
+            Ok(McpClient::from(client).into())
         })
     }
 
@@ -352,13 +360,35 @@ impl McpClient {
     }
 
     /// Calls `listener` for every notification the server sends from now on
-    /// (progress goes to the request it belongs to).
+    /// (progress goes to the request it belongs to), until
+    /// `removeNotificationListener(listener)`. As with `addEventListener`, a
+    /// function already listening is not added twice.
     #[wasm_bindgen(js_name = addNotificationListener)]
     pub fn add_notification_listener(
         &self,
         #[wasm_bindgen(unchecked_param_type = "(notification: ServerNotification) => void")] listener: Function,
     ) {
-        self.client.on_notification(move |notification| notify_listener(&listener, notification));
+        let mut listeners = self.listeners.borrow_mut();
+        if listeners.iter().any(|(known, _)| known == &listener) {
+            return;
+        }
+        let called = listener.clone();
+        let id = self.client.on_notification(move |notification| notify_listener(&called, notification));
+        listeners.push((listener, id));
+    }
+
+    /// Stops calling a listener `addNotificationListener` added (another
+    /// function is ignored, as `removeEventListener` does).
+    #[wasm_bindgen(js_name = removeNotificationListener)]
+    pub fn remove_notification_listener(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "(notification: ServerNotification) => void")] listener: &Function,
+    ) {
+        let mut listeners = self.listeners.borrow_mut();
+        if let Some(place) = listeners.iter().position(|(known, _)| known == listener) {
+            let (_, id) = listeners.remove(place);
+            self.client.remove_notification_listener(id);
+        }
     }
 
     /// Subscribes to change notifications (list changes, resource updates)

@@ -74,7 +74,7 @@ impl<T: Transport> SessionLoop<T> {
                 // else reaches the listeners first: the first of them drops
                 // cached results it makes stale, before a subscriber can react.
                 if notification.method != SUBSCRIPTIONS_ACKNOWLEDGED {
-                    for listener in &self.listeners {
+                    for (_, listener) in &self.listeners {
                         listener(&notification);
                     }
                 }

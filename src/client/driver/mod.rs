@@ -54,8 +54,10 @@ pub(crate) enum Command {
     /// The session was restored from a snapshot: no handshake, but what
     /// `Initialized` sets up (the server stream, if needed) without waiting.
     Restored,
-    /// Add a notification listener.
-    Listen(NotificationListener),
+    /// Add a notification listener, under an id that removes it.
+    Listen { id: u64, listener: NotificationListener },
+    /// Remove the listener added under this id (if it is still there).
+    Unlisten(u64),
     /// Route a subscription's notifications to `watch.sink`, from now on.
     Watch { key: RequestId, watch: Watch },
     /// Stop routing them (the subscription was closed or dropped).
@@ -108,7 +110,9 @@ pub(crate) struct SessionLoop<T: Transport> {
     /// Ends the transport exchange of a request we stopped waiting for.
     send_aborts: HashMap<RequestId, AbortHandle>,
     handlers: Arc<Handlers>,
-    listeners: Vec<NotificationListener>,
+    /// Each with the id [`Command::Unlisten`] names it by (0: added with
+    /// the options, never removed).
+    listeners: Vec<(u64, NotificationListener)>,
     /// Subscriptions by key: a list, as a client holds a few (a map type
     /// of its own is some 2 KB of wasm).
     watches: Vec<(RequestId, Watch)>,
@@ -147,7 +151,7 @@ impl<T: Transport> SessionLoop<T> {
             handler_aborts: HashMap::new(),
             send_aborts: HashMap::new(),
             handlers,
-            listeners,
+            listeners: listeners.into_iter().map(|listener| (0, listener)).collect(),
             watches: Vec::new(),
             closed: None,
             closing: None,
@@ -246,10 +250,11 @@ impl<T: Transport> SessionLoop<T> {
                 let _ = ready.send(opened);
             }
             Command::Restored => drop(self.session_opened()),
-            Command::Listen(listener) => {
-                self.listeners.push(listener);
+            Command::Listen { id, listener } => {
+                self.listeners.push((id, listener));
                 self.want_stream();
             }
+            Command::Unlisten(id) => self.listeners.retain(|(listening, _)| *listening != id),
             Command::Watch { key, watch } => {
                 // A handshake-era subscription reads the session's stream.
                 if watch.filter.is_some() {
@@ -318,7 +323,8 @@ impl<T: Transport> SessionLoop<T> {
                     }
                 }
             }
-            Command::Listen(listener) => self.listeners.push(listener),
+            Command::Listen { id, listener } => self.listeners.push((id, listener)),
+            Command::Unlisten(id) => self.listeners.retain(|(listening, _)| *listening != id),
             // Dropping the sink ends the subscription's stream at once.
             Command::Watch { .. } => {}
             Command::Cancel { .. }

@@ -12,6 +12,9 @@ export async function typed(url: string): Promise<string> {
   );
   // @ts-expect-error: `name` is required
   await client.callTool({ arguments: {} });
+  const listener = (notification: { method: string }) => console.log(notification.method);
+  client.addNotificationListener(listener);
+  client.removeNotificationListener(listener);
   // @ts-expect-error: not a protocol revision
   await McpClient.connect(url, { protocolVersion: '1999-01-01' });
   await client.close();
