@@ -83,11 +83,12 @@ pub(crate) fn spawn(future: LocalFuture) {
 }
 
 /// Runs `future` now, up to its first wait, then as [`spawn`] would (the
-/// JS face's promises); the tasks it wakes meanwhile run now too. A call
-/// hands its request to the session loop, so the loop sends it before the
-/// JS method returns, not in a microtask after: the request leaves that
-/// much sooner, and the microtask is saved. Started from inside a run (a
-/// JS callback the engine called), the run below polls what it woke.
+/// JS face's promises); the tasks it wakes meanwhile (and any other task
+/// ready to run) run now too. A call hands its request to the session
+/// loop, so the loop sends it before the JS method returns, not in a
+/// microtask after: the request leaves that much sooner, and the microtask
+/// is saved. Started from inside a run (a JS callback the engine called),
+/// the run below polls what it woke.
 #[cfg(any(feature = "js", test))]
 pub(crate) fn spawn_started(future: LocalFuture) {
     let handle = insert(future);
