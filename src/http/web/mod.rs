@@ -113,7 +113,8 @@ pub struct FetchHttp {
     /// more with wasm frames on the stack below it: sequential calls to a
     /// local server took 100-220 µs longer each, and 1,000 calls at once
     /// 5-9% longer, than the same calls made from a microtask (A/B pages,
-    /// docs/speed.md). Node, Deno and workerd call it directly.
+    /// docs/speed.md). Node, Deno and Bun call it directly; pages, workers
+    /// and workerd (which `in_browser` does not tell from a browser) defer.
     deferred: bool,
     /// The last request's headers, as sent and as a JS `Headers`.
     last_headers: std::rc::Rc<std::cell::RefCell<Option<SentHeaders>>>,
