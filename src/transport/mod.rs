@@ -310,6 +310,12 @@ pub(crate) fn utf8_text(bytes: &[u8]) -> std::borrow::Cow<'_, str> {
     }
 }
 
+/// [`utf8_text`] of bytes given up: valid UTF-8 becomes a `String` in
+/// place, without a copy.
+pub(crate) fn utf8_string(bytes: Vec<u8>) -> String {
+    String::from_utf8(bytes).unwrap_or_else(|invalid| String::from_utf8_lossy(invalid.as_bytes()).into_owned())
+}
+
 fn stderr_suffix(lines: &[String]) -> String {
     if lines.is_empty() {
         "; it wrote nothing to stderr".to_owned()

@@ -15,6 +15,7 @@ use super::raw::RawResult;
 
 mod read;
 
+pub(crate) use read::decode_owned;
 pub use read::{decode, decode_one};
 
 /// A request id, type-exact: `"1"` and `1` are different ids.

@@ -2,6 +2,7 @@
 //! with a typed error for whatever a peer sends that is not one.
 
 use std::fmt;
+use std::sync::Arc;
 
 use serde::Deserialize;
 use serde::de::{self, Deserializer};
@@ -16,15 +17,27 @@ use crate::protocol::raw::{self, RawResult};
 /// element succeeds or fails on its own, so one bad element does not lose the
 /// others.
 pub fn decode(payload: &str) -> Result<Vec<Result<Message, DecodeError>>, DecodeError> {
+    decode_in(payload, None)
+}
+
+/// [`decode`] of a payload its owner gives up: each message's result stays
+/// in it ([`RawResult`]), not copied out.
+pub(crate) fn decode_owned(payload: String) -> Result<Vec<Result<Message, DecodeError>>, DecodeError> {
+    let shared = Arc::new(payload);
+    decode_in(&shared, Some(&shared))
+}
+
+/// [`decode`]; with `shared`, the text `payload` is, results stay in it.
+fn decode_in(payload: &str, shared: Option<&Arc<String>>) -> Result<Vec<Result<Message, DecodeError>>, DecodeError> {
     let payload = payload.strip_prefix('\u{feff}').unwrap_or(payload);
     if payload.trim_start().starts_with('[') {
         let Some(items) = raw::elements(payload) else { return Err(syntax_error(payload)) };
         if items.is_empty() {
             return Err(DecodeError::EmptyBatch);
         }
-        return Ok(items.into_iter().map(decode_text).collect());
+        return Ok(items.into_iter().map(|item| decode_text(item, shared)).collect());
     }
-    match decode_text(payload) {
+    match decode_text(payload, shared) {
         Err(error @ DecodeError::NotJson(_)) => Err(error),
         one => Ok(vec![one]),
     }
@@ -32,11 +45,12 @@ pub fn decode(payload: &str) -> Result<Vec<Result<Message, DecodeError>>, Decode
 
 /// Decodes a payload that must hold exactly one message (no batch).
 pub fn decode_one(payload: &str) -> Result<Message, DecodeError> {
-    decode_text(payload.strip_prefix('\u{feff}').unwrap_or(payload))
+    decode_text(payload.strip_prefix('\u{feff}').unwrap_or(payload), None)
 }
 
-/// Decodes the text of one message (not a batch).
-fn decode_text(payload: &str) -> Result<Message, DecodeError> {
+/// Decodes the text of one message (not a batch); with `shared`, the text
+/// `payload` is a slice of, its result stays in it.
+fn decode_text(payload: &str, shared: Option<&Arc<String>>) -> Result<Message, DecodeError> {
     if !payload.trim_start().starts_with('{') {
         // Not an object: say whether it is JSON at all.
         parse(payload)?;
@@ -75,7 +89,10 @@ fn decode_text(payload: &str) -> Result<Message, DecodeError> {
             None => syntax_error(payload),
         });
     };
-    let result = raw::member_text(&members, "result").map(RawResult::from_checked);
+    let result = raw::member_text(&members, "result").map(|text| match shared {
+        Some(payload) => RawResult::within(payload, text),
+        None => RawResult::from_checked(text),
+    });
     let parts = Parts {
         jsonrpc: raw::member(&members, "jsonrpc"),
         id: raw::member(&members, "id"),
@@ -272,5 +289,41 @@ fn classify(parts: Parts, result: Option<RawResult>) -> Result<Message, DecodeEr
             Ok(Message::Response(Response { id, outcome: Err(error) }))
         }
         (None, None) => Err(DecodeError::Invalid("neither a request, a notification nor a response".into())),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_payload_given_up_decodes_as_one_lent() {
+        let deep = format!(r#"{{"jsonrpc":"2.0","id":3,"result":{}}}"#, "[".repeat(200) + &"]".repeat(200));
+        let payloads = [
+            r#"{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"hi \"there\""}]}}"#,
+            "\u{feff} {\"jsonrpc\":\"2.0\",\"id\":\"a\",\"result\":{}}\n",
+            r#"{"result":{"x":1},"id":2,"jsonrpc":"2.0"}"#,
+            r#"[{"jsonrpc":"2.0","id":1,"result":{}},{"jsonrpc":"2.0","id":2,"result":{"a":1}}]"#,
+            r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":1,"progress":2}}"#,
+            r#"{"jsonrpc":"2.0","id":4,"error":{"code":-32601,"message":"no"}}"#,
+            r#"{"jsonrpc":"2.0","id":5,"result":{},"result":{"twice":true}}"#,
+            r#"{"jsonrpc":"2.0","id":6,"result":"#,
+            "not json",
+            "[]",
+            &deep,
+        ];
+        for payload in payloads {
+            assert_eq!(decode_owned(payload.to_owned()), decode(payload), "{payload}");
+        }
+    }
+
+    #[test]
+    fn a_result_kept_in_its_payload_reads_as_the_server_wrote_it() {
+        let payload = r#"{"jsonrpc":"2.0","id":7,"result":  {"content":[{"type":"text","text":"é ✓"}]}  }"#;
+        let Ok(mut messages) = decode_owned(payload.to_owned()) else { panic!("{payload} did not decode") };
+        let Some(Ok(Message::Response(Response { outcome: Ok(result), .. }))) = messages.pop() else {
+            panic!("{payload} is one response")
+        };
+        assert_eq!(result.text(), r#"{"content":[{"type":"text","text":"é ✓"}]}"#);
     }
 }

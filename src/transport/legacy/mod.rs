@@ -42,7 +42,7 @@ use super::inbox::{Inbox, Outbox};
 use super::{Transport, TransportError, TransportEvent};
 use crate::auth::AuthProvider;
 use crate::http::{DefaultHttp, HttpClient};
-use crate::protocol::jsonrpc::decode;
+use crate::protocol::jsonrpc::decode_owned;
 use crate::protocol::{Message, ProtocolVersion};
 use crate::runtime::{BoxFuture, boxed};
 
@@ -174,8 +174,8 @@ impl<H: HttpClient> Shared<H> {
         let _ = self.inbound.unbounded_send(TransportEvent::Closed(error.into()));
     }
 
-    fn deliver(&self, payload: &str) {
-        match decode(payload) {
+    fn deliver(&self, payload: String) {
+        match decode_owned(payload) {
             Ok(messages) => {
                 for message in messages {
                     match message {

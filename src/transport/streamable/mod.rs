@@ -24,7 +24,7 @@ use super::inbox::{Inbox, Outbox};
 use super::{SessionView, Transport, TransportError, TransportEvent, TransportSession};
 use crate::auth::AuthProvider;
 use crate::http::{DefaultHttp, HttpClient, HttpError, HttpRequest, HttpResponse, Method};
-use crate::protocol::jsonrpc::decode;
+use crate::protocol::jsonrpc::decode_owned;
 use crate::protocol::{Message, ProtocolVersion, RequestId};
 use crate::runtime::{BoxFuture, boxed};
 
@@ -198,9 +198,9 @@ impl<H: HttpClient> Shared<H> {
     /// it held the response to `awaited`, and what was wrong with a payload
     /// (or a message in it) that could not be delivered, so a request left
     /// unanswered fails with the cause rather than a generic line.
-    fn deliver_reply(&self, payload: &str, awaited: Option<&RequestId>) -> Delivered {
+    fn deliver_reply(&self, payload: String, awaited: Option<&RequestId>) -> Delivered {
         let mut delivered = Delivered::default();
-        match decode(payload) {
+        match decode_owned(payload) {
             Ok(messages) => {
                 for message in messages {
                     match message {

@@ -83,7 +83,7 @@ impl<H: HttpClient> Shared<H> {
                     .read_body(self.options.max_message_bytes)
                     .await
                     .map_err(|e| TransportError::Io(Cause::of(e)))?;
-                let text = crate::transport::utf8_text(&body);
+                let text = crate::transport::utf8_string(body);
                 if text.trim().is_empty() {
                     return match awaited {
                         None => Ok(()),
@@ -92,7 +92,7 @@ impl<H: HttpClient> Shared<H> {
                         ))),
                     };
                 }
-                let delivered = self.deliver_reply(&text, awaited.as_ref());
+                let delivered = self.deliver_reply(text, awaited.as_ref());
                 match (awaited, delivered.problem) {
                     (Some(_), _) if delivered.answered => Ok(()),
                     (Some(id), Some(problem)) => Err(TransportError::InvalidMessage(format!(

@@ -143,7 +143,7 @@ impl<H: HttpClient> Shared<H> {
                     log::debug!("ignoring an SSE event of type {:?}", event.event);
                     continue;
                 }
-                let delivered = self.deliver_reply(&event.data, awaited);
+                let delivered = self.deliver_reply(event.data, awaited);
                 outcome.answered |= delivered.answered;
                 if delivered.problem.is_some() {
                     outcome.problem = delivered.problem;
