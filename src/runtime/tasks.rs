@@ -285,7 +285,7 @@ mod tests {
         }));
         let before = turns();
         run_turn();
-        assert!(done.get(), "the call ended in the one microtask");
+        assert!(done.get(), "the call ended by the end of the first microtask (here, inside `spawn_started`)");
         assert_eq!(turns(), before, "no second microtask was asked for");
         assert_eq!(pending_tasks(), 0);
     }
