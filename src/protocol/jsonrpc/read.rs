@@ -318,6 +318,18 @@ mod tests {
     }
 
     #[test]
+    fn a_result_is_read_in_place_not_copied_out_of_its_payload() {
+        let payload = format!(r#"{{"jsonrpc":"2.0","id":1,"result":{{"text":"{}"}}}}"#, "x".repeat(1 << 20));
+        let bytes = payload.as_ptr() as usize..payload.as_ptr() as usize + payload.len();
+        let Ok(mut messages) = decode_owned(payload) else { panic!("a response") };
+        let Some(Ok(Message::Response(Response { outcome: Ok(result), .. }))) = messages.pop() else {
+            panic!("one response")
+        };
+        assert_eq!(result.text().len(), (1 << 20) + r#"{"text":""}"#.len());
+        assert!(bytes.contains(&(result.text().as_ptr() as usize)), "the result is the payload's own bytes");
+    }
+
+    #[test]
     fn a_result_kept_in_its_payload_reads_as_the_server_wrote_it() {
         let payload = r#"{"jsonrpc":"2.0","id":7,"result":  {"content":[{"type":"text","text":"é ✓"}]}  }"#;
         let Ok(mut messages) = decode_owned(payload.to_owned()) else { panic!("{payload} did not decode") };
