@@ -241,11 +241,12 @@ fn split<T: DeserializeOwned>(text: &str) -> Option<(T, &str)> {
 /// The JSON text of one result, valid JSON by construction.
 ///
 /// A result decoded from a payload the transport gave up (a JSON body or
-/// an SSE event holding one message) stays where it is in that text, which
-/// the result then keeps: a large result (a file's contents) is held once,
-/// not copied out of the body it came in. That matters most in wasm, whose
-/// memory never shrinks: a 10 MB result used to take 20 MB of it at its
-/// peak. Clones share the text.
+/// an SSE event's data) stays where it is in that text, which the result
+/// then keeps: a large result (a file's contents) is held once, not copied
+/// out of the body it came in. That matters most in wasm, whose memory
+/// never shrinks: an 8 MB result grew it by 16 MB, now by 8 (docs/speed.md).
+/// The results of a batch share its text, which lives until the last of
+/// them is dropped. Clones share the text too.
 #[derive(Clone)]
 pub struct RawResult {
     text: Arc<String>,
@@ -255,8 +256,6 @@ pub struct RawResult {
 
 impl RawResult {
     /// The result's text, exactly as it came (no surrounding whitespace).
-    // Not inlined: the slicing's checks would be copied to every caller.
-    #[inline(never)]
     pub fn text(&self) -> &str {
         // The span was checked against the text when it was made.
         self.text.get(self.start..self.end).unwrap_or_default()
