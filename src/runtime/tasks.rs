@@ -266,23 +266,35 @@ mod tests {
         TASKS.with(|tasks| tasks.borrow().slots.iter().filter(|slot| slot.is_some()).count())
     }
 
-    #[test]
-    fn a_task_woken_by_another_runs_in_the_same_microtask() {
-        let done = Rc::new(Cell::new(false));
+    /// The "session loop" of the two tests below: a task that answers
+    /// the one question it is asked with the number after it.
+    fn spawn_answerer() -> (oneshot::Sender<u32>, oneshot::Receiver<u32>) {
         let (ask, asked) = oneshot::channel::<u32>();
         let (answer, answered) = oneshot::channel::<u32>();
-        // The "session loop": answers what it is asked.
         spawn(Box::pin(async move {
             if let Ok(question) = asked.await {
                 let _ = answer.send(question + 1);
             }
         }));
-        // The "call": started now, asks, and waits for the answer.
+        (ask, answered)
+    }
+
+    /// The "call": started now, asks 41, and waits for 42; the flag says
+    /// it got it.
+    fn start_call(ask: oneshot::Sender<u32>, answered: oneshot::Receiver<u32>) -> Rc<Cell<bool>> {
+        let done = Rc::new(Cell::new(false));
         let seen = Rc::clone(&done);
         spawn_started(Box::pin(async move {
             let _ = ask.send(41);
             seen.set(answered.await == Ok(42));
         }));
+        done
+    }
+
+    #[test]
+    fn a_task_woken_by_another_runs_in_the_same_microtask() {
+        let (ask, answered) = spawn_answerer();
+        let done = start_call(ask, answered);
         let before = turns();
         run_turn();
         assert!(done.get(), "the call ended by the end of the first microtask (here, inside `spawn_started`)");
@@ -292,22 +304,11 @@ mod tests {
 
     #[test]
     fn a_started_call_and_the_loop_it_wakes_run_before_it_returns() {
-        let (ask, asked) = oneshot::channel::<u32>();
-        let (answer, answered) = oneshot::channel::<u32>();
+        let (ask, answered) = spawn_answerer();
         // The "session loop", already waiting for a request.
-        spawn(Box::pin(async move {
-            if let Ok(question) = asked.await {
-                let _ = answer.send(question + 1);
-            }
-        }));
         run_turn();
-        let done = Rc::new(Cell::new(false));
-        let seen = Rc::clone(&done);
         let before = turns();
-        spawn_started(Box::pin(async move {
-            let _ = ask.send(41);
-            seen.set(answered.await == Ok(42));
-        }));
+        let done = start_call(ask, answered);
         assert!(done.get(), "the loop ran, and answered, before spawn_started returned");
         assert_eq!(turns(), before, "no microtask was asked for");
         assert_eq!(pending_tasks(), 0);
