@@ -75,7 +75,7 @@ where
         let credential = add_credentials(auth, &mut request).await?;
         let response = fetch(request).await?;
         if let Some(auth) = auth
-            && let Some(challenge) = challenge_in(&response, credential, context.protocol_version())
+            && let Some(challenge) = challenge_in(&response, credential.as_deref(), context.protocol_version())
         {
             if let Some(refusal) = auth.refused(&challenge) {
                 return Err(TransportError::Auth(refusal).into());
@@ -110,15 +110,18 @@ impl<C: AuthContext + ?Sized> Drop for Authorizing<'_, C> {
     }
 }
 
-/// Adds the provider's headers to `request`; returns the [`fingerprint`] of
-/// the `Authorization` value it carries, if any.
+/// Adds the provider's headers to `request`; returns the `Authorization`
+/// value it carries, if any, for [`challenge_in`] to fingerprint should the
+/// server refuse it. Only a refusal is fingerprinted: the hash of a JWT
+/// bearer token (often a kilobyte) was some 8 µs of every authorized
+/// request in the wasm build, where a copy of the value costs well under one.
 pub(crate) async fn add_credentials(
     auth: Option<&Arc<dyn AuthProvider>>,
     request: &mut HttpRequest,
 ) -> Result<Option<String>, TransportError> {
     let Some(auth) = auth else { return Ok(None) };
     let headers = auth.headers(request.method, &request.url).await.map_err(TransportError::Auth)?;
-    let credential = headers.iter().find(|(n, _)| n.eq_ignore_ascii_case("authorization")).map(|(_, v)| fingerprint(v));
+    let credential = headers.iter().find(|(n, _)| n.eq_ignore_ascii_case("authorization")).map(|(_, v)| v.clone());
     request.headers.extend(headers);
     Ok(credential)
 }
@@ -128,12 +131,12 @@ fn bearer_of(challenge: &AuthChallenge) -> Option<BearerChallenge> {
 }
 
 /// A 401, or a 403 with `insufficient_scope`, that a provider may recover
-/// from; `None` for any other answer. `credential` is what the request
-/// carried, `protocol_version` the negotiated one (2025-03-26 discovery
-/// sends it).
+/// from; `None` for any other answer. `credential` is the `Authorization`
+/// value the request carried (the challenge keeps only its [`fingerprint`]),
+/// `protocol_version` the negotiated one (2025-03-26 discovery sends it).
 pub(crate) fn challenge_in(
     response: &HttpResponse,
-    credential: Option<String>,
+    credential: Option<&str>,
     protocol_version: Option<String>,
 ) -> Option<AuthChallenge> {
     let www_authenticate: Vec<String> = response
@@ -156,7 +159,7 @@ pub(crate) fn challenge_in(
         status: response.status,
         www_authenticate,
         dpop_nonce: response.header("dpop-nonce").map(str::to_owned),
-        rejected: credential,
+        rejected: credential.map(fingerprint),
         protocol_version,
     })
 }
@@ -218,5 +221,32 @@ fn still_insufficient(url: &str, challenge: &AuthChallenge) -> TransportError {
             "{url} still answers insufficient_scope after a step-up authorization{needed}: the authorization \
              server did not grant those scopes to this user or client"
         ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn answer(status: u16, www_authenticate: &str) -> HttpResponse {
+        HttpResponse {
+            status,
+            headers: vec![("www-authenticate".to_owned(), www_authenticate.to_owned())],
+            body: Box::pin(futures::stream::empty()),
+        }
+    }
+
+    #[test]
+    fn a_refused_credential_is_kept_as_its_fingerprint_only() {
+        let token = "Bearer eyJ.secret-token-value.sig";
+        let challenge = challenge_in(&answer(401, "Bearer"), Some(token), None).expect("a 401 is a challenge");
+        let rejected = challenge.rejected.expect("the credential the request carried");
+        assert_eq!(rejected, fingerprint(token));
+        assert!(!rejected.contains("secret"));
+        assert_eq!(challenge_in(&answer(401, "Bearer"), None, None).expect("a 401").rejected, None);
+        let scope = r#"Bearer error="insufficient_scope", scope="a b""#;
+        assert_eq!(challenge_in(&answer(403, scope), Some(token), None).expect("a step-up").rejected, Some(rejected));
+        assert!(challenge_in(&answer(403, "Bearer"), Some(token), None).is_none());
+        assert!(challenge_in(&answer(200, ""), Some(token), None).is_none());
     }
 }

@@ -38,23 +38,23 @@ impl<H: HttpClient> OAuthProvider<H> {
                 }
             }
         }
-        let (tokens, dpop_key, nonce) = {
+        // Every request comes here: take the header value (and for DPoP what
+        // the proof needs), not a copy of all the tokens.
+        let (authorization, dpop) = {
             let state = self.state();
-            (state.record.tokens.clone(), state.dpop_key.clone(), state.rs_nonce.clone())
+            let Some(tokens) = state.record.tokens.as_ref() else { return Ok(Vec::new()) };
+            let dpop = tokens
+                .token_type
+                .eq_ignore_ascii_case("dpop")
+                .then(|| (tokens.access_token.clone(), state.dpop_key.clone(), state.rs_nonce.clone()));
+            (authorization_value(tokens), dpop)
         };
-        let Some(tokens) = tokens else { return Ok(Vec::new()) };
-        let mut headers = vec![("Authorization".to_owned(), authorization_value(&tokens))];
-        if tokens.token_type.eq_ignore_ascii_case("dpop") {
+        let mut headers = vec![("Authorization".to_owned(), authorization)];
+        if let Some((access_token, dpop_key, nonce)) = dpop {
             let key = dpop_key.ok_or_else(|| AuthError::Crypto("a DPoP-bound token without its key".into()))?;
-            let proof = jwt::signed_dpop_proof(
-                &key,
-                method.as_str(),
-                url,
-                now_secs(),
-                nonce.as_deref(),
-                Some(&tokens.access_token),
-            )
-            .await?;
+            let proof =
+                jwt::signed_dpop_proof(&key, method.as_str(), url, now_secs(), nonce.as_deref(), Some(&access_token))
+                    .await?;
             headers.push(("DPoP".to_owned(), proof));
         }
         Ok(headers)

@@ -158,7 +158,7 @@ impl<H: HttpClient> Shared<H> {
     }
 
     /// Sends a request with the auth provider's credentials, if any; returns
-    /// the response and the [`fingerprint`](crate::auth::fingerprint) of the credential it carried.
+    /// the response and the `Authorization` value it carried.
     async fn exchange(&self, mut request: HttpRequest) -> Result<(HttpResponse, Option<String>), TransportError> {
         let credential = authorize::add_credentials(self.options.auth.as_ref(), &mut request).await?;
         Ok((self.send_http(request).await?, credential))
