@@ -2,6 +2,15 @@
 // in-process `fetch` of core.mjs: one place says what each endpoint
 // replies, so the in-process figure times the same bodies.
 
+/** The bearer token `/mcp/auth` takes: shaped and sized like the JWT access
+ * tokens authorization servers issue (1,298 characters), as every client
+ * sends it on every request. */
+export const BEARER_TOKEN =
+  'eyJhbGciOiJSUzI1NiIsInR5cCI6ImF0K2p3dCJ9.' +
+  'eyJpc3MiOiJodHRwczovL2FzLmV4YW1wbGUiLCJzdWIiOiJiZW5jaCIsImF1ZCI6Im1jcCIsInNjb3BlIjoi'.padEnd(912, 'YWJjZGVm') +
+  '.' +
+  'c2lnbmF0dXJl'.padEnd(344, 'QUJDREVG');
+
 let big;
 let many;
 /** The 1 MB text of the `big` tool (made on first use). */

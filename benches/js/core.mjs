@@ -10,7 +10,7 @@
 // `wasmMemory()` (bytes of mcp-edge's linear memory), `gc()` and `heap()`
 // (bytes of JS heap in use after a full collection), `log(line)`.
 
-import { reply } from './answers.mjs';
+import { BEARER_TOKEN, reply } from './answers.mjs';
 
 export const COUNTS = {
   full: { calls: 2000, concurrent: 2000, inFlight: 2000, flood: 20000, connects: 20, heapCalls: 10000, big: 20, many: 5, rounds: 5 },
@@ -30,12 +30,15 @@ function median(values) {
 let nextId = 1;
 const HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
 
+/** The headers of a bare request to `url`: `/mcp/auth` takes a bearer token. */
+const headersFor = (url) => (url.endsWith('/mcp/auth') ? { ...HEADERS, authorization: `Bearer ${BEARER_TOKEN}` } : HEADERS);
+
 /** One JSON-RPC request by bare fetch; returns the parsed reply (the
  * result of an SSE reply's last event). */
 async function bare(url, method, params) {
   const response = await fetch(url, {
     method: 'POST',
-    headers: HEADERS,
+    headers: headersFor(url),
     body: JSON.stringify({ jsonrpc: '2.0', id: nextId++, method, params }),
   });
   if (!(response.headers.get('content-type') ?? '').startsWith('text/event-stream')) return response.json();
@@ -49,7 +52,7 @@ async function bare(url, method, params) {
 }
 
 async function bareNotify(url, method) {
-  const response = await fetch(url, { method: 'POST', headers: HEADERS, body: JSON.stringify({ jsonrpc: '2.0', method }) });
+  const response = await fetch(url, { method: 'POST', headers: headersFor(url), body: JSON.stringify({ jsonrpc: '2.0', method }) });
   await response.arrayBuffer();
 }
 
@@ -115,9 +118,10 @@ async function connect(kind, env, url) {
       close: async () => {},
     };
   }
+  const authorized = url.endsWith('/mcp/auth');
   if (kind === 'ts-sdk') {
     const client = new env.sdk.Client({ name: 'bench', version: '1.0.0' });
-    await client.connect(new env.sdk.StreamableHTTPClientTransport(new URL(url)));
+    await client.connect(new env.sdk.StreamableHTTPClientTransport(new URL(url), authorized ? { authProvider: sdkTokens(url) } : undefined));
     return {
       call: (name, args, onprogress) =>
         client.callTool({ name, arguments: args }, undefined, onprogress ? { onprogress, timeout: 600000 } : undefined),
@@ -125,11 +129,47 @@ async function connect(kind, env, url) {
       close: () => client.close(),
     };
   }
-  const client = await env.McpClient.connect(url, { clientInfo: { name: 'bench', version: '1.0.0' } });
+  const client = await env.McpClient.connect(url, {
+    clientInfo: { name: 'bench', version: '1.0.0' },
+    ...(authorized ? { auth: edgeTokens(url) } : {}),
+  });
   return {
     call: (name, args, onprogress) => client.callTool({ name, arguments: args }, onprogress ? { onprogress, timeout: 600000 } : undefined),
     list: () => client.listTools(),
     close: () => client.close(),
+  };
+}
+
+/** The TS SDK's OAuth provider, holding the bench token: what an app that
+ * signed in earlier gives it. Any step of a new authorization fails. */
+function sdkTokens(url) {
+  const refuse = async () => {
+    throw new Error('bench: the TS SDK was asked to authorize');
+  };
+  return {
+    redirectUrl: new URL('/callback', url).href,
+    clientMetadata: { client_name: 'bench', redirect_uris: [new URL('/callback', url).href] },
+    clientInformation: async () => ({ client_id: 'bench' }),
+    tokens: async () => ({ access_token: BEARER_TOKEN, token_type: 'Bearer', expires_in: 86400 }),
+    saveTokens: refuse,
+    redirectToAuthorization: refuse,
+    saveCodeVerifier: refuse,
+    codeVerifier: refuse,
+  };
+}
+
+/** mcp-edge's `auth` option holding the bench token in a store of the app's
+ * own, as an app that signed in earlier has it. Any new authorization fails. */
+function edgeTokens(url) {
+  const record = JSON.stringify({
+    tokens: { access_token: BEARER_TOKEN, token_type: 'Bearer', expires_at: Math.floor(Date.now() / 1000) + 86400 },
+  });
+  return {
+    store: { load: async () => record, save: async () => {}, clear: async () => {} },
+    redirectUri: new URL('/callback', url).href,
+    authorize: async () => {
+      throw new Error('bench: mcp-edge was asked to authorize');
+    },
   };
 }
 
@@ -164,7 +204,7 @@ export async function runBench(env, counts) {
   };
   installInProcessServer();
   const clients = {};
-  for (const endpoint of ['json', 'sse', 'many', 'inproc']) {
+  for (const endpoint of ['json', 'sse', 'many', 'inproc', 'auth']) {
     clients[endpoint] = {};
     for (const kind of CLIENTS) clients[endpoint][kind] = await connect(kind, env, `${base}/mcp/${endpoint}`);
   }
@@ -207,6 +247,14 @@ export async function runBench(env, counts) {
       for (let i = 0; i < counts.calls; i++) await echo(kind, endpoint, i);
     });
     add({ name: `sequential tools/call, ${endpoint.toUpperCase()} replies`, n: counts.calls, unit: 'ms', times });
+  }
+  {
+    // A client signed in earlier: every request carries a JWT-sized token.
+    for (const kind of CLIENTS) for (let i = 0; i < 20; i++) await echo(kind, 'auth', i); // warm-up
+    const times = await rounds(counts.rounds, CLIENTS, async (kind) => {
+      for (let i = 0; i < counts.calls; i++) await echo(kind, 'auth', i);
+    });
+    add({ name: 'sequential tools/call, JSON, 1.3 KB bearer token', n: counts.calls, unit: 'ms', times });
   }
   {
     // Ten times the calls: each takes tens of microseconds.

@@ -8,6 +8,8 @@
 //   /mcp/json  replies are JSON bodies
 //   /mcp/sse   replies are single-event SSE streams
 //   /mcp/many  like /mcp/json, but `tools/list` lists 10,000 tools
+//   /mcp/auth  like /mcp/json, but only with `Authorization: Bearer
+//              <BEARER_TOKEN>` (answers.mjs); 401 without it
 // Tools: `echo` (returns its arguments as text), `flood {count}` (an SSE
 // reply with `count` progress notifications before the result), `big`
 // (a 1 MB text result), `hold` (like `echo`, but after a POST to
@@ -17,7 +19,7 @@ import http from 'node:http';
 import fs from 'node:fs';
 import path from 'node:path';
 
-import { reply } from './answers.mjs';
+import { BEARER_TOKEN, reply } from './answers.mjs';
 
 const root = process.argv[2] ?? process.cwd();
 let held = [];
@@ -84,8 +86,12 @@ function serveFile(res, urlPath) {
 
 const server = http.createServer((req, res) => {
   const url = new URL(req.url, 'http://localhost');
-  const endpoint = url.pathname.match(/^\/mcp\/(json|sse|many)$/)?.[1];
+  const endpoint = url.pathname.match(/^\/mcp\/(json|sse|many|auth)$/)?.[1];
   if (endpoint) {
+    if (endpoint === 'auth' && req.headers.authorization !== `Bearer ${BEARER_TOKEN}`) {
+      res.writeHead(401, { 'www-authenticate': 'Bearer error="invalid_token"' }).end();
+      return;
+    }
     if (req.method === 'POST') {
       const chunks = [];
       req.on('data', (c) => chunks.push(c));
