@@ -332,6 +332,20 @@ async fn errors_from_the_server() {
     // Arguments of the wrong shape are a TypeError, before anything is sent.
     let error = rejected("callTool without a name", 2, client.call_tool(object(&[]), JsValue::UNDEFINED)).await;
     assert!(error.is_instance_of::<js_sys::TypeError>(), "{}", describe(&error));
+    // And so are options of the wrong shape, each named.
+    let echo = || object(&[("name", "echo".into()), ("arguments", object(&[("message", "hi".into())]))]);
+    for (option, value) in [
+        ("timeout", JsValue::from(-1)),
+        ("maxTotalTimeout", "soon".into()),
+        ("resetTimeoutOnProgress", "yes".into()),
+        ("onprogress", "log".into()),
+        ("signal", object(&[])),
+    ] {
+        let options = object(&[(option, value)]);
+        let error = rejected("callTool with a bad option", 2, client.call_tool(echo(), options)).await;
+        assert!(error.is_instance_of::<js_sys::TypeError>(), "{option}: {}", describe(&error));
+        assert!(text(&get(&error, "message")).contains(option), "{option}: {}", describe(&error));
+    }
     close(client).await;
 }
 

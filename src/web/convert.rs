@@ -249,15 +249,27 @@ pub(crate) fn thrown_to_error_object(thrown: &JsValue, handler: &str) -> ErrorOb
 /// A property of an object; `None` when absent, `undefined` or `null`, or
 /// when `target` is not an object.
 pub(crate) fn property(target: &JsValue, key: &str) -> Option<JsValue> {
+    property_at(target, &JsValue::from_str(key))
+}
+
+/// [`property`] by a key that is a JS string already (one made once, for
+/// what every call reads: a Rust `&str` is decoded into a new JS string at
+/// each use).
+pub(crate) fn property_at(target: &JsValue, key: &JsValue) -> Option<JsValue> {
     if !target.is_object() && !target.is_function() {
         return None;
     }
-    Reflect::get(target, &JsValue::from_str(key)).ok().filter(|v| !v.is_undefined() && !v.is_null())
+    Reflect::get(target, key).ok().filter(|v| !v.is_undefined() && !v.is_null())
 }
 
 /// An optional function property.
 pub(crate) fn function_property(target: &JsValue, key: &str, owner: &str) -> Result<Option<Function>, WebError> {
-    match property(target, key) {
+    as_function(property(target, key), key, owner)
+}
+
+/// `owner.key`, read already, as an optional function.
+pub(crate) fn as_function(value: Option<JsValue>, key: &str, owner: &str) -> Result<Option<Function>, WebError> {
+    match value {
         None => Ok(None),
         Some(value) => value
             .dyn_into::<Function>()
@@ -268,7 +280,12 @@ pub(crate) fn function_property(target: &JsValue, key: &str, owner: &str) -> Res
 
 /// An optional boolean property.
 pub(crate) fn bool_property(target: &JsValue, key: &str, owner: &str) -> Result<Option<bool>, WebError> {
-    match property(target, key) {
+    as_bool(property(target, key), key, owner)
+}
+
+/// `owner.key`, read already, as an optional boolean.
+pub(crate) fn as_bool(value: Option<JsValue>, key: &str, owner: &str) -> Result<Option<bool>, WebError> {
+    match value {
         None => Ok(None),
         Some(value) => {
             value.as_bool().map(Some).ok_or_else(|| WebError::Type(format!("{owner}.{key} must be a boolean")))
@@ -292,7 +309,16 @@ pub(crate) fn millis_property(
     key: &str,
     owner: &str,
 ) -> Result<Option<std::time::Duration>, WebError> {
-    match property(target, key) {
+    as_millis(property(target, key), key, owner)
+}
+
+/// `owner.key`, read already, as an optional duration in milliseconds.
+pub(crate) fn as_millis(
+    value: Option<JsValue>,
+    key: &str,
+    owner: &str,
+) -> Result<Option<std::time::Duration>, WebError> {
+    match value {
         None => Ok(None),
         Some(value) => match value.as_f64() {
             Some(ms) if ms.is_finite() && ms >= 0.0 => Ok(Some(std::time::Duration::from_secs_f64(ms / 1000.0))),

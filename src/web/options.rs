@@ -13,7 +13,10 @@ use wasm_bindgen::{JsCast, JsValue};
 use web_sys::AbortSignal;
 
 use super::auth::{WebAuth, auth_options};
-use super::convert::{WebError, bool_property, from_js, function_property, millis_property, property, string_property};
+use super::convert::{
+    WebError, as_bool, as_function, as_millis, bool_property, from_js, function_property, millis_property, property,
+    property_at, string_property,
+};
 use super::handlers::{HandlerKind, JsHandler, call_listener, call_roots, notify_listener};
 use crate::client::negotiate::TransportChoice;
 use crate::client::{ClientOptions, ConnectOptions, EraChoice, RequestOptions, SessionEvent};
@@ -236,16 +239,20 @@ impl CallOptions {
             return Ok(CallOptions::default());
         }
         check_object(options, OWNER)?;
-        let signal = match property(options, "signal") {
-            None => None,
-            Some(value) => Some(abort_signal(value)?),
-        };
-        Ok(CallOptions {
-            timeout: millis_property(options, "timeout", OWNER)?,
-            reset_timeout_on_progress: bool_property(options, "resetTimeoutOnProgress", OWNER)?.unwrap_or(false),
-            max_total_timeout: millis_property(options, "maxTotalTimeout", OWNER)?,
-            onprogress: function_property(options, "onprogress", OWNER)?,
-            signal,
+        OPTION_KEYS.with(|keys| {
+            let read = |key: &JsValue| property_at(options, key);
+            Ok(CallOptions {
+                signal: read(&keys.signal).map(abort_signal).transpose()?,
+                timeout: as_millis(read(&keys.timeout), "timeout", OWNER)?,
+                reset_timeout_on_progress: as_bool(
+                    read(&keys.reset_timeout_on_progress),
+                    "resetTimeoutOnProgress",
+                    OWNER,
+                )?
+                .unwrap_or(false),
+                max_total_timeout: as_millis(read(&keys.max_total_timeout), "maxTotalTimeout", OWNER)?,
+                onprogress: as_function(read(&keys.onprogress), "onprogress", OWNER)?,
+            })
         })
     }
 
@@ -276,6 +283,27 @@ fn abort_signal(value: JsValue) -> Result<AbortSignal, WebError> {
     } else {
         Err(WebError::Type("options.signal must be an AbortSignal".into()))
     }
+}
+
+/// The property names of `RequestOptions`, made once: a call with options
+/// reads all five, and a name handed to JS from Rust text is decoded into
+/// a new JS string each time.
+struct OptionKeys {
+    signal: JsValue,
+    timeout: JsValue,
+    reset_timeout_on_progress: JsValue,
+    max_total_timeout: JsValue,
+    onprogress: JsValue,
+}
+
+thread_local! {
+    static OPTION_KEYS: OptionKeys = OptionKeys {
+        signal: JsValue::from_str("signal"),
+        timeout: JsValue::from_str("timeout"),
+        reset_timeout_on_progress: JsValue::from_str("resetTimeoutOnProgress"),
+        max_total_timeout: JsValue::from_str("maxTotalTimeout"),
+        onprogress: JsValue::from_str("onprogress"),
+    };
 }
 
 /// The property names of a progress update, made once: a JS string made
