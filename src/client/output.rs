@@ -70,21 +70,18 @@ pub(crate) fn check(
             Ok(())
         }
         (TOOLS_CALL, Call::Tool(tool)) => {
-            let schema = {
-                let schemas = schemas.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-                match schemas.get(tool) {
-                    Some(schema) => schema.clone(),
-                    // Most tools declare none: their results are not read.
-                    None => return Ok(()),
-                }
-            };
+            // Held through the check, which neither waits nor calls out:
+            // the schema is read in place rather than copied for each call.
+            let schemas = schemas.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+            // Most tools declare none: their results are not read.
+            let Some(schema) = schemas.get(tool) else { return Ok(()) };
             let Some(outcome) = members(result.text()) else { return Ok(()) };
             // A tool error's content need not match (the spec checks
             // results, and an error carries its message instead).
             let failed = member(&outcome, "isError").and_then(|e| e.as_bool()).unwrap_or(false);
             let invalid = |error| Error::InvalidStructuredContent { tool: tool.to_owned(), error };
             match member(&outcome, "structuredContent") {
-                Some(content) if !failed => schema::validate(&schema, &content).map_err(invalid),
+                Some(content) if !failed => schema::validate(schema, &content).map_err(invalid),
                 None if !failed && member(&outcome, "resultType").is_none_or(|t| t == "complete") => {
                     Err(invalid(SchemaError {
                         path: "/".into(),

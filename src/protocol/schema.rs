@@ -75,16 +75,104 @@ fn equal(a: &Value, b: &Value) -> bool {
     }
 }
 
-fn escape(key: &str) -> String {
-    key.replace('~', "~0").replace('/', "~1")
+/// `step` added to a JSON pointer, escaped (RFC 6901) only where it has to
+/// be: most property names have no `~` or `/`, and need no copy.
+fn push_step(path: &mut String, step: &str) {
+    path.push('/');
+    if step.contains(['~', '/']) {
+        path.push_str(&step.replace('~', "~0").replace('/', "~1"));
+    } else {
+        path.push_str(step);
+    }
 }
 
-fn number(schema: &Map<String, Value>, key: &str) -> Option<f64> {
-    schema.get(key).and_then(Value::as_f64)
+fn number(keyword: Option<&Value>) -> Option<f64> {
+    keyword.and_then(Value::as_f64)
 }
 
-fn count(schema: &Map<String, Value>, key: &str) -> Option<usize> {
-    schema.get(key).and_then(Value::as_f64).filter(|n| *n >= 0.0).map(|n| n as usize)
+fn count(keyword: Option<&Value>) -> Option<usize> {
+    keyword.and_then(Value::as_f64).filter(|n| *n >= 0.0).map(|n| n as usize)
+}
+
+/// The keywords of one schema object that this validator reads, found in
+/// one pass over its members: a schema names a few of these thirty, and
+/// looking each one up hashed every name for every value checked (a
+/// `tools/call` result's check was most of its time in a Node profile).
+#[derive(Default)]
+struct Keywords<'a> {
+    reference: Option<&'a Value>,
+    types: Option<&'a Value>,
+    one_of_values: Option<&'a Value>,
+    constant: Option<&'a Value>,
+    min_length: Option<&'a Value>,
+    max_length: Option<&'a Value>,
+    minimum: Option<&'a Value>,
+    maximum: Option<&'a Value>,
+    exclusive_minimum: Option<&'a Value>,
+    exclusive_maximum: Option<&'a Value>,
+    multiple_of: Option<&'a Value>,
+    required: Option<&'a Value>,
+    min_properties: Option<&'a Value>,
+    max_properties: Option<&'a Value>,
+    dependent_required: Option<&'a Value>,
+    properties: Option<&'a Value>,
+    additional_properties: Option<&'a Value>,
+    pattern_properties: Option<&'a Value>,
+    min_items: Option<&'a Value>,
+    max_items: Option<&'a Value>,
+    unique_items: Option<&'a Value>,
+    prefix_items: Option<&'a Value>,
+    items: Option<&'a Value>,
+    all_of: Option<&'a Value>,
+    any_of: Option<&'a Value>,
+    one_of: Option<&'a Value>,
+    not: Option<&'a Value>,
+    condition: Option<&'a Value>,
+    then: Option<&'a Value>,
+    otherwise: Option<&'a Value>,
+}
+
+impl<'a> Keywords<'a> {
+    fn of(schema: &'a Map<String, Value>) -> Keywords<'a> {
+        let mut keywords = Keywords::default();
+        for (name, value) in schema {
+            let slot = match name.as_str() {
+                "$ref" => &mut keywords.reference,
+                "type" => &mut keywords.types,
+                "enum" => &mut keywords.one_of_values,
+                "const" => &mut keywords.constant,
+                "minLength" => &mut keywords.min_length,
+                "maxLength" => &mut keywords.max_length,
+                "minimum" => &mut keywords.minimum,
+                "maximum" => &mut keywords.maximum,
+                "exclusiveMinimum" => &mut keywords.exclusive_minimum,
+                "exclusiveMaximum" => &mut keywords.exclusive_maximum,
+                "multipleOf" => &mut keywords.multiple_of,
+                "required" => &mut keywords.required,
+                "minProperties" => &mut keywords.min_properties,
+                "maxProperties" => &mut keywords.max_properties,
+                "dependentRequired" => &mut keywords.dependent_required,
+                "properties" => &mut keywords.properties,
+                "additionalProperties" => &mut keywords.additional_properties,
+                "patternProperties" => &mut keywords.pattern_properties,
+                "minItems" => &mut keywords.min_items,
+                "maxItems" => &mut keywords.max_items,
+                "uniqueItems" => &mut keywords.unique_items,
+                "prefixItems" => &mut keywords.prefix_items,
+                "items" => &mut keywords.items,
+                "allOf" => &mut keywords.all_of,
+                "anyOf" => &mut keywords.any_of,
+                "oneOf" => &mut keywords.one_of,
+                "not" => &mut keywords.not,
+                "if" => &mut keywords.condition,
+                "then" => &mut keywords.then,
+                "else" => &mut keywords.otherwise,
+                _ => continue,
+            };
+            *slot = Some(value);
+        }
+        keywords
+    }
 }
 
 impl Validator<'_> {
@@ -104,8 +192,7 @@ impl Validator<'_> {
         depth: usize,
     ) -> Result<(), SchemaError> {
         let length = path.len();
-        path.push('/');
-        path.push_str(&escape(step));
+        push_step(path, step);
         let outcome = self.check(schema, value, path, depth);
         path.truncate(length);
         outcome
@@ -115,99 +202,68 @@ impl Validator<'_> {
         let schema = match schema {
             Value::Bool(true) => return Ok(()),
             Value::Bool(false) => return fail(path, "no value is allowed here".into()),
-            Value::Object(schema) => schema,
+            Value::Object(schema) => Keywords::of(schema),
             // Not a schema: nothing to hold the value to.
             _ => return Ok(()),
         };
         if depth > MAX_DEPTH {
             return fail(path, "the schema's $refs nest too deep (a loop?)".into());
         }
-        if let Some(Value::String(reference)) = schema.get("$ref")
+        if let Some(Value::String(reference)) = schema.reference
             && let Some(target) = self.resolve(reference)
         {
             self.check(target, value, path, depth + 1)?;
         }
-        self.check_type(schema, value, path)?;
-        if let Some(Value::Array(options)) = schema.get("enum")
+        check_type(&schema, value, path)?;
+        if let Some(Value::Array(options)) = schema.one_of_values
             && !options.iter().any(|option| equal(option, value))
         {
             return fail(path, format!("{value} is not one of {}", Value::Array(options.clone())));
         }
-        if let Some(constant) = schema.get("const")
+        if let Some(constant) = schema.constant
             && !equal(constant, value)
         {
             return fail(path, format!("{value} is not {constant}"));
         }
         match value {
-            Value::Object(object) => self.check_object(schema, object, path, depth)?,
-            Value::Array(items) => self.check_array(schema, items, path, depth)?,
-            Value::String(text) => {
+            Value::Object(object) => self.check_object(&schema, object, path, depth)?,
+            Value::Array(items) => self.check_array(&schema, items, path, depth)?,
+            Value::String(text) if schema.min_length.is_some() || schema.max_length.is_some() => {
                 let length = text.chars().count();
-                if let Some(min) = count(schema, "minLength").filter(|min| length < *min) {
+                if let Some(min) = count(schema.min_length).filter(|min| length < *min) {
                     return fail(path, format!("the string is shorter than {min} characters"));
                 }
-                if let Some(max) = count(schema, "maxLength").filter(|max| length > *max) {
+                if let Some(max) = count(schema.max_length).filter(|max| length > *max) {
                     return fail(path, format!("the string is longer than {max} characters"));
                 }
             }
-            Value::Number(n) => self.check_number(schema, n.as_f64().unwrap_or(f64::NAN), path)?,
+            Value::Number(n) => check_number(&schema, n.as_f64().unwrap_or(f64::NAN), path)?,
             _ => {}
         }
-        self.check_combinators(schema, value, path, depth)
-    }
-
-    fn check_type(&self, schema: &Map<String, Value>, value: &Value, path: &str) -> Result<(), SchemaError> {
-        let matches = match schema.get("type") {
-            Some(Value::String(name)) => has_type(value, name),
-            Some(Value::Array(names)) => names.iter().filter_map(Value::as_str).any(|name| has_type(value, name)),
-            _ => true,
-        };
-        if matches { Ok(()) } else { fail(path, format!("{} is not of type {}", type_name(value), schema["type"])) }
-    }
-
-    fn check_number(&self, schema: &Map<String, Value>, n: f64, path: &str) -> Result<(), SchemaError> {
-        if let Some(min) = number(schema, "minimum").filter(|min| n < *min) {
-            return fail(path, format!("{n} is less than the minimum {min}"));
-        }
-        if let Some(max) = number(schema, "maximum").filter(|max| n > *max) {
-            return fail(path, format!("{n} is more than the maximum {max}"));
-        }
-        if let Some(min) = number(schema, "exclusiveMinimum").filter(|min| n <= *min) {
-            return fail(path, format!("{n} is not more than {min}"));
-        }
-        if let Some(max) = number(schema, "exclusiveMaximum").filter(|max| n >= *max) {
-            return fail(path, format!("{n} is not less than {max}"));
-        }
-        if let Some(step) = number(schema, "multipleOf").filter(|step| *step > 0.0) {
-            let quotient = n / step;
-            if !quotient.is_finite() || (quotient - quotient.round()).abs() > 1e-9 {
-                return fail(path, format!("{n} is not a multiple of {step}"));
-            }
-        }
-        Ok(())
+        self.check_combinators(&schema, value, path, depth)
     }
 
     fn check_object(
         &self,
-        schema: &Map<String, Value>,
+        schema: &Keywords<'_>,
         object: &Map<String, Value>,
         path: &mut String,
         depth: usize,
     ) -> Result<(), SchemaError> {
-        if let Some(Value::Array(required)) = schema.get("required") {
+        if let Some(Value::Array(required)) = schema.required {
             for name in required.iter().filter_map(Value::as_str) {
                 if !object.contains_key(name) {
                     return fail(path, format!("the required property {name:?} is missing"));
                 }
             }
         }
-        if let Some(min) = count(schema, "minProperties").filter(|min| object.len() < *min) {
+        if let Some(min) = count(schema.min_properties).filter(|min| object.len() < *min) {
             return fail(path, format!("fewer than {min} properties"));
         }
-        if let Some(max) = count(schema, "maxProperties").filter(|max| object.len() > *max) {
+        if let Some(max) = count(schema.max_properties).filter(|max| object.len() > *max) {
             return fail(path, format!("more than {max} properties"));
         }
-        if let Some(Value::Object(dependent)) = schema.get("dependentRequired") {
+        if let Some(Value::Object(dependent)) = schema.dependent_required {
             for (name, needs) in dependent.iter().filter(|(name, _)| object.contains_key(*name)) {
                 for needed in needs.as_array().into_iter().flatten().filter_map(Value::as_str) {
                     if !object.contains_key(needed) {
@@ -216,10 +272,10 @@ impl Validator<'_> {
                 }
             }
         }
-        let properties = schema.get("properties").and_then(Value::as_object);
+        let properties = schema.properties.and_then(Value::as_object);
         // With `patternProperties` (unsupported) nobody can say which
         // properties are additional: `additionalProperties` is not checked.
-        let additional = schema.get("additionalProperties").filter(|_| !schema.contains_key("patternProperties"));
+        let additional = schema.additional_properties.filter(|_| schema.pattern_properties.is_none());
         for (name, item) in object {
             match properties.and_then(|p| p.get(name)) {
                 Some(subschema) => self.at(subschema, item, path, name, depth)?,
@@ -235,29 +291,29 @@ impl Validator<'_> {
 
     fn check_array(
         &self,
-        schema: &Map<String, Value>,
+        schema: &Keywords<'_>,
         items: &[Value],
         path: &mut String,
         depth: usize,
     ) -> Result<(), SchemaError> {
-        if let Some(min) = count(schema, "minItems").filter(|min| items.len() < *min) {
+        if let Some(min) = count(schema.min_items).filter(|min| items.len() < *min) {
             return fail(path, format!("fewer than {min} items"));
         }
-        if let Some(max) = count(schema, "maxItems").filter(|max| items.len() > *max) {
+        if let Some(max) = count(schema.max_items).filter(|max| items.len() > *max) {
             return fail(path, format!("more than {max} items"));
         }
-        if schema.get("uniqueItems") == Some(&Value::Bool(true)) {
+        if schema.unique_items == Some(&Value::Bool(true)) {
             for (i, a) in items.iter().enumerate() {
                 if let Some(j) = items[..i].iter().position(|b| equal(a, b)) {
                     return fail(path, format!("items {j} and {i} are equal"));
                 }
             }
         }
-        let prefix = schema.get("prefixItems").and_then(Value::as_array).map_or(&[][..], Vec::as_slice);
+        let prefix = schema.prefix_items.and_then(Value::as_array).map_or(&[][..], Vec::as_slice);
         for (i, item) in items.iter().enumerate() {
             let subschema = match prefix.get(i) {
                 Some(subschema) => Some(subschema),
-                None => schema.get("items"),
+                None => schema.items,
             };
             if let Some(subschema) = subschema {
                 self.at(subschema, item, path, &i.to_string(), depth)?;
@@ -268,41 +324,75 @@ impl Validator<'_> {
 
     fn check_combinators(
         &self,
-        schema: &Map<String, Value>,
+        schema: &Keywords<'_>,
         value: &Value,
         path: &mut String,
         depth: usize,
     ) -> Result<(), SchemaError> {
         let passes = |subschema: &Value, path: &mut String| self.check(subschema, value, path, depth + 1).is_ok();
-        if let Some(Value::Array(all)) = schema.get("allOf") {
+        if let Some(Value::Array(all)) = schema.all_of {
             for subschema in all {
                 self.check(subschema, value, path, depth + 1)?;
             }
         }
-        if let Some(Value::Array(any)) = schema.get("anyOf")
+        if let Some(Value::Array(any)) = schema.any_of
             && !any.iter().any(|subschema| passes(subschema, path))
         {
             return fail(path, "it matches none of anyOf".into());
         }
-        if let Some(Value::Array(one)) = schema.get("oneOf") {
+        if let Some(Value::Array(one)) = schema.one_of {
             let matched = one.iter().filter(|subschema| passes(subschema, path)).count();
             if matched != 1 {
                 return fail(path, format!("it matches {matched} of oneOf, not exactly one"));
             }
         }
-        if let Some(not) = schema.get("not")
+        if let Some(not) = schema.not
             && passes(not, path)
         {
             return fail(path, "it matches what `not` excludes".into());
         }
-        if let Some(condition) = schema.get("if") {
-            let branch = if passes(condition, path) { schema.get("then") } else { schema.get("else") };
+        if let Some(condition) = schema.condition {
+            let branch = if passes(condition, path) { schema.then } else { schema.otherwise };
             if let Some(branch) = branch {
                 self.check(branch, value, path, depth + 1)?;
             }
         }
         Ok(())
     }
+}
+
+fn check_type(schema: &Keywords<'_>, value: &Value, path: &str) -> Result<(), SchemaError> {
+    let matches = match schema.types {
+        Some(Value::String(name)) => has_type(value, name),
+        Some(Value::Array(names)) => names.iter().filter_map(Value::as_str).any(|name| has_type(value, name)),
+        _ => true,
+    };
+    match schema.types {
+        Some(types) if !matches => fail(path, format!("{} is not of type {types}", type_name(value))),
+        _ => Ok(()),
+    }
+}
+
+fn check_number(schema: &Keywords<'_>, n: f64, path: &str) -> Result<(), SchemaError> {
+    if let Some(min) = number(schema.minimum).filter(|min| n < *min) {
+        return fail(path, format!("{n} is less than the minimum {min}"));
+    }
+    if let Some(max) = number(schema.maximum).filter(|max| n > *max) {
+        return fail(path, format!("{n} is more than the maximum {max}"));
+    }
+    if let Some(min) = number(schema.exclusive_minimum).filter(|min| n <= *min) {
+        return fail(path, format!("{n} is not more than {min}"));
+    }
+    if let Some(max) = number(schema.exclusive_maximum).filter(|max| n >= *max) {
+        return fail(path, format!("{n} is not less than {max}"));
+    }
+    if let Some(step) = number(schema.multiple_of).filter(|step| *step > 0.0) {
+        let quotient = n / step;
+        if !quotient.is_finite() || (quotient - quotient.round()).abs() > 1e-9 {
+            return fail(path, format!("{n} is not a multiple of {step}"));
+        }
+    }
+    Ok(())
 }
 
 #[cfg(test)]
