@@ -11,6 +11,14 @@ export const BEARER_TOKEN =
   '.' +
   'c2lnbmF0dXJl'.padEnd(344, 'QUJDREVG');
 
+/** The output schema of `echo` on the `typed` endpoint, which each client
+ * checks every result's `structuredContent` against. */
+const ECHO_OUTPUT = {
+  type: 'object',
+  properties: { text: { type: 'string' }, length: { type: 'integer', minimum: 0 }, tags: { type: 'array', items: { type: 'string' } } },
+  required: ['text', 'length'],
+};
+
 let big;
 let many;
 /** The 1 MB text of the `big` tool (made on first use). */
@@ -36,10 +44,15 @@ export function result(message, endpoint) {
     case 'ping':
       return {};
     case 'tools/list':
-      return { tools: endpoint === 'many' ? manyTools() : [{ name: 'echo', inputSchema: { type: 'object' } }] };
-    case 'tools/call':
+      if (endpoint === 'many') return { tools: manyTools() };
+      if (endpoint === 'typed') return { tools: [{ name: 'echo', inputSchema: { type: 'object' }, outputSchema: ECHO_OUTPUT }] };
+      return { tools: [{ name: 'echo', inputSchema: { type: 'object' } }] };
+    case 'tools/call': {
       if (params?.name === 'big') return { content: [{ type: 'text', text: bigText() }] };
-      return { content: [{ type: 'text', text: JSON.stringify(params?.arguments ?? {}) }] };
+      const text = JSON.stringify(params?.arguments ?? {});
+      if (endpoint === 'typed') return { content: [{ type: 'text', text }], structuredContent: { text, length: text.length, tags: ['echo'] } };
+      return { content: [{ type: 'text', text }] };
+    }
     default:
       return undefined;
   }

@@ -204,10 +204,12 @@ export async function runBench(env, counts) {
   };
   installInProcessServer();
   const clients = {};
-  for (const endpoint of ['json', 'sse', 'many', 'inproc', 'auth']) {
+  for (const endpoint of ['json', 'sse', 'many', 'inproc', 'auth', 'typed']) {
     clients[endpoint] = {};
     for (const kind of CLIENTS) clients[endpoint][kind] = await connect(kind, env, `${base}/mcp/${endpoint}`);
   }
+  // The clients learn `echo`'s output schema from the list.
+  for (const kind of CLIENTS) check((await clients.typed[kind].list())?.tools?.[0]?.outputSchema, `${kind} typed tools/list`);
   const echo = (kind, endpoint, i) =>
     clients[endpoint][kind].call('echo', { text: `call ${i}` }).then((r) => check(r?.content?.[0]?.text?.includes(`call ${i}`), `${kind} echo`));
   for (const kind of CLIENTS) for (let i = 0; i < 20; i++) await echo(kind, 'json', i); // warm-up
@@ -255,6 +257,19 @@ export async function runBench(env, counts) {
       for (let i = 0; i < counts.calls; i++) await echo(kind, 'auth', i);
     });
     add({ name: 'sequential tools/call, JSON, 1.3 KB bearer token', n: counts.calls, unit: 'ms', times });
+  }
+  {
+    // A tool with an output schema: each result's structuredContent is
+    // checked against it (the bare floor does not check).
+    const typed = (kind, i) =>
+      clients.typed[kind]
+        .call('echo', { text: `call ${i}` })
+        .then((r) => check(r?.structuredContent?.text?.includes(`call ${i}`), `${kind} typed echo`));
+    for (const kind of CLIENTS) for (let i = 0; i < 20; i++) await typed(kind, i); // warm-up
+    const times = await rounds(counts.rounds, CLIENTS, async (kind) => {
+      for (let i = 0; i < counts.calls; i++) await typed(kind, i);
+    });
+    add({ name: 'sequential tools/call, JSON, output schema checked', n: counts.calls, unit: 'ms', times });
   }
   {
     // Ten times the calls: each takes tens of microseconds.

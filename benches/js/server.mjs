@@ -8,6 +8,8 @@
 //   /mcp/json  replies are JSON bodies
 //   /mcp/sse   replies are single-event SSE streams
 //   /mcp/many  like /mcp/json, but `tools/list` lists 10,000 tools
+//   /mcp/typed like /mcp/json, but `echo` has an output schema and its
+//              results a `structuredContent` that matches it
 //   /mcp/auth  like /mcp/json, but only with `Authorization: Bearer
 //              <BEARER_TOKEN>` (answers.mjs); 401 without it
 // Tools: `echo` (returns its arguments as text), `flood {count}` (an SSE
@@ -86,7 +88,7 @@ function serveFile(res, urlPath) {
 
 const server = http.createServer((req, res) => {
   const url = new URL(req.url, 'http://localhost');
-  const endpoint = url.pathname.match(/^\/mcp\/(json|sse|many|auth)$/)?.[1];
+  const endpoint = url.pathname.match(/^\/mcp\/(json|sse|many|typed|auth)$/)?.[1];
   if (endpoint) {
     if (endpoint === 'auth' && req.headers.authorization !== `Bearer ${BEARER_TOKEN}`) {
       res.writeHead(401, { 'www-authenticate': 'Bearer error="invalid_token"' }).end();
