@@ -153,15 +153,11 @@ impl<H: HttpClient> Shared<H> {
         HttpRequest { method, url: self.options.url.clone(), headers, body }
     }
 
-    async fn fetch(&self, request: HttpRequest) -> Result<HttpResponse, TransportError> {
-        Ok(self.exchange(request).await?.0)
-    }
-
-    /// Sends a request with the auth provider's credentials, if any; returns
-    /// the response and the `Authorization` value it carried.
-    async fn exchange(&self, mut request: HttpRequest) -> Result<(HttpResponse, Option<String>), TransportError> {
-        let credential = authorize::add_credentials(self.options.auth.as_ref(), &mut request).await?;
-        Ok((self.send_http(request).await?, credential))
+    /// Sends a request with the auth provider's credentials, if any, and no
+    /// recovery from a refusal (`authorize::send` has that).
+    async fn fetch(&self, mut request: HttpRequest) -> Result<HttpResponse, TransportError> {
+        authorize::add_credentials(self.options.auth.as_ref(), &mut request).await?;
+        self.send_http(request).await
     }
 
     /// Sends a request as it is, up to the response's headers. A 429 or 503
