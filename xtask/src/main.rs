@@ -14,6 +14,7 @@ mod setup;
 mod size;
 mod test;
 mod util;
+mod wasm_order;
 mod www;
 
 use std::process::ExitCode;

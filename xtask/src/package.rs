@@ -273,10 +273,18 @@ const SHRINK_PASSES: &[&str] = &[
     "--vacuum",
 ];
 
-/// Runs `SHRINK_PASSES` (twice) over wasm-bindgen's output, in place.
+/// Runs `SHRINK_PASSES` (twice) over wasm-bindgen's output, in place, then
+/// lays like functions side by side (`wasm_order`). Without `-g` binaryen
+/// writes no `name` section, so the names given for the order leave again.
 fn shrink(wasm: &Path) -> Res {
     let mut c = cmd(root().join(WASM_OPT));
     c.args(WASM_FEATURES).args(SHRINK_PASSES).args(SHRINK_PASSES).arg(wasm).arg("-o").arg(wasm);
+    run_echo(&mut c)?;
+    let module = fs::read(wasm).map_err(|e| format!("cannot read {}: {e}", wasm.display()))?;
+    let named = crate::wasm_order::name_by_likeness(&module).map_err(|e| format!("{}: {e}", wasm.display()))?;
+    fs::write(wasm, named).map_err(|e| format!("cannot write {}: {e}", wasm.display()))?;
+    let mut c = cmd(root().join(WASM_OPT));
+    c.args(WASM_FEATURES).arg("--reorder-functions-by-name").arg(wasm).arg("-o").arg(wasm);
     run_echo(&mut c)
 }
 
