@@ -49,7 +49,14 @@ pub fn name_by_likeness(module: &[u8]) -> Result<Vec<u8>, String> {
     payload.push(1);
     leb(&mut payload, names.len() as u64);
     payload.extend_from_slice(&names);
-    let mut out = module.to_vec();
+    // A name section already there (a build that keeps names) goes: the
+    // module's other sections are copied as they are.
+    let mut out = module[..8].to_vec();
+    for section in &parsed.sections {
+        if !section.is_name {
+            out.extend_from_slice(&module[section.start..section.end]);
+        }
+    }
     out.push(0);
     leb(&mut out, payload.len() as u64);
     out.extend_from_slice(&payload);
@@ -126,6 +133,15 @@ struct Module<'a> {
     imported_functions: usize,
     types: Vec<u32>,
     bodies: Vec<&'a [u8]>,
+    /// Every section's bytes (its id and size included), in order.
+    sections: Vec<Section>,
+}
+
+/// Where a section is in the module, and whether it is the `name` section.
+struct Section {
+    start: usize,
+    end: usize,
+    is_name: bool,
 }
 
 impl<'a> Module<'a> {
@@ -133,9 +149,10 @@ impl<'a> Module<'a> {
         if bytes.get(..4) != Some(b"\0asm") {
             return Err("not a wasm module".into());
         }
-        let mut module = Module { imported_functions: 0, types: Vec::new(), bodies: Vec::new() };
+        let mut module = Module { imported_functions: 0, types: Vec::new(), bodies: Vec::new(), sections: Vec::new() };
         let mut at = Reader { bytes, at: 8 };
         while at.at < bytes.len() {
+            let start = at.at;
             let id = at.byte()?;
             let size = at.leb()? as usize;
             let end = at.at.checked_add(size).filter(|&end| end <= bytes.len()).ok_or("a section runs past the end")?;
@@ -155,6 +172,11 @@ impl<'a> Module<'a> {
                 }
                 _ => {}
             }
+            let is_name = id == 0 && {
+                let length = section.leb()? as usize;
+                section.take(length)? == b"name"
+            };
+            module.sections.push(Section { start, end, is_name });
             at.at = end;
         }
         Ok(module)
@@ -276,6 +298,8 @@ mod tests {
         module.extend(section(10, &[3, 3, 0, 0x01, 0x0b, 3, 0, 0x01, 0x0b, 3, 0, 0x00, 0x0b]));
         let named = name_by_likeness(&module).expect("a valid module");
         assert_eq!(&named[..module.len()], &module[..], "the module is kept as it was");
+        // Named again, the names given first are replaced, not repeated.
+        assert_eq!(name_by_likeness(&named).expect("a valid module"), named);
         // Sorted: index 2 (type 0), index 3 (type 1, `unreachable` is 0x00),
         // index 1 (type 1, `nop` is 0x01).
         let names = &named[module.len()..];
