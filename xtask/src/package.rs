@@ -285,7 +285,13 @@ fn shrink(wasm: &Path) -> Res {
     let named = crate::wasm_order::name_by_likeness(&module).map_err(|e| format!("{}: {e}", wasm.display()))?;
     fs::write(wasm, named).map_err(|e| format!("cannot write {}: {e}", wasm.display()))?;
     let mut c = cmd(root().join(WASM_OPT));
-    c.args(WASM_FEATURES).arg("--reorder-functions-by-name").arg(wasm).arg("-o").arg(wasm);
+    // The `producers` and `target_features` sections (184 bytes) are read
+    // by no runtime and by nothing after this step.
+    c.args(WASM_FEATURES)
+        .args(["--reorder-functions-by-name", "--strip-producers", "--strip-target-features"])
+        .arg(wasm)
+        .arg("-o")
+        .arg(wasm);
     run_echo(&mut c)
 }
 
