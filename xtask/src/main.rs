@@ -14,7 +14,7 @@ mod setup;
 mod size;
 mod test;
 mod util;
-mod wasm_order;
+mod wasm;
 mod www;
 
 use std::process::ExitCode;

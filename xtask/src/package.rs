@@ -158,12 +158,14 @@ pub fn build_unpacked(toolchain: Toolchain, name: &str) -> Res<PathBuf> {
     }
     wasm_pack(toolchain, STEM, None, &dir)?;
     shrink(&dir.join(format!("{STEM}_bg.wasm")))?;
+    shorten_imports(&dir, STEM)?;
     // The lite build goes to a directory of its own (wasm-pack writes more
     // than the three files taken from it).
     let lite = npm.join(format!("{name}-lite"));
     let _ = fs::remove_dir_all(&lite);
     wasm_pack(toolchain, LITE_STEM, Some(LITE_FEATURES), &lite)?;
     shrink(&lite.join(format!("{LITE_STEM}_bg.wasm")))?;
+    shorten_imports(&lite, LITE_STEM)?;
     for suffix in [".js", ".d.ts", "_bg.wasm", "_bg.wasm.d.ts"] {
         let file = format!("{LITE_STEM}{suffix}");
         fs::rename(lite.join(&file), dir.join(&file)).map_err(|e| format!("cannot move {file}: {e}"))?;
@@ -257,7 +259,7 @@ const WASM_FEATURES: &[&str] = &[
 /// undoing the repetition deflate feeds on); these were chosen one at a time
 /// by what each took off the gzip of the nightly full wasm (docs/size.md):
 /// together -5.9 KB gzip on either entry, in seconds. With the functions in
-/// the order `wasm_order` gives them, `--dae-optimizing` and `--merge-blocks`
+/// the order `wasm::order` gives them, `--dae-optimizing` and `--merge-blocks`
 /// cost gzip instead (-440 B of the full wasm without them, -387 of the
 /// lite), so they are no longer run.
 const SHRINK_PASSES: &[&str] = &[
@@ -275,14 +277,14 @@ const SHRINK_PASSES: &[&str] = &[
 ];
 
 /// Runs `SHRINK_PASSES` (twice) over wasm-bindgen's output, in place, then
-/// lays like functions side by side (`wasm_order`). Without `-g` binaryen
+/// lays like functions side by side (`wasm::order`). Without `-g` binaryen
 /// writes no `name` section, so the names given for the order leave again.
 fn shrink(wasm: &Path) -> Res {
     let mut c = cmd(root().join(WASM_OPT));
     c.args(WASM_FEATURES).args(SHRINK_PASSES).args(SHRINK_PASSES).arg(wasm).arg("-o").arg(wasm);
     run_echo(&mut c)?;
     let module = fs::read(wasm).map_err(|e| format!("cannot read {}: {e}", wasm.display()))?;
-    let named = crate::wasm_order::name_by_likeness(&module).map_err(|e| format!("{}: {e}", wasm.display()))?;
+    let named = crate::wasm::order::name_by_likeness(&module).map_err(|e| format!("{}: {e}", wasm.display()))?;
     fs::write(wasm, named).map_err(|e| format!("cannot write {}: {e}", wasm.display()))?;
     let mut c = cmd(root().join(WASM_OPT));
     // The `producers` and `target_features` sections (184 bytes) are read
@@ -293,6 +295,18 @@ fn shrink(wasm: &Path) -> Res {
         .arg("-o")
         .arg(wasm);
     run_echo(&mut c)
+}
+
+/// The imports of `<stem>_bg.wasm` and its glue `<stem>.js` renamed to a
+/// letter or two (`wasm::imports`), in place.
+fn shorten_imports(dir: &Path, stem: &str) -> Res {
+    let (wasm, glue) = (dir.join(format!("{stem}_bg.wasm")), dir.join(format!("{stem}.js")));
+    let module = fs::read(&wasm).map_err(|e| format!("cannot read {}: {e}", wasm.display()))?;
+    let text = fs::read_to_string(&glue).map_err(|e| format!("cannot read {}: {e}", glue.display()))?;
+    let (module, text) =
+        crate::wasm::imports::shorten(&module, &text).map_err(|e| format!("{}: {e}", glue.display()))?;
+    fs::write(&wasm, module).map_err(|e| format!("cannot write {}: {e}", wasm.display()))?;
+    fs::write(&glue, text).map_err(|e| format!("cannot write {}: {e}", glue.display()))
 }
 
 /// The `version` of the [package] in the root Cargo.toml.

@@ -17,10 +17,12 @@
 //! to sort: each defined function named by its rank in the order wanted.
 //! The names are dropped again when binaryen writes the module.
 
+use super::{Section, leb, sections};
+
 /// `module` with a `name` section naming each defined function by its rank
 /// in [`likeness_order`].
 pub fn name_by_likeness(module: &[u8]) -> Result<Vec<u8>, String> {
-    let parsed = Module::parse(module)?;
+    let parsed = Functions::parse(module)?;
     if parsed.types.len() != parsed.bodies.len() {
         return Err(format!(
             "the wasm declares {} functions but has {} bodies",
@@ -53,7 +55,7 @@ pub fn name_by_likeness(module: &[u8]) -> Result<Vec<u8>, String> {
     // module's other sections are copied as they are.
     let mut out = module[..8].to_vec();
     for section in &parsed.sections {
-        if !section.is_name {
+        if !section.is_custom(module, "name") {
             out.extend_from_slice(&module[section.start..section.end]);
         }
     }
@@ -129,147 +131,42 @@ fn likeness(a: &[u64], b: &[u64]) -> (usize, usize) {
 /// What the order needs of a module: the number of imported functions
 /// (they come first in the index space), and each defined function's
 /// signature and body.
-struct Module<'a> {
+struct Functions<'a> {
     imported_functions: usize,
     types: Vec<u32>,
     bodies: Vec<&'a [u8]>,
-    /// Every section's bytes (its id and size included), in order.
     sections: Vec<Section>,
 }
 
-/// Where a section is in the module, and whether it is the `name` section.
-struct Section {
-    start: usize,
-    end: usize,
-    is_name: bool,
-}
-
-impl<'a> Module<'a> {
+impl<'a> Functions<'a> {
     fn parse(bytes: &'a [u8]) -> Result<Self, String> {
-        if bytes.get(..4) != Some(b"\0asm") {
-            return Err("not a wasm module".into());
-        }
-        let mut module = Module { imported_functions: 0, types: Vec::new(), bodies: Vec::new(), sections: Vec::new() };
-        let mut at = Reader { bytes, at: 8 };
-        while at.at < bytes.len() {
-            let start = at.at;
-            let id = at.byte()?;
-            let size = at.leb()? as usize;
-            let end = at.at.checked_add(size).filter(|&end| end <= bytes.len()).ok_or("a section runs past the end")?;
-            let mut section = Reader { bytes: &bytes[..end], at: at.at };
-            match id {
-                2 => module.imported_functions = section.imported_functions()?,
+        let sections = sections(bytes)?;
+        let mut functions =
+            Functions { imported_functions: 0, types: Vec::new(), bodies: Vec::new(), sections: Vec::new() };
+        for section in &sections {
+            let mut reader = section.payload(bytes);
+            match section.id {
+                2 => {
+                    for import in super::imports(&mut reader)? {
+                        functions.imported_functions += usize::from(import.is_function());
+                    }
+                }
                 3 => {
-                    for _ in 0..section.leb()? {
-                        module.types.push(section.leb()? as u32);
+                    for _ in 0..reader.leb()? {
+                        functions.types.push(reader.leb()? as u32);
                     }
                 }
                 10 => {
-                    for _ in 0..section.leb()? {
-                        let size = section.leb()? as usize;
-                        module.bodies.push(section.take(size)?);
+                    for _ in 0..reader.leb()? {
+                        let size = reader.leb()? as usize;
+                        functions.bodies.push(reader.take(size)?);
                     }
                 }
                 _ => {}
             }
-            let is_name = id == 0 && {
-                let length = section.leb()? as usize;
-                section.take(length)? == b"name"
-            };
-            module.sections.push(Section { start, end, is_name });
-            at.at = end;
         }
-        Ok(module)
-    }
-}
-
-/// A cursor over a module's bytes.
-struct Reader<'a> {
-    bytes: &'a [u8],
-    at: usize,
-}
-
-impl<'a> Reader<'a> {
-    fn byte(&mut self) -> Result<u8, String> {
-        let byte = *self.bytes.get(self.at).ok_or("the wasm ends early")?;
-        self.at += 1;
-        Ok(byte)
-    }
-
-    fn leb(&mut self) -> Result<u64, String> {
-        let (mut value, mut shift) = (0u64, 0);
-        loop {
-            let byte = self.byte()?;
-            if shift > 63 {
-                return Err("a LEB128 number is too long".into());
-            }
-            value |= u64::from(byte & 0x7f) << shift;
-            if byte < 0x80 {
-                return Ok(value);
-            }
-            shift += 7;
-        }
-    }
-
-    fn take(&mut self, n: usize) -> Result<&'a [u8], String> {
-        let end = self.at.checked_add(n).filter(|&end| end <= self.bytes.len()).ok_or("the wasm ends early")?;
-        let taken = &self.bytes[self.at..end];
-        self.at = end;
-        Ok(taken)
-    }
-
-    /// Limits: a flags byte, the minimum, and the maximum if flag 1 says so.
-    fn limits(&mut self) -> Result<(), String> {
-        let flags = self.byte()?;
-        self.leb()?;
-        if flags & 1 != 0 {
-            self.leb()?;
-        }
-        Ok(())
-    }
-
-    /// The import section, read for the number of functions it imports.
-    fn imported_functions(&mut self) -> Result<usize, String> {
-        let mut functions = 0;
-        for _ in 0..self.leb()? {
-            for _ in 0..2 {
-                let length = self.leb()? as usize;
-                self.take(length)?;
-            }
-            match self.byte()? {
-                0 => {
-                    self.leb()?;
-                    functions += 1;
-                }
-                1 => {
-                    self.byte()?;
-                    self.limits()?;
-                }
-                2 => self.limits()?,
-                3 => {
-                    self.byte()?;
-                    self.byte()?;
-                }
-                4 => {
-                    self.byte()?;
-                    self.leb()?;
-                }
-                kind => return Err(format!("an import of unknown kind {kind}")),
-            }
-        }
+        functions.sections = sections;
         Ok(functions)
-    }
-}
-
-fn leb(out: &mut Vec<u8>, mut value: u64) {
-    loop {
-        let byte = (value & 0x7f) as u8;
-        value >>= 7;
-        if value == 0 {
-            out.push(byte);
-            return;
-        }
-        out.push(byte | 0x80);
     }
 }
 
