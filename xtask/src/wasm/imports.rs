@@ -14,19 +14,19 @@
 //! another shape stops the packer with the name it could not find, rather
 //! than shipping a module whose imports the glue does not provide.
 
-use super::{imports, leb, name, sections};
+use super::{imports, leb, name, section, sections};
 
 /// `module` and `glue` with every import renamed: `(wasm, glue)`.
 pub fn shorten(module: &[u8], glue: &str) -> Result<(Vec<u8>, String), String> {
     let sections = sections(module)?;
     let mut out = module[..8].to_vec();
     let mut glue = glue.to_string();
-    for section in &sections {
-        if section.id != 2 {
-            out.extend_from_slice(&module[section.start..section.end]);
+    for part in &sections {
+        if part.id != 2 {
+            out.extend_from_slice(&module[part.start..part.end]);
             continue;
         }
-        let found = imports(&mut section.payload(module))?;
+        let found = imports(&mut part.payload(module))?;
         let mut payload = Vec::new();
         leb(&mut payload, found.len() as u64);
         let mut from = None;
@@ -47,9 +47,7 @@ pub fn shorten(module: &[u8], glue: &str) -> Result<(Vec<u8>, String), String> {
         if let Some(from) = from {
             glue = replace_once(&glue, &format!("\"{from}\":"), &format!("\"{SHORT_MODULE}\":"))?;
         }
-        out.push(2);
-        leb(&mut out, payload.len() as u64);
-        out.extend_from_slice(&payload);
+        section(&mut out, 2, &payload);
     }
     Ok((out, glue))
 }
@@ -84,13 +82,7 @@ fn replace_once(text: &str, old: &str, new: &str) -> Result<String, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn section(id: u8, payload: &[u8]) -> Vec<u8> {
-        let mut out = vec![id];
-        leb(&mut out, payload.len() as u64);
-        out.extend_from_slice(payload);
-        out
-    }
+    use crate::wasm::alone;
 
     fn import(module: &str, field: &str, description: &[u8]) -> Vec<u8> {
         let mut out = Vec::new();
@@ -106,20 +98,20 @@ mod tests {
         imports.extend(import("./x_bg.js", "__wbg_fetch_0123456789abcdef", &[0, 0]));
         imports.extend(import("./x_bg.js", "__wbg_log_fedcba9876543210", &[2, 0, 1]));
         let mut module = b"\0asm\x01\0\0\0".to_vec();
-        module.extend(section(1, &[1, 0x60, 0, 0]));
-        module.extend(section(2, &imports));
-        module.extend(section(3, &[0]));
+        module.extend(alone(1, &[1, 0x60, 0, 0]));
+        module.extend(alone(2, &imports));
+        module.extend(alone(3, &[0]));
         let glue = "const import0 = { __wbg_fetch_0123456789abcdef: function() {}, \
                     __wbg_log_fedcba9876543210: function() {} };\nreturn { \"./x_bg.js\": import0 };";
         let (wasm, glue) = shorten(&module, glue).expect("renamed");
         assert_eq!(glue, "const import0 = { a: function() {}, b: function() {} };\nreturn { \"w\": import0 };");
         let mut expected = b"\0asm\x01\0\0\0".to_vec();
-        expected.extend(section(1, &[1, 0x60, 0, 0]));
+        expected.extend(alone(1, &[1, 0x60, 0, 0]));
         let mut renamed = vec![2];
         renamed.extend(import("w", "a", &[0, 0]));
         renamed.extend(import("w", "b", &[2, 0, 1]));
-        expected.extend(section(2, &renamed));
-        expected.extend(section(3, &[0]));
+        expected.extend(alone(2, &renamed));
+        expected.extend(alone(3, &[0]));
         assert_eq!(wasm, expected);
     }
 
@@ -128,7 +120,7 @@ mod tests {
         let mut imports = vec![1];
         imports.extend(import("./x_bg.js", "__wbg_f_00", &[0, 0]));
         let mut module = b"\0asm\x01\0\0\0".to_vec();
-        module.extend(section(2, &imports));
+        module.extend(alone(2, &imports));
         let twice = "{ __wbg_f_00: 1 } __wbg_f_00 \"./x_bg.js\":";
         assert!(shorten(&module, twice).is_err());
         assert!(shorten(&module, "{ \"./x_bg.js\": 1 }").is_err());

@@ -157,6 +157,21 @@ pub fn leb(out: &mut Vec<u8>, mut value: u64) {
     }
 }
 
+/// A section appended to `out`: its id, its payload's length, the payload.
+pub fn section(out: &mut Vec<u8>, id: u8, payload: &[u8]) {
+    out.push(id);
+    leb(out, payload.len() as u64);
+    out.extend_from_slice(payload);
+}
+
+/// A section on its own (for the tests' modules).
+#[cfg(test)]
+pub fn alone(id: u8, payload: &[u8]) -> Vec<u8> {
+    let mut out = Vec::new();
+    section(&mut out, id, payload);
+    out
+}
+
 /// `bytes` as a wasm name (length first).
 pub fn name(out: &mut Vec<u8>, bytes: &str) {
     leb(out, bytes.len() as u64);

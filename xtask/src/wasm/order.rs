@@ -17,7 +17,7 @@
 //! to sort: each defined function named by its rank in the order wanted.
 //! The names are dropped again when binaryen writes the module.
 
-use super::{Section, leb, sections};
+use super::{Section, leb, section, sections};
 
 /// `module` with a `name` section naming each defined function by its rank
 /// in [`likeness_order`].
@@ -54,14 +54,10 @@ pub fn name_by_likeness(module: &[u8]) -> Result<Vec<u8>, String> {
     // A name section already there (a build that keeps names) goes: the
     // module's other sections are copied as they are.
     let mut out = module[..8].to_vec();
-    for section in &parsed.sections {
-        if !section.is_custom(module, "name") {
-            out.extend_from_slice(&module[section.start..section.end]);
-        }
+    for kept in parsed.sections.iter().filter(|kept| !kept.is_custom(module, "name")) {
+        out.extend_from_slice(&module[kept.start..kept.end]);
     }
-    out.push(0);
-    leb(&mut out, payload.len() as u64);
-    out.extend_from_slice(&payload);
+    section(&mut out, 0, &payload);
     Ok(out)
 }
 
@@ -173,26 +169,19 @@ impl<'a> Functions<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// One section: its id, then its payload with the length in front.
-    fn section(id: u8, payload: &[u8]) -> Vec<u8> {
-        let mut out = vec![id];
-        leb(&mut out, payload.len() as u64);
-        out.extend_from_slice(payload);
-        out
-    }
+    use crate::wasm::alone;
 
     #[test]
     fn functions_are_named_by_signature_then_body_after_the_imports() {
         let mut module = b"\0asm\x01\0\0\0".to_vec();
         // Two signatures: () -> () and (i32) -> ().
-        module.extend(section(1, &[2, 0x60, 0, 0, 0x60, 1, 0x7f, 0]));
+        module.extend(alone(1, &[2, 0x60, 0, 0, 0x60, 1, 0x7f, 0]));
         // Imports: one function ("m" "f", type 0) and one memory.
-        module.extend(section(2, &[2, 1, b'm', 1, b'f', 0, 0, 1, b'm', 1, b'm', 2, 0, 1]));
+        module.extend(alone(2, &[2, 1, b'm', 1, b'f', 0, 0, 1, b'm', 1, b'm', 2, 0, 1]));
         // Three defined functions of types 1, 0, 1.
-        module.extend(section(3, &[3, 1, 0, 1]));
+        module.extend(alone(3, &[3, 1, 0, 1]));
         // Bodies: no locals, then `nop`s or `unreachable`s, `end`.
-        module.extend(section(10, &[3, 3, 0, 0x01, 0x0b, 3, 0, 0x01, 0x0b, 3, 0, 0x00, 0x0b]));
+        module.extend(alone(10, &[3, 3, 0, 0x01, 0x0b, 3, 0, 0x01, 0x0b, 3, 0, 0x00, 0x0b]));
         let named = name_by_likeness(&module).expect("a valid module");
         assert_eq!(&named[..module.len()], &module[..], "the module is kept as it was");
         // Named again, the names given first are replaced, not repeated.
