@@ -149,14 +149,21 @@ pub fn now_secs() -> u64 {
 
 /// A wait as error messages give it: `250 ms`, `2.0 s`. Integer tenths
 /// rather than `{:.1}` of an `f64`: float formatting would pull core's
-/// float printing (about 15 KB) into the wasm for this alone.
+/// float printing (about 15 KB) into the wasm for this alone. Milliseconds
+/// as a `u64` (saturating: 584 million years), not the `u128` of
+/// `as_millis`, whose printing and division are 2.9 KB of wasm of their own.
 pub(crate) fn human_duration(d: std::time::Duration) -> String {
-    let millis = d.as_millis();
+    let millis = whole_millis(d);
     if millis < 1000 {
         return format!("{millis} ms");
     }
     let tenths = (millis + 50) / 100;
     format!("{}.{} s", tenths / 10, tenths % 10)
+}
+
+/// `d` in whole milliseconds, saturating at `u64::MAX`.
+pub(crate) fn whole_millis(d: std::time::Duration) -> u64 {
+    u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
 }
 
 /// There is no runtime to run background work on (natively: not inside tokio).

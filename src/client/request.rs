@@ -117,7 +117,7 @@ impl Client {
             }
             Waited::TimedOut(after) => {
                 // The driver skips the cancellation notice for `initialize`.
-                guard.cancel(format!("timed out after {} ms", after.as_millis()));
+                guard.cancel(format!("timed out after {} ms", crate::runtime::whole_millis(after)));
                 Err(Error::Timeout { method: method.to_owned(), after })
             }
         }

@@ -254,8 +254,7 @@ mod host {
 
     /// Resolves once `duration` has passed on the clock of `now`.
     pub(crate) fn sleep_for(duration: std::time::Duration) -> Sleep {
-        let millis = u64::try_from(duration.as_millis()).unwrap_or(u64::MAX);
-        sleep_until(now().saturating_add(millis))
+        sleep_until(now().saturating_add(crate::runtime::whole_millis(duration)))
     }
 
     /// Resolves at `deadline` (milliseconds of `Date.now()`).
