@@ -369,6 +369,22 @@ async fn forcing_the_legacy_transport_on_a_streamable_endpoint_says_what_the_get
 }
 
 #[wasm_bindgen_test]
+async fn a_timeout_longer_than_any_clock_is_no_limit_and_a_negative_one_a_type_error() {
+    // 1e300 ms does not fit a `Duration`: converting it used to panic, which
+    // aborted the wasm module (`RuntimeError: unreachable`).
+    let client = connect(object(&[("timeout", 1e300.into())])).await;
+    let params = tool("echo", object(&[("message", "long".into())]));
+    let options = object(&[("timeout", f64::MAX.into()), ("maxTotalTimeout", 1e300.into())]);
+    let result = resolved("a call with the longest timeout", 10, client.call_tool(params, options)).await;
+    assert_eq!(text(&path(&result, "content.0.text")), "Echo: long");
+    let params = tool("echo", object(&[("message", "short".into())]));
+    let error = rejected("a negative timeout", 5, client.call_tool(params, object(&[("timeout", (-1).into())]))).await;
+    assert_eq!(text(&get(&error, "name")), "TypeError", "{}", describe(&error));
+    assert!(text(&get(&error, "message")).contains("non-negative number of milliseconds"), "{}", describe(&error));
+    close(client).await;
+}
+
+#[wasm_bindgen_test]
 async fn a_request_timeout_is_an_mcp_error_with_code() {
     // The 300 ms timeout on the call only: as the client's timeout it would
     // also be the connect deadline, too short for a loaded machine.

@@ -312,7 +312,10 @@ pub(crate) fn millis_property(
     as_millis(property(target, key), key, owner)
 }
 
-/// `owner.key`, read already, as an optional duration in milliseconds.
+/// `owner.key`, read already, as an optional duration in milliseconds. A
+/// wait longer than a `Duration` holds (`1e300`, `Number.MAX_VALUE`) is the
+/// longest one, as good as none: `Duration::from_secs_f64` would panic, and a
+/// panic aborts the wasm module.
 pub(crate) fn as_millis(
     value: Option<JsValue>,
     key: &str,
@@ -321,7 +324,9 @@ pub(crate) fn as_millis(
     match value {
         None => Ok(None),
         Some(value) => match value.as_f64() {
-            Some(ms) if ms.is_finite() && ms >= 0.0 => Ok(Some(std::time::Duration::from_secs_f64(ms / 1000.0))),
+            Some(ms) if ms.is_finite() && ms >= 0.0 => {
+                Ok(Some(std::time::Duration::try_from_secs_f64(ms / 1000.0).unwrap_or(std::time::Duration::MAX)))
+            }
             _ => Err(WebError::Type(format!("{owner}.{key} must be a non-negative number of milliseconds"))),
         },
     }
