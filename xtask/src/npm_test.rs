@@ -6,7 +6,9 @@
 //! - a module Web Worker started by that page;
 //! - Node 22 (`import { McpClient } from 'mcp-edge'`), and there the fault
 //!   catalog (tests/npm/consumer/faults.mjs against tests/peers/fault-server.mjs)
-//!   and abandoned calls (tests/npm/consumer/abandoned.mjs, its own server);
+//!   abandoned calls (tests/npm/consumer/abandoned.mjs, its own server) and
+//!   odd values in every option and argument of the JS API
+//!   (tests/npm/consumer/inputs.mjs, its own server: none may trap the wasm);
 //! - Deno (the same script; `deno` resolves the package's `deno` entry);
 //! - Cloudflare workerd (a worker bundled as wrangler would, served by
 //!   workerd, fetched by the test).
@@ -92,6 +94,18 @@ pub fn package_test() -> Res {
             {
                 let mut c = cmd(&node22);
                 c.arg("abandoned.mjs").arg("node-abandoned").current_dir(&project);
+                c
+            },
+        ),
+        (
+            "Node 22: odd values in every option and argument",
+            &[
+                ("node-inputs", "Node 22: odd options and arguments settle, none traps the module"),
+                ("node-inputs-lite", "Node 22, mcp-edge/lite: the same"),
+            ],
+            {
+                let mut c = cmd(&node22);
+                c.arg("inputs.mjs").arg("node-inputs").current_dir(&project);
                 c
             },
         ),
