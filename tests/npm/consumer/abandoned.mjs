@@ -4,9 +4,9 @@
 // package's fetch carries no AbortSignal (undici makes one cost a request
 // about 60 µs of CPU): an abandoned exchange is ended by cancelling its
 // response's body when it comes, which this checks, with both entries.
-import http from 'node:http';
 import { McpClient } from 'mcp-edge';
 import { McpClient as LiteClient } from 'mcp-edge/lite';
+import { startInstantServer } from './instant-server.mjs';
 
 const [label] = process.argv.slice(2);
 
@@ -22,46 +22,20 @@ const REQUEST_TIMEOUT = -32001;
 
 // A server whose `hold` tool answers only when told to.
 const held = [];
-const server = http.createServer((req, res) => {
-  if (req.method !== 'POST') {
-    res.writeHead(405).end();
-    return;
+const server = await startInstantServer((message, send) => {
+  const text = (value) => send({ result: { content: [{ type: 'text', text: value }] } });
+  if (message.method === 'initialize') {
+    const result = { protocolVersion: message.params.protocolVersion, capabilities: { tools: {} }, serverInfo: { name: 'hold', version: '1' } };
+    send({ result });
+  } else if (message.method === 'tools/call' && message.params?.name === 'hold') {
+    held.push(() => text('late'));
+  } else if (message.method === 'tools/call') {
+    text('now');
+  } else {
+    send({ error: { code: -32601, message: `no method ${message.method}` } });
   }
-  let body = '';
-  req.on('data', (chunk) => {
-    body += chunk;
-  });
-  req.on('end', () => {
-    let message;
-    try {
-      message = JSON.parse(body);
-    } catch {
-      res.writeHead(400).end();
-      return;
-    }
-    if (message.id === undefined) {
-      res.writeHead(202).end();
-      return;
-    }
-    const send = (payload) => {
-      const text = JSON.stringify({ jsonrpc: '2.0', id: message.id, ...payload });
-      res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) }).end(text);
-    };
-    const text = (value) => send({ result: { content: [{ type: 'text', text: value }] } });
-    if (message.method === 'initialize') {
-      const result = { protocolVersion: message.params.protocolVersion, capabilities: { tools: {} }, serverInfo: { name: 'hold', version: '1' } };
-      send({ result });
-    } else if (message.method === 'tools/call' && message.params?.name === 'hold') {
-      held.push(() => text('late'));
-    } else if (message.method === 'tools/call') {
-      text('now');
-    } else {
-      send({ error: { code: -32601, message: `no method ${message.method}` } });
-    }
-  });
 });
-await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
-const url = `http://127.0.0.1:${server.address().port}/mcp`;
+const url = server.url;
 
 async function until(what, test, ms = 5_000) {
   const end = Date.now() + ms;

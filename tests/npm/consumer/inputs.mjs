@@ -5,56 +5,29 @@
 // there aborts it: `WebAssembly.RuntimeError: unreachable`), and the client
 // must answer a ping after each method's round. A huge `timeout` once
 // panicked this way; it now waits without a limit, which is checked too.
-import http from 'node:http';
 import { McpClient } from 'mcp-edge';
 import { McpClient as LiteClient } from 'mcp-edge/lite';
+import { startInstantServer } from './instant-server.mjs';
 
 const [label] = process.argv.slice(2);
 
 // An instant server: `initialize`, `tools/call` (echo), `tools/list`, `ping`;
 // any other request gets "method not found".
-const server = http.createServer((req, res) => {
-  if (req.method !== 'POST') {
-    res.writeHead(405).end();
-    return;
+const server = await startInstantServer(({ method, params }, send) => {
+  if (method === 'initialize') {
+    const capabilities = { tools: {}, prompts: {}, resources: { subscribe: true }, logging: {}, completions: {} };
+    send({ result: { protocolVersion: params.protocolVersion, capabilities, serverInfo: { name: 'inputs', version: '1' } } });
+  } else if (method === 'tools/call') {
+    send({ result: { content: [{ type: 'text', text: JSON.stringify(params?.arguments ?? null) }] } });
+  } else if (method === 'tools/list') {
+    send({ result: { tools: [{ name: 'echo', inputSchema: { type: 'object' } }] } });
+  } else if (method === 'ping') {
+    send({ result: {} });
+  } else {
+    send({ error: { code: -32601, message: `no method ${method}` } });
   }
-  let body = '';
-  req.on('data', (chunk) => {
-    body += chunk;
-  });
-  req.on('end', () => {
-    let message;
-    try {
-      message = JSON.parse(body);
-    } catch {
-      res.writeHead(400).end();
-      return;
-    }
-    if (message.id === undefined) {
-      res.writeHead(202).end();
-      return;
-    }
-    const send = (payload) => {
-      const text = JSON.stringify({ jsonrpc: '2.0', id: message.id, ...payload });
-      res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) }).end(text);
-    };
-    const { method, params } = message;
-    if (method === 'initialize') {
-      const capabilities = { tools: {}, prompts: {}, resources: { subscribe: true }, logging: {}, completions: {} };
-      send({ result: { protocolVersion: params.protocolVersion, capabilities, serverInfo: { name: 'inputs', version: '1' } } });
-    } else if (method === 'tools/call') {
-      send({ result: { content: [{ type: 'text', text: JSON.stringify(params?.arguments ?? null) }] } });
-    } else if (method === 'tools/list') {
-      send({ result: { tools: [{ name: 'echo', inputSchema: { type: 'object' } }] } });
-    } else if (method === 'ping') {
-      send({ result: {} });
-    } else {
-      send({ error: { code: -32601, message: `no method ${method}` } });
-    }
-  });
 });
-await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
-const url = `http://127.0.0.1:${server.address().port}/mcp`;
+const url = server.url;
 
 const cyclic = {};
 cyclic.self = cyclic;
