@@ -210,6 +210,37 @@ async fn a_rejecting_handler_becomes_a_json_rpc_error() {
     close(client).await;
 }
 
+/// What a call that the server failed says: its error's message, or the
+/// text of an `isError` result (server-everything gives a failed sampling or
+/// elicitation request back either way).
+async fn failure_text(what: &str, call: Promise) -> String {
+    match web::settle(what, 15, call).await {
+        Err(error) => text(&get(&error, "message")),
+        Ok(result) => {
+            assert_eq!(get(&result, "isError").as_bool(), Some(true), "{what}: {}", json(&result));
+            result_text(&result)
+        }
+    }
+}
+
+#[wasm_bindgen_test]
+async fn a_handler_result_of_the_wrong_shape_is_not_sent() {
+    // A sampling answer without a model and with text where a content block
+    // belongs, an elicitation answer with an action of its own: each is
+    // refused here, with what is wrong, rather than sent to the server.
+    let sampling = function2(|_params, _extra| object(&[("role", "assistant".into()), ("content", "hi".into())]));
+    let elicitation = function2(|_params, _extra| object(&[("action", "ok".into())]));
+    let client = connect(object(&[("sampling", sampling), ("elicitation", elicitation)])).await;
+    let params = tool("trigger-sampling-request", object(&[("prompt", "hello".into()), ("maxTokens", 10.into())]));
+    let failure = failure_text("trigger-sampling-request", client.call_tool(params, JsValue::UNDEFINED)).await;
+    assert!(failure.contains("sampling handler's result was not sent: `model`"), "{failure}");
+    let params = tool("trigger-elicitation-request", object(&[]));
+    let failure = failure_text("trigger-elicitation-request", client.call_tool(params, JsValue::UNDEFINED)).await;
+    assert!(failure.contains("elicitation handler's result was not sent: `action`"), "{failure}");
+    resolved("ping after the refused answers", 10, client.ping(JsValue::UNDEFINED)).await;
+    close(client).await;
+}
+
 #[wasm_bindgen_test]
 async fn elicitation_handler_gets_the_form_and_defaults_are_filled() {
     let elicitation = function2(|params, _extra| {

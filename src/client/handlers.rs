@@ -140,6 +140,58 @@ pub(crate) fn check_elicitation_content(schema: Option<&Value>, content: &JsonOb
     })
 }
 
+/// Checks the shape of a sampling result a JS handler answered (the JS
+/// API's handlers return plain values; the Rust API's typed ones cannot be
+/// wrong): `role`, `model`, and `content` as one block or a list of blocks
+/// (schema `CreateMessageResult`). A result the server would refuse is not
+/// sent, and the error says what the handler got wrong, here rather than in
+/// the server's log.
+// Used by the JS face (wasm32 with `js`); natively only by the tests.
+#[cfg_attr(not(all(target_arch = "wasm32", feature = "js")), allow(dead_code))]
+pub(crate) fn check_sampling_result(result: &JsonObject) -> Result<(), ErrorObject> {
+    if !matches!(result.get("role").and_then(Value::as_str), Some("assistant" | "user")) {
+        return Err(not_sent("sampling", "`role` must be \"assistant\""));
+    }
+    if !result.get("model").is_some_and(Value::is_string) {
+        return Err(not_sent("sampling", "`model` must be a string, the model's name"));
+    }
+    let is_block = |value: &Value| value.get("type").is_some_and(Value::is_string);
+    let content = match result.get("content") {
+        Some(Value::Array(blocks)) => !blocks.is_empty() && blocks.iter().all(is_block),
+        Some(block) => is_block(block),
+        None => false,
+    };
+    if !content {
+        return Err(not_sent(
+            "sampling",
+            "`content` must be a content block (`{type: \"text\", text}`, ...) or a list of them",
+        ));
+    }
+    if result.get("stopReason").is_some_and(|reason| !reason.is_string()) {
+        return Err(not_sent("sampling", "`stopReason` must be a string"));
+    }
+    Ok(())
+}
+
+/// Checks the shape of an elicitation result a JS handler answered (schema
+/// `ElicitResult`): an `action` of the three, and `content`, if any, an
+/// object. See [`check_sampling_result`].
+#[cfg_attr(not(all(target_arch = "wasm32", feature = "js")), allow(dead_code))]
+pub(crate) fn check_elicitation_result(result: &JsonObject) -> Result<(), ErrorObject> {
+    if !matches!(result.get("action").and_then(Value::as_str), Some("accept" | "decline" | "cancel")) {
+        return Err(not_sent("elicitation", "`action` must be \"accept\", \"decline\" or \"cancel\""));
+    }
+    if result.get("content").is_some_and(|content| !content.is_object()) {
+        return Err(not_sent("elicitation", "`content` must be an object of the form's fields"));
+    }
+    Ok(())
+}
+
+#[cfg_attr(not(all(target_arch = "wasm32", feature = "js")), allow(dead_code))]
+fn not_sent(handler: &str, what: &str) -> ErrorObject {
+    ErrorObject::new(codes::INTERNAL_ERROR, format!("the {handler} handler's result was not sent: {what}"))
+}
+
 /// Wraps an elicitation handler; with `fill_defaults`, an accepted form gets
 /// the schema's defaults for every field the handler left out. An accepted
 /// form is then checked against the requested schema (see
@@ -227,5 +279,47 @@ mod tests {
         assert_eq!(sent["content"]["age"], json!(30));
         let error = answer(json!({}), false).await.expect_err("without defaults the required age is missing");
         assert!(error.message.contains("age"), "{}", error.message);
+    }
+
+    fn object(value: Value) -> JsonObject {
+        value.as_object().cloned().unwrap_or_default()
+    }
+
+    #[test]
+    fn a_sampling_result_of_the_wrong_shape_is_not_sent() {
+        let text = json!({ "type": "text", "text": "hi" });
+        let good = json!({ "role": "assistant", "model": "m", "content": text, "stopReason": "endTurn" });
+        assert!(check_sampling_result(&object(good)).is_ok());
+        let list = json!({ "role": "assistant", "model": "m", "content": [text, { "type": "tool_use", "id": "1" }] });
+        assert!(check_sampling_result(&object(list)).is_ok());
+        for (wrong, named) in [
+            (json!({ "model": "m", "content": text }), "role"),
+            (json!({ "role": 7, "model": "m", "content": text }), "role"),
+            (json!({ "role": "assistant", "content": text }), "model"),
+            (json!({ "role": "assistant", "model": "m", "content": "hi" }), "content"),
+            (json!({ "role": "assistant", "model": "m", "content": [] }), "content"),
+            (json!({ "role": "assistant", "model": "m", "content": [text, 3] }), "content"),
+            (json!({ "role": "assistant", "model": "m", "content": text, "stopReason": 1 }), "stopReason"),
+        ] {
+            let error = check_sampling_result(&object(wrong.clone())).expect_err("refused");
+            assert_eq!(error.code, codes::INTERNAL_ERROR);
+            assert!(error.message.contains(named) && error.message.contains("not sent"), "{wrong}: {}", error.message);
+        }
+    }
+
+    #[test]
+    fn an_elicitation_result_of_the_wrong_shape_is_not_sent() {
+        for good in [json!({ "action": "accept", "content": { "a": 1 } }), json!({ "action": "decline" })] {
+            assert!(check_elicitation_result(&object(good)).is_ok());
+        }
+        for (wrong, named) in [
+            (json!({}), "action"),
+            (json!({ "action": "ok" }), "action"),
+            (json!({ "action": "accept", "content": "Ada" }), "content"),
+            (json!({ "action": "cancel", "content": null }), "content"),
+        ] {
+            let error = check_elicitation_result(&object(wrong.clone())).expect_err("refused");
+            assert!(error.message.contains(named) && error.message.contains("not sent"), "{wrong}: {}", error.message);
+        }
     }
 }

@@ -192,9 +192,11 @@ export interface ConnectOptions {
    * streams, the GET stream); the rest wait their turn. Default 6 in workerd (its
    * limit of simultaneous outgoing connections per request), none elsewhere; `null`: none. */
   maxConnections?: number | null;
-  /** Answers `sampling/createMessage`; declares the `sampling` capability. */
+  /** Answers `sampling/createMessage`; declares the `sampling` capability. An answer
+   * without `role`, `model` or a content block is not sent: the server gets an error saying what is missing. */
   sampling?: (params: CreateMessageRequestParams, extra: RequestHandlerExtra) => Promise<CreateMessageResult> | CreateMessageResult;
-  /** Answers `elicitation/create`; declares the `elicitation` capability. */
+  /** Answers `elicitation/create`; declares the `elicitation` capability. An answer
+   * whose `action` is not accept, decline or cancel is not sent: the server gets an error saying so. */
   elicitation?: (params: ElicitRequestParams, extra: RequestHandlerExtra) => Promise<ElicitResult> | ElicitResult;
   /** Give an accepted form the schema's defaults for fields left out (default true). */
   elicitationFillDefaults?: boolean;
