@@ -472,6 +472,30 @@ tests! {
         assert_eq!(unknown.outcome.map_err(|e| e.code), Err(codes::METHOD_NOT_FOUND));
     }
 
+    async fn a_sampling_answer_of_the_wrong_shape_or_revision_is_an_error_not_sent() {
+        // The Rust API's sampling result holds its content as JSON: a list of
+        // blocks is new in 2025-11-25, and a session that negotiated an older
+        // revision must never be sent one (R7.14).
+        let options = ClientOptions::default().on_sampling(|params, _context: RequestContext| async move {
+            let block = json!({"type": "text", "text": "sampled"});
+            let content = if params.max_tokens == 1 { json!([block]) } else { json!("not a block") };
+            Ok(CreateMessageResult { role: "assistant".into(), content, model: "fixed".into(), stop_reason: None })
+        });
+        let (client, mut server) = start(options);
+        let (outcome, _) =
+            futures::join!(within("initialize", client.initialize()), serve_handshake(&mut server, "2025-06-18"));
+        ok(outcome);
+        for (id, max_tokens, named) in [(1, 1, "new in 2025-11-25"), (2, 2, "content block")] {
+            let params = json!({"messages": [{"role": "user", "content": {"type": "text", "text": "hi"}}], "maxTokens": max_tokens});
+            server.send(Message::request(id, "sampling/createMessage", Some(params)));
+            let answer = next_response(&mut server).await;
+            assert_eq!(answer.id, Some(RequestId::Int(id)));
+            let error = answer.outcome.expect_err("a wrong answer is not sent");
+            assert_eq!(error.code, codes::INTERNAL_ERROR);
+            assert!(error.message.contains(named) && error.message.contains("not sent"), "{}", error.message);
+        }
+    }
+
     async fn a_server_cancellation_stops_the_handler_without_an_answer() {
         let started = Arc::new(Mutex::new(0));
         let count = started.clone();

@@ -10,7 +10,7 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use crate::protocol::types::{ElicitAction, ElicitParams, ElicitResult, JsonObject, Root};
-use crate::protocol::{ErrorObject, Notification, RequestId, codes};
+use crate::protocol::{ErrorObject, Notification, ProtocolVersion, RequestId, codes, methods};
 use crate::runtime::{BoxFuture, MaybeSend, MaybeSync, boxed};
 
 /// The request handlers by method: a list, as a client has a handful (a
@@ -140,15 +140,50 @@ pub(crate) fn check_elicitation_content(schema: Option<&Value>, content: &JsonOb
     })
 }
 
-/// Checks the shape of a sampling result a JS handler answered (the JS
-/// API's handlers return plain values; the Rust API's typed ones cannot be
-/// wrong): `role`, `model`, and `content` as one block or a list of blocks
-/// (schema `CreateMessageResult`). A result the server would refuse is not
-/// sent, and the error says what the handler got wrong, here rather than in
-/// the server's log.
-// Used by the JS face (wasm32 with `js`); natively only by the tests.
-#[cfg_attr(not(all(target_arch = "wasm32", feature = "js")), allow(dead_code))]
-pub(crate) fn check_sampling_result(result: &JsonObject) -> Result<(), ErrorObject> {
+/// A server request whose answer the app's handler writes, and which is
+/// checked before it is sent ([`check_answer`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Asked {
+    Sampling,
+    Elicitation,
+    /// Anything else: sent as the handler answers.
+    Other,
+}
+
+impl Asked {
+    pub(crate) fn of(method: &str) -> Asked {
+        match method {
+            methods::SAMPLING_CREATE_MESSAGE => Asked::Sampling,
+            methods::ELICITATION_CREATE => Asked::Elicitation,
+            _ => Asked::Other,
+        }
+    }
+}
+
+/// Checks a handler's answer to a sampling or elicitation request before it
+/// is sent (the JS API's handlers return plain values, and the Rust API's
+/// sampling result holds its content as JSON): a result the server would
+/// refuse is not sent, and the error says what the handler got wrong, here
+/// rather than in the server's log. `version`: the session's revision, when
+/// known (a list of content blocks is a 2025-11-25 addition).
+pub(crate) fn check_answer(asked: Asked, result: &Value, version: Option<ProtocolVersion>) -> Result<(), ErrorObject> {
+    let name = match asked {
+        Asked::Sampling => "sampling",
+        Asked::Elicitation => "elicitation",
+        Asked::Other => return Ok(()),
+    };
+    let Some(result) = result.as_object() else {
+        return Err(not_sent(name, "it is not an object"));
+    };
+    match asked {
+        Asked::Sampling => check_sampling_result(result, version),
+        _ => check_elicitation_result(result),
+    }
+}
+
+/// Schema `CreateMessageResult`: `role`, `model`, and `content` as one block
+/// or (2025-11-25 on) a list of blocks.
+fn check_sampling_result(result: &JsonObject, version: Option<ProtocolVersion>) -> Result<(), ErrorObject> {
     if !matches!(result.get("role").and_then(Value::as_str), Some("assistant" | "user")) {
         return Err(not_sent("sampling", "`role` must be \"assistant\""));
     }
@@ -156,16 +191,18 @@ pub(crate) fn check_sampling_result(result: &JsonObject) -> Result<(), ErrorObje
         return Err(not_sent("sampling", "`model` must be a string, the model's name"));
     }
     let is_block = |value: &Value| value.get("type").is_some_and(Value::is_string);
-    let content = match result.get("content") {
-        Some(Value::Array(blocks)) => !blocks.is_empty() && blocks.iter().all(is_block),
-        Some(block) => is_block(block),
-        None => false,
-    };
-    if !content {
-        return Err(not_sent(
-            "sampling",
-            "`content` must be a content block (`{type: \"text\", text}`, ...) or a list of them",
-        ));
+    match result.get("content") {
+        Some(Value::Array(_)) if version.is_some_and(|v| v < ProtocolVersion::V2025_11_25) => {
+            return Err(not_sent("sampling", "`content` must be one block: a list of blocks is new in 2025-11-25"));
+        }
+        Some(Value::Array(blocks)) if !blocks.is_empty() && blocks.iter().all(is_block) => {}
+        Some(block) if !block.is_array() && is_block(block) => {}
+        _ => {
+            return Err(not_sent(
+                "sampling",
+                "`content` must be a content block (`{type: \"text\", text}`, ...) or a list of them",
+            ));
+        }
     }
     if result.get("stopReason").is_some_and(|reason| !reason.is_string()) {
         return Err(not_sent("sampling", "`stopReason` must be a string"));
@@ -173,11 +210,9 @@ pub(crate) fn check_sampling_result(result: &JsonObject) -> Result<(), ErrorObje
     Ok(())
 }
 
-/// Checks the shape of an elicitation result a JS handler answered (schema
-/// `ElicitResult`): an `action` of the three, and `content`, if any, an
-/// object. See [`check_sampling_result`].
-#[cfg_attr(not(all(target_arch = "wasm32", feature = "js")), allow(dead_code))]
-pub(crate) fn check_elicitation_result(result: &JsonObject) -> Result<(), ErrorObject> {
+/// Schema `ElicitResult`: an `action` of the three, and `content`, if any, an
+/// object.
+fn check_elicitation_result(result: &JsonObject) -> Result<(), ErrorObject> {
     if !matches!(result.get("action").and_then(Value::as_str), Some("accept" | "decline" | "cancel")) {
         return Err(not_sent("elicitation", "`action` must be \"accept\", \"decline\" or \"cancel\""));
     }
@@ -187,7 +222,6 @@ pub(crate) fn check_elicitation_result(result: &JsonObject) -> Result<(), ErrorO
     Ok(())
 }
 
-#[cfg_attr(not(all(target_arch = "wasm32", feature = "js")), allow(dead_code))]
 fn not_sent(handler: &str, what: &str) -> ErrorObject {
     ErrorObject::new(codes::INTERNAL_ERROR, format!("the {handler} handler's result was not sent: {what}"))
 }
@@ -196,7 +230,8 @@ fn not_sent(handler: &str, what: &str) -> ErrorObject {
 /// the schema's defaults for every field the handler left out. An accepted
 /// form is then checked against the requested schema (see
 /// [`check_elicitation_content`]); a handler registered with `on_request`
-/// for `elicitation/create` is sent as it answers, unchecked.
+/// for `elicitation/create` is sent as it answers, its content unchecked
+/// (only the answer's shape is checked, as every handler's: [`check_answer`]).
 pub(crate) fn elicitation<F, Fut>(handler: F, fill_defaults: bool) -> Arc<dyn RequestHandler>
 where
     F: Fn(ElicitParams, RequestContext) -> Fut + MaybeSend + MaybeSync + 'static,
@@ -281,27 +316,30 @@ mod tests {
         assert!(error.message.contains("age"), "{}", error.message);
     }
 
-    fn object(value: Value) -> JsonObject {
-        value.as_object().cloned().unwrap_or_default()
-    }
+    const SAMPLING: Asked = Asked::Sampling;
+    const LATEST: Option<ProtocolVersion> = Some(ProtocolVersion::V2025_11_25);
 
     #[test]
     fn a_sampling_result_of_the_wrong_shape_is_not_sent() {
         let text = json!({ "type": "text", "text": "hi" });
         let good = json!({ "role": "assistant", "model": "m", "content": text, "stopReason": "endTurn" });
-        assert!(check_sampling_result(&object(good)).is_ok());
+        assert!(check_answer(SAMPLING, &good, LATEST).is_ok());
+        assert!(check_answer(SAMPLING, &good, Some(ProtocolVersion::V2024_11_05)).is_ok());
         let list = json!({ "role": "assistant", "model": "m", "content": [text, { "type": "tool_use", "id": "1" }] });
-        assert!(check_sampling_result(&object(list)).is_ok());
-        for (wrong, named) in [
-            (json!({ "model": "m", "content": text }), "role"),
-            (json!({ "role": 7, "model": "m", "content": text }), "role"),
-            (json!({ "role": "assistant", "content": text }), "model"),
-            (json!({ "role": "assistant", "model": "m", "content": "hi" }), "content"),
-            (json!({ "role": "assistant", "model": "m", "content": [] }), "content"),
-            (json!({ "role": "assistant", "model": "m", "content": [text, 3] }), "content"),
-            (json!({ "role": "assistant", "model": "m", "content": text, "stopReason": 1 }), "stopReason"),
+        assert!(check_answer(SAMPLING, &list, LATEST).is_ok());
+        assert!(check_answer(SAMPLING, &list, None).is_ok());
+        for (wrong, version, named) in [
+            (json!("text"), LATEST, "not an object"),
+            (json!({ "model": "m", "content": text }), LATEST, "role"),
+            (json!({ "role": 7, "model": "m", "content": text }), LATEST, "role"),
+            (json!({ "role": "assistant", "content": text }), LATEST, "model"),
+            (json!({ "role": "assistant", "model": "m", "content": "hi" }), LATEST, "content"),
+            (json!({ "role": "assistant", "model": "m", "content": [] }), LATEST, "content"),
+            (json!({ "role": "assistant", "model": "m", "content": [text, 3] }), LATEST, "content"),
+            (list.clone(), Some(ProtocolVersion::V2025_06_18), "new in 2025-11-25"),
+            (json!({ "role": "assistant", "model": "m", "content": text, "stopReason": 1 }), LATEST, "stopReason"),
         ] {
-            let error = check_sampling_result(&object(wrong.clone())).expect_err("refused");
+            let error = check_answer(SAMPLING, &wrong, version).expect_err("refused");
             assert_eq!(error.code, codes::INTERNAL_ERROR);
             assert!(error.message.contains(named) && error.message.contains("not sent"), "{wrong}: {}", error.message);
         }
@@ -309,8 +347,9 @@ mod tests {
 
     #[test]
     fn an_elicitation_result_of_the_wrong_shape_is_not_sent() {
+        let asked = Asked::of(crate::protocol::methods::ELICITATION_CREATE);
         for good in [json!({ "action": "accept", "content": { "a": 1 } }), json!({ "action": "decline" })] {
-            assert!(check_elicitation_result(&object(good)).is_ok());
+            assert!(check_answer(asked, &good, LATEST).is_ok());
         }
         for (wrong, named) in [
             (json!({}), "action"),
@@ -318,8 +357,10 @@ mod tests {
             (json!({ "action": "accept", "content": "Ada" }), "content"),
             (json!({ "action": "cancel", "content": null }), "content"),
         ] {
-            let error = check_elicitation_result(&object(wrong.clone())).expect_err("refused");
+            let error = check_answer(asked, &wrong, LATEST).expect_err("refused");
             assert!(error.message.contains(named) && error.message.contains("not sent"), "{wrong}: {}", error.message);
         }
+        // Other requests' answers are the handler's business.
+        assert!(check_answer(Asked::of("roots/list"), &json!("anything"), LATEST).is_ok());
     }
 }

@@ -245,7 +245,7 @@ impl Client {
         let negotiated = Arc::new(Negotiated { version, result: snapshot.server.clone() });
         match version.era() {
             Era::Handshake => {
-                client.command(super::driver::Command::Restored)?;
+                client.command(super::driver::Command::Restored(version))?;
                 if let Some(key) = &snapshot.verdict_key {
                     remember_era_at(key, EraVerdict::Handshake, snapshot.taken_at);
                 }

@@ -13,7 +13,7 @@ use wasm_bindgen_futures::JsFuture;
 use web_sys::AbortController;
 
 use super::convert::{from_js, message_of, object_with, thrown_to_error_object, to_js};
-use crate::client::handlers::{check_elicitation_content, check_elicitation_result, check_sampling_result};
+use crate::client::handlers::check_elicitation_content;
 use crate::client::{HandlerResult, RequestContext, RequestHandler, apply_elicitation_defaults};
 use crate::protocol::types::Root;
 use crate::protocol::{ErrorObject, Notification, codes};
@@ -132,19 +132,17 @@ fn describe(value: &JsValue) -> String {
     if value.is_undefined() { "undefined".into() } else { message_of(value) }
 }
 
-/// Checks the result's shape (a result the server would refuse is not
-/// sent), then fills an accepted form's defaults and checks it against the
-/// requested schema, each when asked to.
+/// Fills an accepted form's defaults and checks it against the requested
+/// schema, each when asked to. (The session loop then checks the result's
+/// shape, as for every handler: `client::handlers::check_answer`.)
 fn finish(
     kind: HandlerKind,
     params: &Value,
     mut result: Map<String, Value>,
 ) -> Result<Map<String, Value>, ErrorObject> {
     let HandlerKind::Elicitation { fill_defaults, validate } = kind else {
-        check_sampling_result(&result)?;
         return Ok(result);
     };
-    check_elicitation_result(&result)?;
     let is_form = params.get("mode").and_then(Value::as_str).unwrap_or("form") == "form";
     let accepted = result.get("action").and_then(Value::as_str) == Some("accept");
     if !(is_form && accepted) {

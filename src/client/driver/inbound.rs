@@ -6,7 +6,7 @@ use serde_json::{Value, json};
 
 use super::{SendPurpose, SessionLoop};
 use crate::client::error::Error;
-use crate::client::handlers::RequestContext;
+use crate::client::handlers::{Asked, RequestContext, check_answer};
 use crate::protocol::methods::SUBSCRIPTIONS_ACKNOWLEDGED;
 use crate::protocol::stateless::listen::subscription_id;
 use crate::protocol::types::Progress;
@@ -140,13 +140,20 @@ impl<T: Transport> SessionLoop<T> {
             return self.send(Message::error(Some(id), error), SendPurpose::Reply);
         };
         let progress_token = params.as_ref().and_then(|p| p.get("_meta")).and_then(|m| m.get("progressToken")).cloned();
+        // What the answer is checked as: sampling and elicitation answers
+        // come from the app's handlers, and a wrong one is not sent.
+        let asked = Asked::of(&method);
+        let version = self.version;
         let context = RequestContext { id: id.clone(), method, progress_token };
         let (abort, registration) = AbortHandle::new_pair();
         let work = Abortable::new(handler.handle(params, context), registration);
         self.handler_aborts.insert(id.clone(), abort);
         self.running_handlers.push(boxed(async move {
             match work.await {
-                Ok(Ok(result)) => Some(Message::result(id, result)),
+                Ok(Ok(result)) => match check_answer(asked, &result, version) {
+                    Ok(()) => Some(Message::result(id, result)),
+                    Err(error) => Some(Message::error(Some(id), error)),
+                },
                 Ok(Err(error)) => Some(Message::error(Some(id), error)),
                 // Cancelled by the server: it expects no answer.
                 Err(_aborted) => None,

@@ -52,8 +52,9 @@ pub(crate) enum Command {
     /// resolves once the transport can receive unprompted server messages.
     Initialized { ready: oneshot::Sender<BoxFuture<'static, ()>> },
     /// The session was restored from a snapshot: no handshake, but what
-    /// `Initialized` sets up (the server stream, if needed) without waiting.
-    Restored,
+    /// `Initialized` sets up (the server stream, if needed) without waiting;
+    /// the session speaks this version.
+    Restored(ProtocolVersion),
     /// Add a notification listener, under an id that removes it.
     Listen { id: u64, listener: NotificationListener },
     /// Remove the listener added under this id (if it is still there).
@@ -124,6 +125,9 @@ pub(crate) struct SessionLoop<T: Transport> {
     close_waiters: Vec<oneshot::Sender<()>>,
     /// Stateless era: server requests are protocol violations, not answered.
     stateless: bool,
+    /// The revision the handshake negotiated (or the restored session
+    /// spoke): what the answers to server requests must be written in.
+    version: Option<ProtocolVersion>,
     /// Something needs the server's unprompted messages (a listener, a
     /// subscription, a handler): the transport's server stream is opened
     /// with every session.
@@ -158,6 +162,7 @@ impl<T: Transport> SessionLoop<T> {
             transport_released: false,
             close_waiters: Vec::new(),
             stateless: false,
+            version: None,
             stream_wanted,
             stream_deferred: false,
         }
@@ -244,12 +249,18 @@ impl<T: Transport> SessionLoop<T> {
                     self.send(Message::notification(methods::CANCELLED, Some(params)), SendPurpose::Notification(None));
                 }
             }
-            Command::Negotiated(version) => self.transport.set_protocol_version(version),
+            Command::Negotiated(version) => {
+                self.version = Some(version);
+                self.transport.set_protocol_version(version);
+            }
             Command::Initialized { ready } => {
                 let opened = self.session_opened();
                 let _ = ready.send(opened);
             }
-            Command::Restored => drop(self.session_opened()),
+            Command::Restored(version) => {
+                self.version = Some(version);
+                drop(self.session_opened());
+            }
             Command::Listen { id, listener } => {
                 self.listeners.push((id, listener));
                 self.want_stream();
@@ -331,7 +342,7 @@ impl<T: Transport> SessionLoop<T> {
             | Command::Unwatch { .. }
             | Command::Negotiated(_)
             | Command::Initialized { .. }
-            | Command::Restored
+            | Command::Restored(_)
             | Command::Stateless => {}
         }
     }
