@@ -154,6 +154,10 @@ pub fn now_secs() -> u64 {
 /// `as_millis`, whose printing and division are 2.9 KB of wasm of their own.
 pub(crate) fn human_duration(d: std::time::Duration) -> String {
     let millis = whole_millis(d);
+    // `timeout: 0.5` (ms) is a real wait, not "0 ms".
+    if millis == 0 && !d.is_zero() {
+        return "under 1 ms".to_owned();
+    }
     if millis < 1000 {
         return format!("{millis} ms");
     }
@@ -186,6 +190,9 @@ mod tests {
             [(250, "250 ms"), (999, "999 ms"), (1000, "1.0 s"), (2000, "2.0 s"), (1949, "1.9 s"), (90_000, "90.0 s")];
         for (millis, text) in cases {
             assert_eq!(super::human_duration(Duration::from_millis(millis)), text);
+        }
+        for (micros, text) in [(0, "0 ms"), (1, "under 1 ms"), (500, "under 1 ms"), (1_500, "1 ms")] {
+            assert_eq!(super::human_duration(Duration::from_micros(micros)), text);
         }
     }
 }

@@ -28,7 +28,7 @@ use crate::transport::{Transport, TransportSession};
 pub const SNAPSHOT_VERSION: u32 = 1;
 
 /// Which era a snapshot was taken in.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum SnapshotEra {
     /// `initialize` and a session (2024-11-05 to 2025-11-25).
@@ -36,6 +36,11 @@ pub enum SnapshotEra {
     /// Revision 2026-07-28: no session, a `server/discover` result.
     Stateless,
 }
+
+crate::protocol::objects::read_by_name!(SnapshotEra {
+    Handshake = "handshake",
+    Stateless = "stateless",
+});
 
 /// A client's state as plain, serializable data (JSON in JS, where it is
 /// the object `McpClient.snapshot()` returns). Versioned by

@@ -35,6 +35,35 @@ fn at_end(reader: &mut serde_json::Deserializer<serde_json::de::StrRead<'_>>) ->
     reader.end()
 }
 
+/// The index in `names` of the string `deserializer` holds: how a unit enum
+/// written as its variant's name is read ([`read_by_name!`]). serde's derived
+/// enum reader goes through the deserializer's enum access, a field visitor
+/// and a variant access, about 2 KB of wasm per enum; this is one string
+/// read, compiled once per deserializer.
+pub(crate) fn name_index<'de, D: Deserializer<'de>>(
+    deserializer: D,
+    names: &'static [&'static str],
+) -> Result<usize, D::Error> {
+    let name = <String as serde::Deserialize>::deserialize(deserializer)?;
+    names.iter().position(|known| *known == name).ok_or_else(|| de::Error::unknown_variant(&name, names))
+}
+
+/// `Deserialize` for a unit enum from its variants' names, which must be
+/// the names its derived `Serialize` writes (a test of each type checks
+/// both ways).
+macro_rules! read_by_name {
+    ($ty:ident { $($variant:ident = $name:literal),+ $(,)? }) => {
+        impl<'de> serde::Deserialize<'de> for $ty {
+            fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+                const VARIANTS: &[$ty] = &[$($ty::$variant),+];
+                let index = $crate::protocol::objects::name_index(deserializer, &[$($name),+])?;
+                Ok(VARIANTS[index])
+            }
+        }
+    };
+}
+pub(crate) use read_by_name;
+
 /// A deserializer whose structs are maps.
 struct Objects<D>(D);
 /// A visitor handed on, with what it is given wrapped.
@@ -276,6 +305,32 @@ mod tests {
         assert_eq!(counted.kind, Some(Kind::Counted(3)));
         let shaped: Outer = from_str(r#"{"protocolVersion": "x", "kind": {"shaped": {"n": 4}}}"#).expect("reads");
         assert_eq!(shaped.kind, Some(Kind::Shaped { n: 4 }));
+    }
+
+    /// Each enum read by name reads back what its `Serialize` writes, and
+    /// refuses a name it does not know or a value that is no string.
+    #[test]
+    fn enums_read_by_name_read_what_they_write() {
+        use crate::client::SnapshotEra;
+        use crate::protocol::stateless::cache::CacheScope;
+        use crate::protocol::types::{ElicitAction, LoggingLevel};
+        use serde::{Serialize, de::DeserializeOwned};
+
+        fn round_trip<T: Serialize + DeserializeOwned + PartialEq + std::fmt::Debug>(all: &[T]) {
+            for variant in all {
+                let text = serde_json::to_string(variant).expect("writes");
+                assert_eq!(&from_str::<T>(&text).expect("reads"), variant, "{text}");
+            }
+            let unknown = from_str::<T>(r#""nonesuch""#).expect_err("no such variant");
+            assert!(unknown.to_string().starts_with("unknown variant `nonesuch`, expected "), "{unknown}");
+            assert!(from_str::<T>("3").is_err() && from_str::<T>("null").is_err());
+        }
+        use LoggingLevel::*;
+        round_trip(&[Debug, Info, Notice, Warning, Error, Critical, Alert, Emergency]);
+        round_trip(&[ElicitAction::Accept, ElicitAction::Decline, ElicitAction::Cancel]);
+        round_trip(&[CacheScope::Public, CacheScope::Private]);
+        round_trip(&[SnapshotEra::Handshake, SnapshotEra::Stateless]);
+        assert_eq!(serde_json::to_string(&Emergency).expect("writes"), r#""emergency""#);
     }
 
     #[test]

@@ -2,11 +2,11 @@
 
 use std::time::Duration;
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use serde_json::Value;
 
 /// Who may keep a cached result (`cacheScope`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum CacheScope {
     /// Any client may share it.
@@ -14,6 +14,11 @@ pub enum CacheScope {
     /// Only for the same authorization context.
     Private,
 }
+
+crate::protocol::objects::read_by_name!(CacheScope {
+    Public = "public",
+    Private = "private",
+});
 
 /// The caching hints of a cacheable result (`ttlMs`, `cacheScope`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -101,7 +101,7 @@ pub struct ElicitParams {
 }
 
 /// How the user answered an elicitation.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum ElicitAction {
     /// Submitted (with content in form mode).
@@ -111,6 +111,12 @@ pub enum ElicitAction {
     /// Dismissed without choosing.
     Cancel,
 }
+
+crate::protocol::objects::read_by_name!(ElicitAction {
+    Accept = "accept",
+    Decline = "decline",
+    Cancel = "cancel",
+});
 
 /// The answer to `elicitation/create`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -385,7 +385,7 @@ pub struct CompleteResult {
 }
 
 /// Log levels of `logging/setLevel` (RFC 5424 names).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum LoggingLevel {
     /// Debug.
@@ -405,6 +405,17 @@ pub enum LoggingLevel {
     /// Emergency.
     Emergency,
 }
+
+crate::protocol::objects::read_by_name!(LoggingLevel {
+    Debug = "debug",
+    Info = "info",
+    Notice = "notice",
+    Warning = "warning",
+    Error = "error",
+    Critical = "critical",
+    Alert = "alert",
+    Emergency = "emergency",
+});
 
 /// The params of `notifications/progress`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
