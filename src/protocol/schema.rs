@@ -18,6 +18,9 @@
 //! it costs 12,906 bytes of the release wasm (4,835 gzip, 1.2%), measured
 //! as that build with and without it (docs/size.md).
 
+use std::cell::Cell;
+use std::fmt;
+
 use serde_json::{Map, Value};
 
 /// Why a value does not match its schema.
@@ -33,13 +36,69 @@ pub struct SchemaError {
 /// How deep `$ref`s may nest before the schema is taken as a loop.
 const MAX_DEPTH: usize = 64;
 
+/// How much work one check may take: a step is a subschema applied to a
+/// value, an `enum` option compared or a pair of `uniqueItems` items
+/// compared. Both the schema and the value come from the server, and
+/// without a bound a few `anyOf`s of two `$ref`s each double the work at
+/// every level (2^32 steps within `MAX_DEPTH`), and `uniqueItems` over
+/// 100,000 items compares 5 billion pairs: a browser tab would freeze.
+/// Checking a result of a few megabytes takes some hundred thousand.
+const MAX_STEPS: u64 = 2_000_000;
+
+/// How much of a value or schema an error message quotes.
+const QUOTED: usize = 120;
+
 /// Checks `value` against `schema` (the root of its own document).
 pub fn validate(schema: &Value, value: &Value) -> Result<(), SchemaError> {
-    Validator { root: schema }.check(schema, value, &mut String::new(), 0)
+    let validator = Validator { root: schema, steps: Cell::new(0) };
+    let outcome = validator.check(schema, value, &mut String::new(), 0);
+    // A check that ran out of steps inside `anyOf`, `oneOf`, `not` or `if`
+    // was taken there as a mismatch: its verdict is none either way.
+    if validator.steps.get() > MAX_STEPS {
+        return fail("", format!("checking it takes more than {MAX_STEPS} steps, too many to finish"));
+    }
+    outcome
 }
 
 struct Validator<'a> {
     root: &'a Value,
+    steps: Cell<u64>,
+}
+
+impl Validator<'_> {
+    /// Counts `n` steps; false once the check has taken more than it may.
+    fn step(&self, n: u64) -> bool {
+        let steps = self.steps.get().saturating_add(n);
+        self.steps.set(steps);
+        steps <= MAX_STEPS
+    }
+}
+
+/// `value` as JSON, cut after about [`QUOTED`] bytes: a message quotes the
+/// start of a large value, and writing the rest of it would be wasted work.
+fn quoted(value: &Value) -> String {
+    struct Bounded(String);
+    impl fmt::Write for Bounded {
+        fn write_str(&mut self, text: &str) -> fmt::Result {
+            if self.0.len() + text.len() > QUOTED {
+                let room = (0..=QUOTED.saturating_sub(self.0.len())).rev().find(|&i| text.is_char_boundary(i));
+                self.0.push_str(&text[..room.unwrap_or(0)]);
+                return Err(fmt::Error);
+            }
+            self.0.push_str(text);
+            Ok(())
+        }
+    }
+    let mut out = Bounded(String::new());
+    if fmt::write(&mut out, format_args!("{value}")).is_err() {
+        out.0.push_str("...");
+    }
+    out.0
+}
+
+/// The check ran out of steps here; [`validate`] reports it as a whole.
+fn too_many_steps(path: &str) -> Result<(), SchemaError> {
+    fail(path, "the check took too many steps".into())
 }
 
 fn fail(path: &str, message: String) -> Result<(), SchemaError> {
@@ -73,6 +132,64 @@ fn equal(a: &Value, b: &Value) -> bool {
         }
         _ => a == b,
     }
+}
+
+/// Two items of `items` that are equal as JSON Schema compares them, if
+/// any: each item is written in a canonical form (numbers by value, object
+/// members by name) and the forms are sorted, so that thousands of items
+/// take a sort, not a comparison of every pair.
+fn first_equal_pair(items: &[Value]) -> Option<(usize, usize)> {
+    fn canonical(value: &Value, out: &mut String) {
+        use fmt::Write;
+        match value {
+            // JSON has no NaN or infinity: every number reads as a finite f64.
+            Value::Number(n) => {
+                let _ = write!(out, "{}", n.as_f64().unwrap_or_default());
+            }
+            Value::Array(items) => {
+                out.push('[');
+                for item in items {
+                    canonical(item, out);
+                    out.push(',');
+                }
+                out.push(']');
+            }
+            Value::Object(members) => {
+                // Sorted by their forms, which begin with the member's name.
+                let mut forms = forms(members.iter().map(|(name, member)| (Some(name), member)));
+                forms.sort_unstable();
+                out.push('{');
+                for (form, _) in forms {
+                    out.push_str(&form);
+                    out.push(',');
+                }
+                out.push('}');
+            }
+            // null, booleans and strings as JSON writes them.
+            other => {
+                let _ = write!(out, "{other}");
+            }
+        }
+    }
+    /// Each value's form (after its name's, for an object's member) and
+    /// its index.
+    fn forms<'a>(values: impl Iterator<Item = (Option<&'a String>, &'a Value)>) -> Vec<(String, usize)> {
+        values
+            .enumerate()
+            .map(|(i, (name, value))| {
+                let mut form = String::new();
+                if let Some(name) = name {
+                    use fmt::Write;
+                    let _ = write!(form, "{}:", Value::String(name.clone()));
+                }
+                canonical(value, &mut form);
+                (form, i)
+            })
+            .collect()
+    }
+    let mut forms = forms(items.iter().map(|item| (None, item)));
+    forms.sort_unstable();
+    forms.windows(2).find(|pair| pair[0].0 == pair[1].0).map(|pair| (pair[0].1, pair[1].1))
 }
 
 /// `step` added to a JSON pointer, escaped (RFC 6901) only where it has to
@@ -178,8 +295,10 @@ impl<'a> Keywords<'a> {
 impl Validator<'_> {
     fn resolve(&self, reference: &str) -> Option<&Value> {
         let pointer = reference.strip_prefix('#')?;
-        let decoded = pointer.replace("%25", "%").replace("%22", "\"");
-        self.root.pointer(&decoded)
+        if !pointer.contains('%') {
+            return self.root.pointer(pointer);
+        }
+        self.root.pointer(&pointer.replace("%25", "%").replace("%22", "\""))
     }
 
     /// Checks a subschema at `path`, restoring `path` afterwards.
@@ -202,12 +321,19 @@ impl Validator<'_> {
         let schema = match schema {
             Value::Bool(true) => return Ok(()),
             Value::Bool(false) => return fail(path, "no value is allowed here".into()),
-            Value::Object(schema) => Keywords::of(schema),
+            // Reading a schema object's keywords walks all of its members.
+            Value::Object(schema) if self.step(1 + schema.len() as u64) => Keywords::of(schema),
+            Value::Object(_) => return too_many_steps(path),
             // Not a schema: nothing to hold the value to.
             _ => return Ok(()),
         };
         if depth > MAX_DEPTH {
             return fail(path, "the schema's $refs nest too deep (a loop?)".into());
+        }
+        if let Some(Value::Array(names)) = schema.types
+            && !self.step(names.len() as u64)
+        {
+            return too_many_steps(path);
         }
         if let Some(Value::String(reference)) = schema.reference
             && let Some(target) = self.resolve(reference)
@@ -215,15 +341,15 @@ impl Validator<'_> {
             self.check(target, value, path, depth + 1)?;
         }
         check_type(&schema, value, path)?;
-        if let Some(Value::Array(options)) = schema.one_of_values
-            && !options.iter().any(|option| equal(option, value))
+        if let Some(listed @ Value::Array(options)) = schema.one_of_values
+            && (!self.step(options.len() as u64) || !options.iter().any(|option| equal(option, value)))
         {
-            return fail(path, format!("{value} is not one of {}", Value::Array(options.clone())));
+            return fail(path, format!("{} is not one of {}", quoted(value), quoted(listed)));
         }
         if let Some(constant) = schema.constant
             && !equal(constant, value)
         {
-            return fail(path, format!("{value} is not {constant}"));
+            return fail(path, format!("{} is not {}", quoted(value), quoted(constant)));
         }
         match value {
             Value::Object(object) => self.check_object(&schema, object, path, depth)?,
@@ -251,6 +377,9 @@ impl Validator<'_> {
         depth: usize,
     ) -> Result<(), SchemaError> {
         if let Some(Value::Array(required)) = schema.required {
+            if !self.step(required.len() as u64) {
+                return too_many_steps(path);
+            }
             for name in required.iter().filter_map(Value::as_str) {
                 if !object.contains_key(name) {
                     return fail(path, format!("the required property {name:?} is missing"));
@@ -265,6 +394,9 @@ impl Validator<'_> {
         }
         if let Some(Value::Object(dependent)) = schema.dependent_required {
             for (name, needs) in dependent.iter().filter(|(name, _)| object.contains_key(*name)) {
+                if !self.step(needs.as_array().map_or(1, Vec::len) as u64) {
+                    return too_many_steps(path);
+                }
                 for needed in needs.as_array().into_iter().flatten().filter_map(Value::as_str) {
                     if !object.contains_key(needed) {
                         return fail(path, format!("{name:?} needs the property {needed:?}"));
@@ -303,10 +435,11 @@ impl Validator<'_> {
             return fail(path, format!("more than {max} items"));
         }
         if schema.unique_items == Some(&Value::Bool(true)) {
-            for (i, a) in items.iter().enumerate() {
-                if let Some(j) = items[..i].iter().position(|b| equal(a, b)) {
-                    return fail(path, format!("items {j} and {i} are equal"));
-                }
+            if !self.step(items.len() as u64) {
+                return too_many_steps(path);
+            }
+            if let Some((j, i)) = first_equal_pair(items) {
+                return fail(path, format!("items {j} and {i} are equal"));
             }
         }
         let prefix = schema.prefix_items.and_then(Value::as_array).map_or(&[][..], Vec::as_slice);
@@ -368,7 +501,7 @@ fn check_type(schema: &Keywords<'_>, value: &Value, path: &str) -> Result<(), Sc
         _ => true,
     };
     match schema.types {
-        Some(types) if !matches => fail(path, format!("{} is not of type {types}", type_name(value))),
+        Some(types) if !matches => fail(path, format!("{} is not of type {}", type_name(value), quoted(types))),
         _ => Ok(()),
     }
 }
@@ -416,6 +549,57 @@ mod tests {
         assert_eq!((error.path.as_str(), error.message.contains("\"id\"")), ("/items/0", true));
         let error = validate(&schema, &json!([])).unwrap_err();
         assert_eq!(error.to_string(), "/: array is not of type \"object\"");
+    }
+
+    /// A schema whose `anyOf`s of `$ref`s double the work at every level
+    /// (2^32 checks within the `$ref` depth) ends with an error after its
+    /// steps, not after hours; so does one whose `not` hides the blow-up.
+    #[test]
+    fn a_schema_that_would_take_exponential_work_is_refused_after_its_steps() {
+        let mut defs = serde_json::Map::new();
+        for level in 0..40 {
+            let next = json!({"$ref": format!("#/$defs/d{}", level + 1)});
+            defs.insert(format!("d{level}"), json!({"anyOf": [next.clone(), next]}));
+        }
+        defs.insert("d40".into(), json!(false));
+        let schema = json!({"$defs": defs, "$ref": "#/$defs/d0"});
+        let error = validate(&schema, &json!(1)).unwrap_err();
+        assert_eq!(error.to_string(), format!("/: checking it takes more than {MAX_STEPS} steps, too many to finish"));
+        let hidden = json!({"$defs": schema["$defs"], "not": {"$ref": "#/$defs/d0"}});
+        assert!(validate(&hidden, &json!(1)).unwrap_err().message.contains("steps"));
+        // The same shape a few levels deep is checked as usual.
+        let shallow = json!({"$defs": {"a": {"anyOf": [{"$ref": "#/$defs/b"}, {"$ref": "#/$defs/b"}]},
+            "b": {"anyOf": [false, {"type": "integer"}]}}, "$ref": "#/$defs/a"});
+        assert_eq!(validate(&shallow, &json!(1)), Ok(()));
+        assert!(validate(&shallow, &json!("x")).unwrap_err().message.contains("anyOf"));
+    }
+
+    /// `uniqueItems` over 100,000 items is a sort, not 5 billion comparisons;
+    /// it finds the equal pair wherever it is, numbers equal by value and
+    /// objects whatever their members' order.
+    #[test]
+    fn unique_items_over_many_items_are_sorted_not_compared_pairwise() {
+        let schema = json!({"type": "array", "uniqueItems": true});
+        let mut items: Vec<Value> = (0..100_000).map(|i| json!(i)).collect();
+        assert_eq!(validate(&schema, &Value::Array(items.clone())), Ok(()));
+        items.push(json!(77_777.0));
+        assert_eq!(validate(&schema, &Value::Array(items)).unwrap_err().message, "items 77777 and 100000 are equal");
+        let objects = json!([{"a": 1, "b": [1, {"c": null}]}, {"a": true}, {"b": [1.0, {"c": null}], "a": 1}]);
+        assert_eq!(validate(&schema, &objects).unwrap_err().message, "items 0 and 2 are equal");
+        assert_eq!(validate(&schema, &json!([1, true, "1", [1], {"1": 1}, null, 0, false])), Ok(()));
+    }
+
+    /// A message quotes the start of a large value or schema, not all of it.
+    #[test]
+    fn messages_quote_large_values_in_part() {
+        let long = "x".repeat(1 << 20);
+        let error = validate(&json!({"const": long.clone()}), &json!(long.clone() + "y")).unwrap_err();
+        assert!(error.message.len() < 2 * QUOTED + 40, "{} bytes", error.message.len());
+        assert!(error.message.starts_with("\"xxx") && error.message.contains("... is not \"xxx"), "{}", error.message);
+        let error = validate(&json!({"enum": [1, 2]}), &json!(3)).unwrap_err();
+        assert_eq!(error.message, "3 is not one of [1,2]");
+        // Cut at a character's boundary.
+        assert!(quoted(&json!("é".repeat(200))).ends_with("é..."));
     }
 
     /// Keywords this validator does not implement: a suite case whose
