@@ -11,7 +11,7 @@
 
 use crate::auth::{challenge, metadata};
 use crate::http::url::{self, Url};
-use crate::protocol::jsonrpc;
+use crate::protocol::{jsonrpc, schema};
 use crate::transport::sse::{SseEvent, SseParser};
 
 /// The SSE parser: the whole input at once, then split at a point chosen by
@@ -111,6 +111,42 @@ pub fn metadata(data: &[u8]) {
     }
 }
 
+/// The JSON Schema validator, on `[schema, value]` JSON: it ends (its step
+/// budget), `uniqueItems` finds an equal pair in every array of the value
+/// exactly when a comparison of every pair does, and a quoted value is the
+/// start of the value's JSON.
+pub fn schema(data: &[u8]) {
+    let Ok(text) = std::str::from_utf8(data) else { return };
+    let Ok(serde_json::Value::Array(pair)) = serde_json::from_str(text) else { return };
+    let [schema, value] = pair.as_slice() else { return };
+    let _ = schema::validate(schema, value);
+    let _ = schema::validate(value, schema);
+    for value in [schema, value] {
+        agrees_on_unique_items(value);
+        let quoted = schema::quoted(value);
+        let whole = value.to_string();
+        let start = quoted.strip_suffix("...").unwrap_or(&quoted);
+        assert!(whole.starts_with(start) && start.len() <= schema::QUOTED, "{quoted:?} quotes {whole:?}");
+    }
+}
+
+fn agrees_on_unique_items(value: &serde_json::Value) {
+    use serde_json::Value;
+    match value {
+        Value::Array(items) => {
+            let pairwise = items.iter().enumerate().any(|(i, a)| items[..i].iter().any(|b| schema::equal(a, b)));
+            let sorted = schema::first_equal_pair(items);
+            assert_eq!(sorted.is_some(), pairwise, "uniqueItems of {value}");
+            if let Some((j, i)) = sorted {
+                assert!(j < i && schema::equal(&items[j], &items[i]), "items {j} and {i} of {value}");
+            }
+            items.iter().for_each(agrees_on_unique_items);
+        }
+        Value::Object(members) => members.values().for_each(agrees_on_unique_items),
+        _ => {}
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use std::path::Path;
@@ -153,5 +189,10 @@ mod tests {
     #[test]
     fn metadata_corpus() {
         replay("metadata", super::metadata);
+    }
+
+    #[test]
+    fn schema_corpus() {
+        replay("schema", super::schema);
     }
 }

@@ -46,7 +46,7 @@ const MAX_DEPTH: usize = 64;
 const MAX_STEPS: u64 = 2_000_000;
 
 /// How much of a value or schema an error message quotes.
-const QUOTED: usize = 120;
+pub(crate) const QUOTED: usize = 120;
 
 /// Checks `value` against `schema` (the root of its own document).
 pub fn validate(schema: &Value, value: &Value) -> Result<(), SchemaError> {
@@ -76,7 +76,7 @@ impl Validator<'_> {
 
 /// `value` as JSON, cut after about [`QUOTED`] bytes: a message quotes the
 /// start of a large value, and writing the rest of it would be wasted work.
-fn quoted(value: &Value) -> String {
+pub(crate) fn quoted(value: &Value) -> String {
     struct Bounded(String);
     impl fmt::Write for Bounded {
         fn write_str(&mut self, text: &str) -> fmt::Result {
@@ -123,7 +123,7 @@ fn has_type(value: &Value, name: &str) -> bool {
 }
 
 /// JSON equality with numbers compared by value (1 and 1.0 are equal).
-fn equal(a: &Value, b: &Value) -> bool {
+pub(crate) fn equal(a: &Value, b: &Value) -> bool {
     match (a, b) {
         (Value::Number(x), Value::Number(y)) => x.as_f64() == y.as_f64(),
         (Value::Array(x), Value::Array(y)) => x.len() == y.len() && x.iter().zip(y).all(|(x, y)| equal(x, y)),
@@ -138,13 +138,15 @@ fn equal(a: &Value, b: &Value) -> bool {
 /// any: each item is written in a canonical form (numbers by value, object
 /// members by name) and the forms are sorted, so that thousands of items
 /// take a sort, not a comparison of every pair.
-fn first_equal_pair(items: &[Value]) -> Option<(usize, usize)> {
+pub(crate) fn first_equal_pair(items: &[Value]) -> Option<(usize, usize)> {
     fn canonical(value: &Value, out: &mut String) {
         use fmt::Write;
         match value {
-            // JSON has no NaN or infinity: every number reads as a finite f64.
+            // JSON has no NaN or infinity: every number reads as a finite f64;
+            // -0 and 0 are equal (the fuzzer's first find), so one form.
             Value::Number(n) => {
-                let _ = write!(out, "{}", n.as_f64().unwrap_or_default());
+                let n = n.as_f64().unwrap_or_default();
+                let _ = write!(out, "{}", if n == 0.0 { 0.0 } else { n });
             }
             Value::Array(items) => {
                 out.push('[');
@@ -587,6 +589,7 @@ mod tests {
         let objects = json!([{"a": 1, "b": [1, {"c": null}]}, {"a": true}, {"b": [1.0, {"c": null}], "a": 1}]);
         assert_eq!(validate(&schema, &objects).unwrap_err().message, "items 0 and 2 are equal");
         assert_eq!(validate(&schema, &json!([1, true, "1", [1], {"1": 1}, null, 0, false])), Ok(()));
+        assert_eq!(validate(&schema, &json!([1, -0.0, 2, 0])).unwrap_err().message, "items 1 and 3 are equal");
     }
 
     /// A message quotes the start of a large value or schema, not all of it.
