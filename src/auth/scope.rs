@@ -40,9 +40,20 @@ pub fn split(scope: &str) -> Vec<String> {
     dedup(scope.split(' ').filter(|s| !s.is_empty()).map(str::to_owned))
 }
 
+/// How many scopes one list keeps. Lists come from the server (a
+/// challenge's `scope`, up to 256 KB of metadata's `scopes_supported`), and
+/// repeats are found by comparing each with those kept: 50,000 scopes would
+/// be a billion comparisons, while a request for more than a few dozen
+/// scopes is already unusual. A list made mostly of repeats is read no
+/// further than four times this.
+const MAX_SCOPES: usize = 1_000;
+
 fn dedup(scopes: impl IntoIterator<Item = String>) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
-    for scope in scopes {
+    for scope in scopes.into_iter().take(MAX_SCOPES * 4) {
+        if out.len() == MAX_SCOPES {
+            break;
+        }
         if !scope.is_empty() && !out.contains(&scope) {
             out.push(scope);
         }
@@ -66,6 +77,15 @@ mod tests {
         assert_eq!(select(None, Some(&supported)), Some(supported.clone()));
         assert_eq!(select(Some(&[]), None), None);
         assert_eq!(select(None, None), None);
+    }
+
+    #[test]
+    fn a_list_of_very_many_scopes_keeps_the_first_thousand() {
+        let many: Vec<String> = (0..200_000).map(|i| format!("s{i}")).collect();
+        let kept = select(None, Some(&many)).expect("scopes");
+        assert_eq!((kept.len(), kept[999].as_str()), (MAX_SCOPES, "s999"));
+        let repeated = vec!["a".to_owned(); 200_000];
+        assert_eq!(union(Some(&repeated), Some(&many)), Some(v(&["a"])));
     }
 
     #[test]
