@@ -135,7 +135,7 @@ fn agrees_on_unique_items(value: &serde_json::Value) {
     match value {
         Value::Array(items) => {
             let pairwise = items.iter().enumerate().any(|(i, a)| items[..i].iter().any(|b| schema::equal(a, b)));
-            let sorted = schema::first_equal_pair(items);
+            let sorted = schema::equal_pair(items);
             assert_eq!(sorted.is_some(), pairwise, "uniqueItems of {value}");
             if let Some((j, i)) = sorted {
                 assert!(j < i && schema::equal(&items[j], &items[i]), "items {j} and {i} of {value}");

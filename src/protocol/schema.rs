@@ -37,8 +37,9 @@ pub struct SchemaError {
 const MAX_DEPTH: usize = 64;
 
 /// How much work one check may take: a step is a subschema applied to a
-/// value, an `enum` option compared or a pair of `uniqueItems` items
-/// compared. Both the schema and the value come from the server, and
+/// value, a member of the schema object read for it, or an entry of an
+/// `enum`, `type`, `required` or `dependentRequired` list, or an item of a
+/// `uniqueItems` array. Both the schema and the value come from the server, and
 /// without a bound a few `anyOf`s of two `$ref`s each double the work at
 /// every level (2^32 steps within `MAX_DEPTH`), and `uniqueItems` over
 /// 100,000 items compares 5 billion pairs: a browser tab would freeze.
@@ -138,7 +139,7 @@ pub(crate) fn equal(a: &Value, b: &Value) -> bool {
 /// any: each item is written in a canonical form (numbers by value, object
 /// members by name) and the forms are sorted, so that thousands of items
 /// take a sort, not a comparison of every pair.
-pub(crate) fn first_equal_pair(items: &[Value]) -> Option<(usize, usize)> {
+pub(crate) fn equal_pair(items: &[Value]) -> Option<(usize, usize)> {
     fn canonical(value: &Value, out: &mut String) {
         use fmt::Write;
         match value {
@@ -440,7 +441,7 @@ impl Validator<'_> {
             if !self.step(items.len() as u64) {
                 return too_many_steps(path);
             }
-            if let Some((j, i)) = first_equal_pair(items) {
+            if let Some((j, i)) = equal_pair(items) {
                 return fail(path, format!("items {j} and {i} are equal"));
             }
         }
