@@ -11,7 +11,7 @@
 
 use crate::auth::{challenge, metadata};
 use crate::http::url::{self, Url};
-use crate::protocol::{jsonrpc, schema};
+use crate::protocol::{jsonrpc, raw, schema};
 use crate::transport::sse::{SseEvent, SseParser};
 
 /// The SSE parser: the whole input at once, then split at a point chosen by
@@ -111,6 +111,56 @@ pub fn metadata(data: &[u8]) {
     }
 }
 
+/// The span reader every result goes through (`protocol::raw`): what it
+/// reads as an object's members or an array's elements is what serde_json
+/// reads, member by member, and it refuses nothing serde_json reads as an
+/// object or array. `mentions` finds a needle exactly where `contains`
+/// does (the first line is the needle, the first byte picks its anchor).
+pub fn raw(data: &[u8]) {
+    use serde_json::Value;
+    let Some((&anchor, rest)) = data.split_first() else { return };
+    let Ok(text) = std::str::from_utf8(rest) else { return };
+    let (needle, haystack) = text.split_once('\n').unwrap_or(("", text));
+    let anchor = usize::from(anchor) % needle.len().max(1);
+    assert_eq!(raw::mentions(haystack, needle, anchor), haystack.contains(needle), "{needle:?} at {anchor}");
+
+    let parsed = serde_json::from_str::<Value>(text);
+    let skips = serde_json::from_str::<serde::de::IgnoredAny>(text).is_ok();
+    match (raw::members(text), &parsed) {
+        (Some(members), parsed) => {
+            assert!(skips, "members of what serde_json does not read: {text:?}");
+            if let Ok(Value::Object(map)) = parsed {
+                assert!(members.iter().all(|(name, _)| map.contains_key(name)), "{text:?}");
+                for (name, value) in map {
+                    assert_eq!(raw::member(&members, name).as_ref(), Some(value), "member {name:?} of {text:?}");
+                }
+            }
+            // The value held to serde_json's nesting limit reads as a `Value`.
+            if let Some((first, _)) = members.first()
+                && let Some(bounded) = raw::members_nested_within(text, Some(first))
+            {
+                let value = raw::member_text(&bounded, first).unwrap_or_default();
+                assert!(serde_json::from_str::<Value>(value).is_ok() || raw::unholdable(value).is_some(), "{value:?}");
+            }
+        }
+        (None, Ok(Value::Object(_))) => panic!("serde_json reads an object that members() refuses: {text:?}"),
+        (None, _) => {}
+    }
+    match (raw::elements(text), &parsed) {
+        (Some(elements), parsed) => {
+            assert!(skips, "elements of what serde_json does not read: {text:?}");
+            if let Ok(Value::Array(items)) = parsed {
+                assert_eq!(elements.len(), items.len(), "{text:?}");
+                for (span, item) in elements.iter().zip(items) {
+                    assert_eq!(serde_json::from_str::<Value>(span).ok().as_ref(), Some(item), "{span:?} in {text:?}");
+                }
+            }
+        }
+        (None, Ok(Value::Array(_))) => panic!("serde_json reads an array that elements() refuses: {text:?}"),
+        (None, _) => {}
+    }
+}
+
 /// The JSON Schema validator, on `[schema, value]` JSON: it ends (its step
 /// budget), `uniqueItems` finds an equal pair in every array of the value
 /// exactly when a comparison of every pair does, and a quoted value is the
@@ -189,6 +239,11 @@ mod tests {
     #[test]
     fn metadata_corpus() {
         replay("metadata", super::metadata);
+    }
+
+    #[test]
+    fn raw_corpus() {
+        replay("raw", super::raw);
     }
 
     #[test]

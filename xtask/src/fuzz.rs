@@ -10,7 +10,7 @@ use crate::util::{Res, cmd, root, run_echo};
 use std::fs;
 
 /// The targets (fuzz/fuzz_targets/<name>.rs), one per parser.
-pub const TARGETS: &[&str] = &["sse", "jsonrpc", "www_authenticate", "url", "metadata", "schema"];
+pub const TARGETS: &[&str] = &["sse", "jsonrpc", "www_authenticate", "url", "metadata", "schema", "raw"];
 
 /// Seconds per target unless `FUZZ_SECONDS` says otherwise.
 const DEFAULT_SECONDS: u64 = 20;
