@@ -496,6 +496,39 @@ tests! {
         }
     }
 
+    async fn requests_beyond_the_running_limit_or_with_an_id_in_use_are_refused_at_once() {
+        // 128 handlers run at once (MAX_RUNNING_HANDLERS); these never end.
+        let started = Arc::new(Mutex::new(0));
+        let count = started.clone();
+        let options = ClientOptions::default().on_request("x/wait", move |_params: Option<Value>, _ctx: RequestContext| {
+            *count.lock().unwrap_or_else(|e| e.into_inner()) += 1;
+            futures::future::pending::<Result<Value, ErrorObject>>()
+        });
+        let (_client, mut server) = connected(options).await;
+        for id in 1..=130 {
+            server.send(Message::request(id, "x/wait", None));
+        }
+        for id in [129, 130] {
+            let refused = next_response(&mut server).await;
+            assert_eq!(refused.id, Some(RequestId::Int(id)));
+            let error = refused.outcome.expect_err("over the limit");
+            assert_eq!(error.code, codes::INTERNAL_ERROR);
+            assert!(error.message.contains("handling 128 requests") && error.message.contains("x/wait"), "{}", error.message);
+        }
+        assert_eq!(*started.lock().unwrap_or_else(|e| e.into_inner()), 128);
+        // An id the client is still answering is not taken twice.
+        server.send(Message::request(5, "x/wait", None));
+        let duplicate = next_response(&mut server).await;
+        assert_eq!(duplicate.outcome.map_err(|e| e.code), Err(codes::INVALID_REQUEST));
+        // A cancelled one makes room.
+        server.send(Message::notification("notifications/cancelled", Some(json!({"requestId": 1}))));
+        server.send(Message::request(131, "x/wait", None));
+        server.send(Message::request(132, "ping", None));
+        let ping = next_response(&mut server).await;
+        assert_eq!(ping.id, Some(RequestId::Int(132)), "131 is running, not refused");
+        assert_eq!(*started.lock().unwrap_or_else(|e| e.into_inner()), 129);
+    }
+
     async fn a_server_cancellation_stops_the_handler_without_an_answer() {
         let started = Arc::new(Mutex::new(0));
         let count = started.clone();

@@ -15,6 +15,12 @@ use crate::runtime::boxed;
 use crate::transport::Transport;
 use futures::future::{AbortHandle, Abortable};
 
+/// How many of a server's requests the client's handlers work on at once.
+/// Each runs an app's handler (often a person answering), and a server that
+/// sends requests faster than they end would otherwise be held in memory
+/// without end: a request beyond this is answered with an error at once.
+const MAX_RUNNING_HANDLERS: usize = 128;
+
 impl<T: Transport> SessionLoop<T> {
     pub(super) fn handle_message(&mut self, message: Message) {
         match message {
@@ -139,6 +145,22 @@ impl<T: Transport> SessionLoop<T> {
             let error = ErrorObject::new(codes::METHOD_NOT_FOUND, format!("method not found: {method}"));
             return self.send(Message::error(Some(id), error), SendPurpose::Reply);
         };
+        if self.handler_aborts.contains_key(&id) {
+            let error = ErrorObject::new(
+                codes::INVALID_REQUEST,
+                format!("request id {id} is already in use by a request the client is handling"),
+            );
+            return self.send(Message::error(Some(id), error), SendPurpose::Reply);
+        }
+        if self.handler_aborts.len() >= MAX_RUNNING_HANDLERS {
+            let error = ErrorObject::new(
+                codes::INTERNAL_ERROR,
+                format!(
+                    "the client is handling {MAX_RUNNING_HANDLERS} requests of this server already: {method} was not started"
+                ),
+            );
+            return self.send(Message::error(Some(id), error), SendPurpose::Reply);
+        }
         let progress_token = params.as_ref().and_then(|p| p.get("_meta")).and_then(|m| m.get("progressToken")).cloned();
         // What the answer is checked as: sampling and elicitation answers
         // come from the app's handlers, and a wrong one is not sent.
