@@ -657,6 +657,35 @@ tests! {
         assert_eq!(*events.lock().unwrap_or_else(|e| e.into_inner()), vec![SessionEvent::SessionRestarted]);
     }
 
+    async fn a_subscription_left_unread_holds_at_most_4096_and_then_says_how_many_it_missed() {
+        let (client, mut server) = connected(ClientOptions::default()).await;
+        let server_side = async {
+            let subscribe = next_request(&mut server).await;
+            server.send(Message::result(subscribe.id, json!({})));
+        };
+        let (subscription, ()) =
+            futures::join!(within("listen", client.listen(ListenFilter::resource("demo://r"))), server_side);
+        let mut subscription = ok(subscription);
+        for n in 0..5_000 {
+            server.send(Message::notification("notifications/resources/updated", Some(json!({"uri": "demo://r", "n": n}))));
+        }
+        // Answered after the loop routed every notification before it.
+        server.send(Message::request(1, "ping", None));
+        assert_eq!(next_response(&mut server).await.id, Some(RequestId::Int(1)));
+        for n in 0..4_096 {
+            let notification = ok(within("a held notification", subscription.next()).await.expect("held"));
+            assert_eq!(notification.params.unwrap_or_default()["n"], n);
+        }
+        let resync = ok(within("the resync", subscription.next()).await.expect("a resync"));
+        assert_eq!(resync.method, mcp_edge::RESYNC);
+        let reason = resync.params.unwrap_or_default()["reason"].as_str().unwrap_or_default().to_owned();
+        assert!(reason.starts_with("904 notifications were dropped"), "{reason}");
+        // Read again, it holds what comes.
+        server.send(Message::notification("notifications/resources/updated", Some(json!({"uri": "demo://r", "n": "after"}))));
+        let after = ok(within("the next one", subscription.next()).await.expect("delivered"));
+        assert_eq!(after.params.unwrap_or_default()["n"], "after");
+    }
+
     async fn subscriptions_sharing_a_resource_subscribe_once_and_unsubscribe_with_the_last() {
         let (client, mut server) = connected(ClientOptions::default()).await;
         let server_side = async {

@@ -13,7 +13,8 @@
 use std::collections::VecDeque;
 use std::future::poll_fn;
 use std::pin::Pin;
-use std::sync::atomic::Ordering;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::task::{Context, Poll};
 use std::time::Duration;
 
@@ -29,6 +30,79 @@ use crate::protocol::stateless::listen::granted_by;
 use crate::protocol::{Era, Notification, RequestId};
 use crate::runtime::{BoxFuture, boxed, sleep};
 use crate::transport::TransportError;
+
+/// How many notifications a subscription holds that its reader has not
+/// taken. The JS API hands each to its callback as it comes; a Rust caller
+/// may hold a [`Subscription`] and not poll it while the server keeps
+/// sending, and past this the notifications are counted, not kept, and the
+/// reader is told with [`RESYNC`].
+const MAX_HELD: usize = 4_096;
+
+/// The session loop's end of a subscription's queue ([`notices`]).
+#[derive(Debug)]
+pub(crate) struct NoticeSink {
+    sender: mpsc::UnboundedSender<Notification>,
+    backlog: Arc<Backlog>,
+}
+
+/// The subscription's end: a stream of what the sink sent.
+#[derive(Debug)]
+pub(crate) struct Notices {
+    receiver: mpsc::UnboundedReceiver<Notification>,
+    backlog: Arc<Backlog>,
+}
+
+#[derive(Debug, Default)]
+struct Backlog {
+    held: AtomicUsize,
+    dropped: AtomicUsize,
+}
+
+/// A queue of at most [`MAX_HELD`] notifications not yet taken.
+pub(crate) fn notices() -> (NoticeSink, Notices) {
+    let (sender, receiver) = mpsc::unbounded();
+    let backlog = Arc::new(Backlog::default());
+    (NoticeSink { sender, backlog: backlog.clone() }, Notices { receiver, backlog })
+}
+
+impl NoticeSink {
+    /// Queues `notification`, or counts it as dropped when the reader is
+    /// [`MAX_HELD`] behind.
+    pub(crate) fn send(&self, notification: &Notification) {
+        if self.backlog.held.load(Ordering::Acquire) >= MAX_HELD {
+            self.backlog.dropped.fetch_add(1, Ordering::AcqRel);
+            return;
+        }
+        self.backlog.held.fetch_add(1, Ordering::AcqRel);
+        if self.sender.unbounded_send(notification.clone()).is_err() {
+            self.backlog.held.fetch_sub(1, Ordering::AcqRel);
+        }
+    }
+
+    /// The subscription is gone.
+    pub(crate) fn is_closed(&self) -> bool {
+        self.sender.is_closed()
+    }
+}
+
+impl Notices {
+    /// How many notifications were dropped since the last call.
+    fn take_dropped(&self) -> usize {
+        self.backlog.dropped.swap(0, Ordering::AcqRel)
+    }
+}
+
+impl Stream for Notices {
+    type Item = Notification;
+
+    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Notification>> {
+        let next = self.receiver.poll_next_unpin(cx);
+        if let Poll::Ready(Some(_)) = next {
+            self.backlog.held.fetch_sub(1, Ordering::AcqRel);
+        }
+        next
+    }
+}
 
 /// What an acknowledgement grants (`None`, with a warning, when unreadable:
 /// the request is then taken as granted).
@@ -46,10 +120,11 @@ fn granted(acknowledgement: &Notification) -> Option<ListenFilter> {
     }
 }
 
-/// The notification a 2026-07-28 subscription yields after its listen
-/// stream broke and was opened again: what changed in between cannot be
-/// replayed (that revision has none), so re-list what you show. Its params
-/// say why: `{"reason": "..."}`.
+/// The notification a subscription yields when it missed some: a
+/// 2026-07-28 listen stream broke and was opened again (what changed in
+/// between cannot be replayed: that revision has none), or the subscription
+/// was not read while 4,096 notifications waited and later ones were
+/// dropped. Re-list what you show. Its params say why: `{"reason": "..."}`.
 pub const RESYNC: &str = "notifications/mcp-edge/resync";
 
 /// How many times in a row reopening a broken listen may fail before the
@@ -88,7 +163,7 @@ pub struct Subscription {
     /// Notifications that came before the acknowledgement (a lenient read
     /// of servers that send none).
     early: VecDeque<Notification>,
-    events: mpsc::UnboundedReceiver<Notification>,
+    events: Notices,
     /// 2026-07-28: the answer to the listen request, which ends it.
     pub(crate) answer: Option<oneshot::Receiver<Result<RawResult, Error>>>,
     /// How it ended, held back until every notification before it is out.
@@ -278,6 +353,15 @@ impl Stream for Subscription {
                 Poll::Ready(None) => true,
                 Poll::Pending => false,
             };
+            // Everything held is out: the reader hears what it missed.
+            let dropped = this.events.take_dropped();
+            if dropped > 0 {
+                let reason = format!(
+                    "{dropped} notifications were dropped: the subscription was not read while {MAX_HELD} waited"
+                );
+                let params = serde_json::json!({ "reason": reason });
+                return Poll::Ready(Some(Ok(Notification { method: RESYNC.into(), params: Some(params) })));
+            }
             if let Some(ending) = this.ending.take() {
                 // Every notification sent before the answer is out.
                 this.ended = true;
@@ -395,7 +479,7 @@ impl Client {
         filter: Option<ListenFilter>,
     ) -> Subscription {
         let key = RequestId::Int(self.inner.next_id.fetch_add(1, Ordering::Relaxed));
-        let (sink, events) = mpsc::unbounded();
+        let (sink, events) = notices();
         // Registered before anything is sent, so nothing can come unrouted.
         let _ = self.command(Command::Watch { key: key.clone(), watch: Watch { filter, sink } });
         Subscription {

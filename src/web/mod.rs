@@ -400,7 +400,8 @@ impl McpClient {
     /// is opened again by itself, with capped jittered backoff, and `listener`
     /// gets `{method: "notifications/mcp-edge/resync", params: {reason}}`:
     /// changes in between are lost, so re-list (option `reopenListens: false`
-    /// ends the subscription instead).
+    /// ends the subscription instead). The same comes after a burst of more
+    /// than 4,096 notifications the listener could not take as they came.
     #[wasm_bindgen(unchecked_return_type = "Promise<McpSubscription>")]
     pub fn listen(
         &self,

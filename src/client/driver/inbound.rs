@@ -99,14 +99,14 @@ impl<T: Transport> SessionLoop<T> {
         match subscription_id(notification) {
             Some(id) => match self.watches.iter().find(|(key, _)| *key == id).map(|(_, watch)| watch) {
                 Some(watch) if watch.filter.is_none() => {
-                    let _ = watch.sink.unbounded_send(notification.clone());
+                    watch.sink.send(notification);
                 }
                 _ => log::debug!("{} for subscription {id}, which is not open", notification.method),
             },
             None => {
                 for (_, watch) in &self.watches {
                     if watch.filter.as_ref().is_some_and(|filter| filter.wants(notification)) {
-                        let _ = watch.sink.unbounded_send(notification.clone());
+                        watch.sink.send(notification);
                     }
                 }
             }

@@ -86,7 +86,7 @@ pub(crate) struct Watch {
     /// stream carries every kind). `None` in the stateless era: exactly the
     /// notifications whose `_meta.subscriptionId` is the key.
     pub filter: Option<ListenFilter>,
-    pub sink: mpsc::UnboundedSender<Notification>,
+    pub sink: crate::client::listen::NoticeSink,
 }
 
 /// Why a transport send was made, so its outcome reaches the right place.
