@@ -19,9 +19,14 @@
 //! as that build with and without it (docs/size.md).
 
 use std::cell::Cell;
-use std::fmt;
 
 use serde_json::{Map, Value};
+
+use self::keywords::Keywords;
+pub(crate) use self::values::{equal, equal_pair, quoted};
+
+mod keywords;
+mod values;
 
 /// Why a value does not match its schema.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -75,28 +80,6 @@ impl Validator<'_> {
     }
 }
 
-/// `value` as JSON, cut after about [`QUOTED`] bytes: a message quotes the
-/// start of a large value, and writing the rest of it would be wasted work.
-pub(crate) fn quoted(value: &Value) -> String {
-    struct Bounded(String);
-    impl fmt::Write for Bounded {
-        fn write_str(&mut self, text: &str) -> fmt::Result {
-            if self.0.len() + text.len() > QUOTED {
-                let room = (0..=QUOTED.saturating_sub(self.0.len())).rev().find(|&i| text.is_char_boundary(i));
-                self.0.push_str(&text[..room.unwrap_or(0)]);
-                return Err(fmt::Error);
-            }
-            self.0.push_str(text);
-            Ok(())
-        }
-    }
-    let mut out = Bounded(String::new());
-    if fmt::write(&mut out, format_args!("{value}")).is_err() {
-        out.0.push_str("...");
-    }
-    out.0
-}
-
 /// The check ran out of steps here; [`validate`] reports it as a whole.
 fn too_many_steps(path: &str) -> Result<(), SchemaError> {
     fail(path, "the check took too many steps".into())
@@ -123,78 +106,6 @@ fn has_type(value: &Value, name: &str) -> bool {
     actual == name || (name == "number" && actual == "integer")
 }
 
-/// JSON equality with numbers compared by value (1 and 1.0 are equal).
-pub(crate) fn equal(a: &Value, b: &Value) -> bool {
-    match (a, b) {
-        (Value::Number(x), Value::Number(y)) => x.as_f64() == y.as_f64(),
-        (Value::Array(x), Value::Array(y)) => x.len() == y.len() && x.iter().zip(y).all(|(x, y)| equal(x, y)),
-        (Value::Object(x), Value::Object(y)) => {
-            x.len() == y.len() && x.iter().all(|(k, v)| y.get(k).is_some_and(|w| equal(v, w)))
-        }
-        _ => a == b,
-    }
-}
-
-/// Two items of `items` that are equal as JSON Schema compares them, if
-/// any: each item is written in a canonical form (numbers by value, object
-/// members by name) and the forms are sorted, so that thousands of items
-/// take a sort, not a comparison of every pair.
-pub(crate) fn equal_pair(items: &[Value]) -> Option<(usize, usize)> {
-    fn canonical(value: &Value, out: &mut String) {
-        use fmt::Write;
-        match value {
-            // JSON has no NaN or infinity: every number reads as a finite f64;
-            // -0 and 0 are equal (the fuzzer's first find), so one form.
-            Value::Number(n) => {
-                let n = n.as_f64().unwrap_or_default();
-                let _ = write!(out, "{}", if n == 0.0 { 0.0 } else { n });
-            }
-            Value::Array(items) => {
-                out.push('[');
-                for item in items {
-                    canonical(item, out);
-                    out.push(',');
-                }
-                out.push(']');
-            }
-            Value::Object(members) => {
-                // Sorted by their forms, which begin with the member's name.
-                let mut forms = forms(members.iter().map(|(name, member)| (Some(name), member)));
-                forms.sort_unstable();
-                out.push('{');
-                for (form, _) in forms {
-                    out.push_str(&form);
-                    out.push(',');
-                }
-                out.push('}');
-            }
-            // null, booleans and strings as JSON writes them.
-            other => {
-                let _ = write!(out, "{other}");
-            }
-        }
-    }
-    /// Each value's form (after its name's, for an object's member) and
-    /// its index.
-    fn forms<'a>(values: impl Iterator<Item = (Option<&'a String>, &'a Value)>) -> Vec<(String, usize)> {
-        values
-            .enumerate()
-            .map(|(i, (name, value))| {
-                let mut form = String::new();
-                if let Some(name) = name {
-                    use fmt::Write;
-                    let _ = write!(form, "{}:", Value::String(name.clone()));
-                }
-                canonical(value, &mut form);
-                (form, i)
-            })
-            .collect()
-    }
-    let mut forms = forms(items.iter().map(|item| (None, item)));
-    forms.sort_unstable();
-    forms.windows(2).find(|pair| pair[0].0 == pair[1].0).map(|pair| (pair[0].1, pair[1].1))
-}
-
 /// `step` added to a JSON pointer, escaped (RFC 6901) only where it has to
 /// be: most property names have no `~` or `/`, and need no copy.
 fn push_step(path: &mut String, step: &str) {
@@ -212,87 +123,6 @@ fn number(keyword: Option<&Value>) -> Option<f64> {
 
 fn count(keyword: Option<&Value>) -> Option<usize> {
     keyword.and_then(Value::as_f64).filter(|n| *n >= 0.0).map(|n| n as usize)
-}
-
-/// The keywords of one schema object that this validator reads, found in
-/// one pass over its members: a schema names a few of these thirty, and
-/// looking each one up hashed every name for every value checked (a
-/// `tools/call` result's check was most of its time in a Node profile).
-#[derive(Default)]
-struct Keywords<'a> {
-    reference: Option<&'a Value>,
-    types: Option<&'a Value>,
-    one_of_values: Option<&'a Value>,
-    constant: Option<&'a Value>,
-    min_length: Option<&'a Value>,
-    max_length: Option<&'a Value>,
-    minimum: Option<&'a Value>,
-    maximum: Option<&'a Value>,
-    exclusive_minimum: Option<&'a Value>,
-    exclusive_maximum: Option<&'a Value>,
-    multiple_of: Option<&'a Value>,
-    required: Option<&'a Value>,
-    min_properties: Option<&'a Value>,
-    max_properties: Option<&'a Value>,
-    dependent_required: Option<&'a Value>,
-    properties: Option<&'a Value>,
-    additional_properties: Option<&'a Value>,
-    pattern_properties: Option<&'a Value>,
-    min_items: Option<&'a Value>,
-    max_items: Option<&'a Value>,
-    unique_items: Option<&'a Value>,
-    prefix_items: Option<&'a Value>,
-    items: Option<&'a Value>,
-    all_of: Option<&'a Value>,
-    any_of: Option<&'a Value>,
-    one_of: Option<&'a Value>,
-    not: Option<&'a Value>,
-    condition: Option<&'a Value>,
-    then: Option<&'a Value>,
-    otherwise: Option<&'a Value>,
-}
-
-impl<'a> Keywords<'a> {
-    fn of(schema: &'a Map<String, Value>) -> Keywords<'a> {
-        let mut keywords = Keywords::default();
-        for (name, value) in schema {
-            let slot = match name.as_str() {
-                "$ref" => &mut keywords.reference,
-                "type" => &mut keywords.types,
-                "enum" => &mut keywords.one_of_values,
-                "const" => &mut keywords.constant,
-                "minLength" => &mut keywords.min_length,
-                "maxLength" => &mut keywords.max_length,
-                "minimum" => &mut keywords.minimum,
-                "maximum" => &mut keywords.maximum,
-                "exclusiveMinimum" => &mut keywords.exclusive_minimum,
-                "exclusiveMaximum" => &mut keywords.exclusive_maximum,
-                "multipleOf" => &mut keywords.multiple_of,
-                "required" => &mut keywords.required,
-                "minProperties" => &mut keywords.min_properties,
-                "maxProperties" => &mut keywords.max_properties,
-                "dependentRequired" => &mut keywords.dependent_required,
-                "properties" => &mut keywords.properties,
-                "additionalProperties" => &mut keywords.additional_properties,
-                "patternProperties" => &mut keywords.pattern_properties,
-                "minItems" => &mut keywords.min_items,
-                "maxItems" => &mut keywords.max_items,
-                "uniqueItems" => &mut keywords.unique_items,
-                "prefixItems" => &mut keywords.prefix_items,
-                "items" => &mut keywords.items,
-                "allOf" => &mut keywords.all_of,
-                "anyOf" => &mut keywords.any_of,
-                "oneOf" => &mut keywords.one_of,
-                "not" => &mut keywords.not,
-                "if" => &mut keywords.condition,
-                "then" => &mut keywords.then,
-                "else" => &mut keywords.otherwise,
-                _ => continue,
-            };
-            *slot = Some(value);
-        }
-        keywords
-    }
 }
 
 impl Validator<'_> {
@@ -532,152 +362,4 @@ fn check_number(schema: &Keywords<'_>, n: f64, path: &str) -> Result<(), SchemaE
 }
 
 #[cfg(test)]
-mod tests {
-    use serde_json::json;
-
-    use super::*;
-
-    #[test]
-    fn the_failing_path_is_named() {
-        let schema = json!({
-            "type": "object",
-            "properties": {"items": {"type": "array", "items": {"type": "object", "required": ["id"],
-                "properties": {"id": {"type": "integer", "minimum": 1}}}}},
-            "required": ["items"]
-        });
-        assert_eq!(validate(&schema, &json!({"items": [{"id": 1}, {"id": 2}]})), Ok(()));
-        let error = validate(&schema, &json!({"items": [{"id": 1}, {"id": 0}]})).unwrap_err();
-        assert_eq!(error.path, "/items/1/id");
-        let error = validate(&schema, &json!({"items": [{}]})).unwrap_err();
-        assert_eq!((error.path.as_str(), error.message.contains("\"id\"")), ("/items/0", true));
-        let error = validate(&schema, &json!([])).unwrap_err();
-        assert_eq!(error.to_string(), "/: array is not of type \"object\"");
-    }
-
-    /// A schema whose `anyOf`s of `$ref`s double the work at every level
-    /// (2^32 checks within the `$ref` depth) ends with an error after its
-    /// steps, not after hours; so does one whose `not` hides the blow-up.
-    #[test]
-    fn a_schema_that_would_take_exponential_work_is_refused_after_its_steps() {
-        let mut defs = serde_json::Map::new();
-        for level in 0..40 {
-            let next = json!({"$ref": format!("#/$defs/d{}", level + 1)});
-            defs.insert(format!("d{level}"), json!({"anyOf": [next.clone(), next]}));
-        }
-        defs.insert("d40".into(), json!(false));
-        let schema = json!({"$defs": defs, "$ref": "#/$defs/d0"});
-        let error = validate(&schema, &json!(1)).unwrap_err();
-        assert_eq!(error.to_string(), format!("/: checking it takes more than {MAX_STEPS} steps, too many to finish"));
-        let hidden = json!({"$defs": schema["$defs"], "not": {"$ref": "#/$defs/d0"}});
-        assert!(validate(&hidden, &json!(1)).unwrap_err().message.contains("steps"));
-        // The same shape a few levels deep is checked as usual.
-        let shallow = json!({"$defs": {"a": {"anyOf": [{"$ref": "#/$defs/b"}, {"$ref": "#/$defs/b"}]},
-            "b": {"anyOf": [false, {"type": "integer"}]}}, "$ref": "#/$defs/a"});
-        assert_eq!(validate(&shallow, &json!(1)), Ok(()));
-        assert!(validate(&shallow, &json!("x")).unwrap_err().message.contains("anyOf"));
-    }
-
-    /// `uniqueItems` over 100,000 items is a sort, not 5 billion comparisons;
-    /// it finds the equal pair wherever it is, numbers equal by value and
-    /// objects whatever their members' order.
-    #[test]
-    fn unique_items_over_many_items_are_sorted_not_compared_pairwise() {
-        let schema = json!({"type": "array", "uniqueItems": true});
-        let mut items: Vec<Value> = (0..100_000).map(|i| json!(i)).collect();
-        assert_eq!(validate(&schema, &Value::Array(items.clone())), Ok(()));
-        items.push(json!(77_777.0));
-        assert_eq!(validate(&schema, &Value::Array(items)).unwrap_err().message, "items 77777 and 100000 are equal");
-        let objects = json!([{"a": 1, "b": [1, {"c": null}]}, {"a": true}, {"b": [1.0, {"c": null}], "a": 1}]);
-        assert_eq!(validate(&schema, &objects).unwrap_err().message, "items 0 and 2 are equal");
-        assert_eq!(validate(&schema, &json!([1, true, "1", [1], {"1": 1}, null, 0, false])), Ok(()));
-        assert_eq!(validate(&schema, &json!([1, -0.0, 2, 0])).unwrap_err().message, "items 1 and 3 are equal");
-    }
-
-    /// A message quotes the start of a large value or schema, not all of it.
-    #[test]
-    fn messages_quote_large_values_in_part() {
-        let long = "x".repeat(1 << 20);
-        let error = validate(&json!({"const": long.clone()}), &json!(long.clone() + "y")).unwrap_err();
-        assert!(error.message.len() < 2 * QUOTED + 40, "{} bytes", error.message.len());
-        assert!(error.message.starts_with("\"xxx") && error.message.contains("... is not \"xxx"), "{}", error.message);
-        let error = validate(&json!({"enum": [1, 2]}), &json!(3)).unwrap_err();
-        assert_eq!(error.message, "3 is not one of [1,2]");
-        // Cut at a character's boundary.
-        assert!(quoted(&json!("é".repeat(200))).ends_with("é..."));
-    }
-
-    /// Keywords this validator does not implement: a suite case whose
-    /// schema uses one is skipped (and counted), since ignoring the keyword
-    /// is this validator's documented behaviour, not a failure.
-    #[cfg(not(target_arch = "wasm32"))]
-    const UNSUPPORTED: &[&str] = &[
-        "pattern",
-        "patternProperties",
-        "propertyNames",
-        "format",
-        "contains",
-        "minContains",
-        "maxContains",
-        "unevaluatedItems",
-        "unevaluatedProperties",
-        "dependentSchemas",
-        "$dynamicRef",
-        "$dynamicAnchor",
-        "$anchor",
-        "$id",
-        "$recursiveRef",
-    ];
-
-    #[cfg(not(target_arch = "wasm32"))]
-    fn uses_unsupported(schema: &Value) -> bool {
-        match schema {
-            Value::Object(map) => map.iter().any(|(key, value)| {
-                UNSUPPORTED.contains(&key.as_str())
-                    || (key == "$ref" && !value.as_str().is_some_and(|r| r.starts_with('#')))
-                    || uses_unsupported(value)
-            }),
-            Value::Array(items) => items.iter().any(uses_unsupported),
-            _ => false,
-        }
-    }
-
-    /// The JSON Schema Test Suite's 2020-12 cases for the supported keywords
-    /// (tests/jsonschema/): every test of every case that uses only
-    /// supported keywords gives the suite's verdict.
-    #[cfg(not(target_arch = "wasm32"))]
-    #[test]
-    fn the_json_schema_test_suite_passes_for_the_supported_keywords() {
-        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/jsonschema");
-        let mut files: Vec<_> = std::fs::read_dir(&dir)
-            .expect("tests/jsonschema")
-            .filter_map(|entry| entry.ok().map(|e| e.path()))
-            .filter(|path| path.extension().is_some_and(|e| e == "json"))
-            .collect();
-        files.sort();
-        assert!(files.len() >= 25, "{files:?}");
-        let (mut passed, mut skipped, mut failures) = (0, 0, Vec::new());
-        for file in files {
-            let cases: Value = serde_json::from_str(&std::fs::read_to_string(&file).expect("readable")).expect("JSON");
-            for case in cases.as_array().expect("an array of cases") {
-                let schema = &case["schema"];
-                let tests = case["tests"].as_array().expect("tests");
-                if uses_unsupported(schema) {
-                    skipped += tests.len();
-                    continue;
-                }
-                for test in tests {
-                    let valid = validate(schema, &test["data"]).is_ok();
-                    if valid == test["valid"].as_bool().expect("valid") {
-                        passed += 1;
-                    } else {
-                        let name = file.file_name().unwrap_or_default().to_string_lossy().into_owned();
-                        failures.push(format!("{name}: {} / {}", case["description"], test["description"]));
-                    }
-                }
-            }
-        }
-        println!("JSON Schema Test Suite: {passed} passed, {skipped} skipped (unsupported keywords)");
-        assert!(failures.is_empty(), "{} failed:\n{}", failures.len(), failures.join("\n"));
-        assert!(passed > 400, "only {passed} tests ran");
-    }
-}
+mod tests;
