@@ -529,6 +529,44 @@ tests! {
         assert_eq!(*started.lock().unwrap_or_else(|e| e.into_inner()), 129);
     }
 
+    async fn answers_to_a_flood_of_server_requests_go_out_32_at_a_time_and_at_most_1024_wait() {
+        // The handler signals once it ran: by then every ping before it was
+        // taken, as the loop takes messages in order.
+        let (ran, mut handled) = futures::channel::mpsc::unbounded::<()>();
+        let options = ClientOptions::default().on_request("x/echo", move |params: Option<Value>, _ctx: RequestContext| {
+            let _ = ran.unbounded_send(());
+            async move { Ok(params.unwrap_or(Value::Null)) }
+        });
+        let (_client, mut server) = connected(options).await;
+        server.stall_sends();
+        for id in 1..=2_000 {
+            server.send(Message::request(id, "ping", None));
+        }
+        server.send(Message::request(5_000, "x/echo", Some(json!({"kept": true}))));
+        within("the handler", handled.next()).await;
+        // Its answer is made after a turn of the loop; then it waits too.
+        sleep(Duration::from_millis(50)).await;
+        assert_eq!(server.stalled_sends(), 32, "answers in flight at once");
+        server.release_sends();
+        // 32 sent, 1,024 held, the rest of the pings dropped; the handler's
+        // answer is kept past the limit. Sends in flight at once may arrive
+        // in any order, as parallel POSTs do.
+        let mut answered = std::collections::BTreeSet::new();
+        for _ in 0..1_057 {
+            let answer = next_response(&mut server).await;
+            if answer.id == Some(RequestId::Int(5_000)) {
+                assert_eq!(answer.outcome.map(|r| r.to_value().ok()), Ok(Some(json!({"kept": true}))));
+            }
+            answered.extend(answer.id);
+        }
+        let expected: std::collections::BTreeSet<RequestId> =
+            (1..=1_056).chain([5_000]).map(RequestId::Int).collect();
+        assert_eq!(answered, expected);
+        // Caught up: the next ping is answered at once.
+        server.send(Message::request(6_000, "ping", None));
+        assert_eq!(next_response(&mut server).await.id, Some(RequestId::Int(6_000)));
+    }
+
     async fn a_server_cancellation_stops_the_handler_without_an_answer() {
         let started = Arc::new(Mutex::new(0));
         let count = started.clone();

@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
 
 use futures::StreamExt;
-use futures::channel::mpsc;
+use futures::channel::{mpsc, oneshot};
 
 use super::{Transport, TransportError, TransportEvent};
 use crate::protocol::{Message, ProtocolVersion};
@@ -21,6 +21,12 @@ struct Shared {
     negotiated: Option<ProtocolVersion>,
     initialized: bool,
     closed: bool,
+    /// Sends stay unfinished (and undelivered) while this is set, as over
+    /// a network that stalls.
+    stalled: bool,
+    /// The stalled sends, each finished (and its message delivered) when
+    /// its sender fires.
+    waiting: Vec<oneshot::Sender<()>>,
 }
 
 /// The client's end, to hand to the engine.
@@ -68,7 +74,20 @@ impl std::fmt::Debug for MemoryServer {
 
 impl Transport for MemoryTransport {
     fn send(&mut self, message: Message) -> BoxFuture<'static, Result<(), TransportError>> {
-        let outcome = match lock(&self.shared).injected_failures.pop_front() {
+        let mut shared = lock(&self.shared);
+        if shared.stalled {
+            let (release, released) = oneshot::channel();
+            shared.waiting.push(release);
+            let to_server = self.to_server.clone();
+            return boxed(async move {
+                // A test that dropped the server's end releases nothing.
+                released.await.map_err(|_| TransportError::Closed("the in-memory server is gone".into()))?;
+                to_server
+                    .unbounded_send(message)
+                    .map_err(|_| TransportError::Closed("the in-memory server is gone".into()))
+            });
+        }
+        let outcome = match shared.injected_failures.pop_front() {
             Some(failure) => Err(failure),
             None => self
                 .to_server
@@ -156,6 +175,30 @@ impl MemoryServer {
     /// Ends the connection with a reason, as a crashed server would.
     pub fn fail(&self, reason: TransportError) {
         let _ = self.to_client.unbounded_send(TransportEvent::Closed(reason));
+    }
+
+    /// From now on the client's sends stay unfinished, and undelivered,
+    /// until [`MemoryServer::release_sends`].
+    pub fn stall_sends(&self) {
+        lock(&self.shared).stalled = true;
+    }
+
+    /// How many of the client's sends are stalled now.
+    pub fn stalled_sends(&self) -> usize {
+        lock(&self.shared).waiting.len()
+    }
+
+    /// Finishes every stalled send (delivering its message) and stops
+    /// stalling the ones to come.
+    pub fn release_sends(&self) {
+        let waiting = {
+            let mut shared = lock(&self.shared);
+            shared.stalled = false;
+            std::mem::take(&mut shared.waiting)
+        };
+        for release in waiting {
+            let _ = release.send(());
+        }
     }
 
     /// Makes the client's next `send` fail with `error` instead of delivering.

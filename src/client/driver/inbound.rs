@@ -4,7 +4,8 @@
 
 use serde_json::{Value, json};
 
-use super::{SendPurpose, SessionLoop};
+use super::SessionLoop;
+use super::replies::Made;
 use crate::client::error::Error;
 use crate::client::handlers::{Asked, RequestContext, check_answer};
 use crate::protocol::methods::SUBSCRIPTIONS_ACKNOWLEDGED;
@@ -139,18 +140,18 @@ impl<T: Transport> SessionLoop<T> {
             return;
         }
         if method == methods::PING {
-            return self.send(Message::result(id, json!({})), SendPurpose::Reply);
+            return self.reply(Message::result(id, json!({})), Made::AtOnce);
         }
         let Some(handler) = self.handlers.get(&method).cloned() else {
             let error = ErrorObject::new(codes::METHOD_NOT_FOUND, format!("method not found: {method}"));
-            return self.send(Message::error(Some(id), error), SendPurpose::Reply);
+            return self.reply(Message::error(Some(id), error), Made::AtOnce);
         };
         if self.handler_aborts.contains_key(&id) {
             let error = ErrorObject::new(
                 codes::INVALID_REQUEST,
                 format!("request id {id} is already in use by a request the client is handling"),
             );
-            return self.send(Message::error(Some(id), error), SendPurpose::Reply);
+            return self.reply(Message::error(Some(id), error), Made::AtOnce);
         }
         if self.handler_aborts.len() >= MAX_RUNNING_HANDLERS {
             let error = ErrorObject::new(
@@ -159,7 +160,7 @@ impl<T: Transport> SessionLoop<T> {
                     "the client is handling {MAX_RUNNING_HANDLERS} requests of this server already: {method} was not started"
                 ),
             );
-            return self.send(Message::error(Some(id), error), SendPurpose::Reply);
+            return self.reply(Message::error(Some(id), error), Made::AtOnce);
         }
         let progress_token = params.as_ref().and_then(|p| p.get("_meta")).and_then(|m| m.get("progressToken")).cloned();
         // What the answer is checked as: sampling and elicitation answers

@@ -30,6 +30,9 @@ use crate::runtime::{BoxFuture, FutureSet, boxed};
 use crate::transport::{Transport, TransportError, TransportEvent, TransportKind};
 
 mod inbound;
+mod replies;
+
+use self::replies::{Made, Replies};
 
 /// What a handle asks the loop to do.
 pub(crate) enum Command {
@@ -107,6 +110,8 @@ pub(crate) struct SessionLoop<T: Transport> {
     pending: HashMap<RequestId, Pending>,
     sends: FutureSet<SendFuture>,
     running_handlers: FutureSet<HandlerFuture>,
+    /// Answers to the server's requests, sent a bounded number at a time.
+    replies: Replies,
     handler_aborts: HashMap<RequestId, AbortHandle>,
     /// Ends the transport exchange of a request we stopped waiting for.
     send_aborts: HashMap<RequestId, AbortHandle>,
@@ -152,6 +157,7 @@ impl<T: Transport> SessionLoop<T> {
             pending: HashMap::new(),
             sends: FutureSet::default(),
             running_handlers: FutureSet::default(),
+            replies: Replies::default(),
             handler_aborts: HashMap::new(),
             send_aborts: HashMap::new(),
             handlers,
@@ -196,6 +202,14 @@ impl<T: Transport> SessionLoop<T> {
 
     fn send(&mut self, message: Message, purpose: SendPurpose) {
         self.send_with(message, purpose, None);
+    }
+
+    /// Sends an answer to a server request, or holds it until fewer are in
+    /// flight (see [`replies`]).
+    fn reply(&mut self, answer: Message, made: Made) {
+        if let Some(now) = self.replies.admit(answer, made) {
+            self.send(now, SendPurpose::Reply);
+        }
     }
 
     fn send_with(&mut self, message: Message, purpose: SendPurpose, stateless: Option<Vec<(String, String)>>) {
@@ -357,6 +371,7 @@ impl<T: Transport> SessionLoop<T> {
         }
         // No more notifications can come: every subscription's stream ends.
         self.watches.clear();
+        self.replies.clear();
         self.closed = Some(reason);
     }
 
@@ -375,8 +390,16 @@ impl<T: Transport> SessionLoop<T> {
                 let _ = sent.send(outcome.map_err(Error::Transport));
             }
             (SendPurpose::Notification(None), Err(error)) => log::warn!("could not send a notification: {error}"),
-            (SendPurpose::Reply, Ok(())) => {}
-            (SendPurpose::Reply, Err(error)) => log::warn!("could not answer a server request: {error}"),
+            (SendPurpose::Reply, outcome) => {
+                if let Err(error) = outcome {
+                    log::warn!("could not answer a server request: {error}");
+                }
+                if let Some(next) = self.replies.sent()
+                    && self.closed.is_none()
+                {
+                    self.send(next, SendPurpose::Reply);
+                }
+            }
         }
     }
 
@@ -438,7 +461,7 @@ impl<T: Transport> SessionLoop<T> {
                 if let Some(answer) = answer
                     && self.closed.is_none()
                 {
-                    self.send(answer, SendPurpose::Reply);
+                    self.reply(answer, Made::ByHandler);
                 }
             }
 
