@@ -567,6 +567,48 @@ tests! {
         assert_eq!(next_response(&mut server).await.id, Some(RequestId::Int(6_000)));
     }
 
+    async fn handler_answers_waiting_for_a_send_count_against_the_running_limit() {
+        let options = ClientOptions::default().on_request("x/echo", move |params: Option<Value>, _ctx: RequestContext| {
+            async move { Ok(params.unwrap_or(Value::Null)) }
+        });
+        let (_client, mut server) = connected(options).await;
+        server.stall_sends();
+        // 128 start; their answers then go out 32 at a time and 96 wait.
+        for id in 1..=128 {
+            server.send(Message::request(id, "x/echo", Some(json!({"id": id}))));
+        }
+        for _ in 0..100 {
+            if server.stalled_sends() == 32 {
+                break;
+            }
+            sleep(Duration::from_millis(10)).await;
+        }
+        sleep(Duration::from_millis(50)).await;
+        assert_eq!(server.stalled_sends(), 32);
+        // With 96 answers waiting, only 32 more may start.
+        for id in 1_001..=1_100 {
+            server.send(Message::request(id, "x/echo", Some(json!({"id": id}))));
+        }
+        sleep(Duration::from_millis(50)).await;
+        server.release_sends();
+        let (mut answered, mut refused) = (std::collections::BTreeSet::new(), 0);
+        for _ in 0..228 {
+            let answer = next_response(&mut server).await;
+            match answer.outcome {
+                Ok(_) => {
+                    answered.extend(answer.id);
+                }
+                Err(error) => {
+                    assert_eq!(error.code, codes::INTERNAL_ERROR, "{}", error.message);
+                    refused += 1;
+                }
+            }
+        }
+        let expected: std::collections::BTreeSet<RequestId> =
+            (1..=128).chain(1_001..=1_032).map(RequestId::Int).collect();
+        assert_eq!((answered, refused), (expected, 68));
+    }
+
     async fn a_server_cancellation_stops_the_handler_without_an_answer() {
         let started = Arc::new(Mutex::new(0));
         let count = started.clone();

@@ -20,6 +20,7 @@ use futures::future::{AbortHandle, Abortable};
 /// Each runs an app's handler (often a person answering), and a server that
 /// sends requests faster than they end would otherwise be held in memory
 /// without end: a request beyond this is answered with an error at once.
+/// A handler's answer still waiting for a send counts too.
 const MAX_RUNNING_HANDLERS: usize = 128;
 
 impl<T: Transport> SessionLoop<T> {
@@ -153,7 +154,9 @@ impl<T: Transport> SessionLoop<T> {
             );
             return self.reply(Message::error(Some(id), error), Made::AtOnce);
         }
-        if self.handler_aborts.len() >= MAX_RUNNING_HANDLERS {
+        // A handler's answer waiting for a send still counts: it is kept
+        // whatever comes, so this limit is what bounds those too.
+        if self.handler_aborts.len() + self.replies.held_by_handlers() >= MAX_RUNNING_HANDLERS {
             let error = ErrorObject::new(
                 codes::INTERNAL_ERROR,
                 format!(

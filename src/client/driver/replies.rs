@@ -5,7 +5,8 @@
 //! So at most [`MAX_IN_FLIGHT`] answers are sent at once and the rest wait
 //! here, in order, up to [`MAX_HELD`]; past that an answer made at once
 //! (a ping's, a refusal) is dropped, while an answer of the app's handlers
-//! (at most `MAX_RUNNING_HANDLERS` of them) is always kept.
+//! is always kept: those waiting here count against the running handlers'
+//! limit (`MAX_RUNNING_HANDLERS`), so there are never more of them.
 
 use std::collections::VecDeque;
 
@@ -30,7 +31,9 @@ pub(super) enum Made {
 #[derive(Debug, Default)]
 pub(super) struct Replies {
     in_flight: usize,
-    held: VecDeque<Message>,
+    held: VecDeque<(Message, Made)>,
+    /// How many of `held` are handlers' answers.
+    held_by_handlers: usize,
     /// Answers dropped since the last warning about them.
     dropped: u64,
 }
@@ -52,14 +55,25 @@ impl Replies {
             self.dropped += 1;
             return None;
         }
-        self.held.push_back(answer);
+        if made == Made::ByHandler {
+            self.held_by_handlers += 1;
+        }
+        self.held.push_back((answer, made));
         None
+    }
+
+    /// How many handlers' answers wait for a send.
+    pub(super) fn held_by_handlers(&self) -> usize {
+        self.held_by_handlers
     }
 
     /// One answer's send ended: the next one to send, if one waits.
     pub(super) fn sent(&mut self) -> Option<Message> {
         self.in_flight = self.in_flight.saturating_sub(1);
-        let next = self.held.pop_front()?;
+        let (next, made) = self.held.pop_front()?;
+        if made == Made::ByHandler {
+            self.held_by_handlers -= 1;
+        }
         self.in_flight += 1;
         if self.held.is_empty() && self.dropped > 0 {
             log::warn!("the answers caught up; {} answers to the server's requests were dropped", self.dropped);
@@ -71,6 +85,7 @@ impl Replies {
     /// The transport is gone: nothing waiting can be sent.
     pub(super) fn clear(&mut self) {
         self.held.clear();
+        self.held_by_handlers = 0;
     }
 }
 
@@ -108,12 +123,14 @@ mod tests {
         // Full: one made at once is dropped, a handler's waits.
         assert!(replies.admit(answer(-1), Made::AtOnce).is_none());
         assert!(replies.admit(answer(-2), Made::ByHandler).is_none());
+        assert_eq!(replies.held_by_handlers(), 1);
         let mut order = Vec::new();
         while let Some(next) = replies.sent() {
             order.extend(id_of(&next));
         }
         let expected: Vec<i64> = held.chain([-2]).collect();
         assert_eq!(order, expected);
+        assert_eq!(replies.held_by_handlers(), 0);
         // Every send ended: the next answer goes at once again.
         for _ in 0..MAX_IN_FLIGHT {
             replies.sent();
