@@ -15,7 +15,8 @@ use crate::protocol::Message;
 /// How many answers are sent at once.
 pub(super) const MAX_IN_FLIGHT: usize = 32;
 
-/// How many answers made at once wait for a send.
+/// How many answers may wait for a send before one made at once is
+/// dropped.
 pub(super) const MAX_HELD: usize = 1_024;
 
 /// Where an answer came from, which says whether it may be dropped.
