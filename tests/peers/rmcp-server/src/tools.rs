@@ -4,7 +4,7 @@
 use super::*;
 
 impl Demo {
-    pub(super) fn base_tools() -> Vec<Tool> {
+    fn base_tools() -> Vec<Tool> {
         vec![
             Tool::new(
                 "add",
@@ -126,7 +126,7 @@ impl Demo {
 
     /// Runs `work` as a task: rmcp's `TaskManager` spawns it and the client
     /// gets the seed state (`resultType: "task"`) to poll.
-    pub(super) fn spawn_task(
+    fn spawn_task(
         &self,
         tool: &str,
         work: impl FnOnce(TaskContext) -> TaskFuture,
@@ -239,7 +239,7 @@ impl Demo {
     }
 
     /// Forgets sessions whose transport has gone.
-    pub(super) fn prune(&self) {
+    fn prune(&self) {
         lock(&self.shared.sessions).retain(|peer| !peer.is_transport_closed());
         lock(&self.shared.subscribed).retain(|(peer, _)| !peer.is_transport_closed());
     }
