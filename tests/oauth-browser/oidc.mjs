@@ -15,73 +15,20 @@
 // 3. two tabs sharing a localStorage token store, 10 calls each at once when
 //    the access token is due: exactly one refresh request, no grant revoked.
 // Prints one line per check; exits 1 if any failed.
-import { createReadStream, statSync } from 'node:fs';
-import { createServer } from 'node:http';
-import { extname, join, normalize, sep } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 import { start as startOidc } from '../peers/oidc-server.mjs';
 import { launchChromium } from '../support/chromium.mjs';
-
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const PKG = join(ROOT, 'target', 'npm', 'pkg');
-const WWW = join(ROOT, 'www');
-const PAGE = fileURLToPath(new URL('./page/', import.meta.url));
-const STEP_MS = 20_000;
-const RESULT_MS = 60_000;
+import { RESULT_MS, STEP_MS, assert, requirePackage, serveSite, watchConsole } from './harness.mjs';
 
 const watchdog = setTimeout(() => {
   console.error('FAILED the oidc-provider browser test did not finish within 4 minutes');
   process.exit(1);
 }, 240_000);
 
-try {
-  statSync(join(PKG, 'index.js'));
-} catch {
-  console.error(`FAILED ${PKG} has no index.js: build the npm package first (cargo xtask package)`);
-  process.exit(1);
-}
-
-const types = { '.html': 'text/html; charset=utf-8', '.js': 'text/javascript', '.wasm': 'application/wasm', '.json': 'application/json' };
-function under(dir, path) {
-  const file = normalize(join(dir, path));
-  return file.startsWith(dir.endsWith(sep) ? dir : dir + sep) ? file : null;
-}
-const site = createServer((request, response) => {
-  const path = decodeURIComponent(new URL(request.url ?? '/', 'http://x').pathname);
-  let file = null;
-  if (path === '/' || path === '/index.html') file = join(PAGE, 'index.html');
-  else if (path === '/app.js') file = join(PAGE, 'app.js');
-  else if (path === '/oauth-callback.html' || path === '/oauth-callback.js') file = join(WWW, path.slice(1));
-  else if (path.startsWith('/pkg/')) file = under(PKG, path.slice('/pkg/'.length));
-  try {
-    if (!file || !statSync(file).isFile()) throw new Error('not a file');
-  } catch {
-    response.writeHead(404).end();
-    return;
-  }
-  response.writeHead(200, { 'content-type': types[extname(file)] ?? 'application/octet-stream', 'cache-control': 'no-store' });
-  createReadStream(file).pipe(response);
-});
-await new Promise((resolve) => site.listen(0, '127.0.0.1', resolve));
-const siteOrigin = `http://127.0.0.1:${site.address().port}`;
+requirePackage();
+const { server: site, origin: siteOrigin } = await serveSite(['app.js']);
 
 const browser = await launchChromium(chromium);
-
-function assert(condition, message) {
-  if (!condition) throw new Error(message);
-}
-
-const RESULT_PREFIX = 'oauth-test-result ';
-function watch(page, reported) {
-  page.on('console', (message) => {
-    const text = message.text();
-    if (text.startsWith(RESULT_PREFIX)) reported.push(JSON.parse(text.slice(RESULT_PREFIX.length)));
-    else if (message.type() === 'error' && /^Failed to load resource/.test(text)) return;
-    else if (message.type() === 'error' || message.type() === 'warning') console.log(`  [console.${message.type()}] ${text}`);
-  });
-  page.on('pageerror', (error) => console.log(`  [pageerror] ${error}`));
-}
 
 async function result(reported, run) {
   const deadline = Date.now() + RESULT_MS;
@@ -130,7 +77,7 @@ async function popupSignIn(page, reported, oidc, query = '') {
 await check('oidc-provider: popup sign-in with a Bearer token although DPoP is advertised', {}, async (context, oidc) => {
   const page = await context.newPage();
   const reported = [];
-  watch(page, reported);
+  watchConsole(page, reported);
   await popupSignIn(page, reported, oidc);
   const registrations = oidc.log.filter((e) => e.path === '/reg' && e.status === 201);
   assert(registrations.length === 1, `registrations: ${JSON.stringify(registrations)}`);
@@ -145,7 +92,7 @@ await check('oidc-provider: popup sign-in with a Bearer token although DPoP is a
 await check('oidc-provider: redirect mode', {}, async (context, oidc) => {
   const page = await context.newPage();
   const reported = [];
-  watch(page, reported);
+  watchConsole(page, reported);
   await page.goto(pageUrl(oidc, '&mode=redirect'), { timeout: STEP_MS });
   // The page leaves for the authorization server, which signs the user in
   // and sends the browser to the callback page, which sends it back: the
@@ -161,10 +108,10 @@ await check('oidc-provider: redirect mode', {}, async (context, oidc) => {
 await check('oidc-provider: two tabs sharing localStorage, 10 calls each at expiry: one refresh', { accessTtl: 8, refreshDelayMs: 500 }, async (context, oidc) => {
   const first = await context.newPage();
   const reported = [];
-  watch(first, reported);
+  watchConsole(first, reported);
   await popupSignIn(first, reported, oidc, '&store=localStorage');
   const second = await context.newPage();
-  watch(second, []);
+  watchConsole(second, []);
   await second.goto(pageUrl(oidc, '&store=localStorage'), { timeout: STEP_MS });
   const kept = await second.evaluate(() => Object.keys(localStorage).filter((key) => key.startsWith('mcp-edge:')));
   assert(kept.length === 1, `localStorage keys in the second tab: ${kept}`);

@@ -26,21 +26,14 @@
 // 9. an authorization server that sends no CORS headers: the error says so.
 // Screenshots (consent popup, page afterwards) go to target/screenshots/.
 // Prints one line per check; exits 1 if any failed.
-import { createReadStream, mkdirSync, statSync } from 'node:fs';
-import { createServer } from 'node:http';
-import { extname, join, normalize, sep } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { chromium } from 'playwright-core';
 import { CONFIDENTIAL_CLIENT, start as startOAuthServer } from '../peers/oauth-server.mjs';
 import { launchChromium } from '../support/chromium.mjs';
+import { ROOT, RESULT_MS, STEP_MS, assert, requirePackage, serveSite, watchConsole } from './harness.mjs';
 
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const PKG = join(ROOT, 'target', 'npm', 'pkg');
-const WWW = join(ROOT, 'www');
-const PAGE = fileURLToPath(new URL('./page/', import.meta.url));
 const SCREENSHOTS = join(ROOT, 'target', 'screenshots');
-const STEP_MS = 20_000;
-const RESULT_MS = 60_000;
 
 // The whole run is bounded.
 const watchdog = setTimeout(() => {
@@ -48,37 +41,8 @@ const watchdog = setTimeout(() => {
   process.exit(1);
 }, 300_000);
 
-try {
-  statSync(join(PKG, 'index.js'));
-} catch {
-  console.error(`FAILED ${PKG} has no index.js: build the npm package first (cargo xtask package)`);
-  process.exit(1);
-}
-
-const types = { '.html': 'text/html; charset=utf-8', '.js': 'text/javascript', '.wasm': 'application/wasm', '.json': 'application/json' };
-/** A file under `dir`, or null if the path leaves it. */
-function under(dir, path) {
-  const file = normalize(join(dir, path));
-  return file.startsWith(dir.endsWith(sep) ? dir : dir + sep) ? file : null;
-}
-const site = createServer((request, response) => {
-  const path = decodeURIComponent(new URL(request.url ?? '/', 'http://x').pathname);
-  let file = null;
-  if (path === '/' || path === '/index.html') file = join(PAGE, 'index.html');
-  else if (path === '/app.js' || path === '/worker.js') file = join(PAGE, path.slice(1));
-  else if (path === '/oauth-callback.html' || path === '/oauth-callback.js') file = join(WWW, path.slice(1));
-  else if (path.startsWith('/pkg/')) file = under(PKG, path.slice('/pkg/'.length));
-  try {
-    if (!file || !statSync(file).isFile()) throw new Error('not a file');
-  } catch {
-    response.writeHead(404).end();
-    return;
-  }
-  response.writeHead(200, { 'content-type': types[extname(file)] ?? 'application/octet-stream', 'cache-control': 'no-store' });
-  createReadStream(file).pipe(response);
-});
-await new Promise((resolve) => site.listen(0, '127.0.0.1', resolve));
-const siteOrigin = `http://127.0.0.1:${site.address().port}`;
+requirePackage();
+const { server: site, origin: siteOrigin } = await serveSite(['app.js', 'worker.js']);
 const oauth = await startOAuthServer({ host: '127.0.0.1' });
 // The page and the servers are on different origins: everything is cross-origin.
 const pageUrl = (query = '') => `${siteOrigin}/?server=${encodeURIComponent(oauth.mcpUrl)}${query}`;
@@ -88,11 +52,6 @@ mkdirSync(SCREENSHOTS, { recursive: true });
 // Playwright turns the popup blocker off by default; these tests need it.
 const browser = await launchChromium(chromium, { ignoreDefaultArgs: ['--disable-popup-blocking'] });
 
-function assert(condition, message) {
-  if (!condition) throw new Error(message);
-}
-
-const RESULT_PREFIX = 'oauth-test-result ';
 /** Outcomes the page reported (console), by page. */
 const outcomes = new WeakMap();
 
@@ -101,13 +60,7 @@ async function newPage() {
   const page = await context.newPage();
   const reported = [];
   outcomes.set(page, reported);
-  page.on('console', (message) => {
-    const text = message.text();
-    if (text.startsWith(RESULT_PREFIX)) reported.push(JSON.parse(text.slice(RESULT_PREFIX.length)));
-    else if (message.type() === 'error' && /^Failed to load resource/.test(text)) return;
-    else if (message.type() === 'error' || message.type() === 'warning') console.log(`  [console.${message.type()}] ${text}`);
-  });
-  page.on('pageerror', (error) => console.log(`  [pageerror] ${error}`));
+  watchConsole(page, reported);
   if (process.env.DEBUG) {
     page.on('framenavigated', (frame) => frame === page.mainFrame() && console.log(`  [navigated] ${frame.url()}`));
     page.on('popup', (popup) => console.log(`  [popup] ${popup.url()}`));
