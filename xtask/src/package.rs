@@ -205,6 +205,38 @@ pub fn build_unpacked(toolchain: Toolchain, name: &str) -> Res<PathBuf> {
 /// `wasm-pack build` of one flavour: the default features, or
 /// `--no-default-features --features <features>`.
 fn wasm_pack(toolchain: Toolchain, stem: &str, features: Option<&str>, out: &Path) -> Res {
+    // Each build has a target directory of its own: the cdylib's file name
+    // carries no hash, so the full and the lite build would overwrite each
+    // other's and recompile the crate every time; nightly's std and flags
+    // would rebuild the stable artefacts and back.
+    let base = std::env::var_os("CARGO_TARGET_DIR").map(PathBuf::from).unwrap_or_else(|| root().join("target"));
+    let target = match (toolchain, features.is_some()) {
+        (Toolchain::Stable, false) => base,
+        (Toolchain::Stable, true) => base.join("lite"),
+        (Toolchain::Nightly, false) => base.join("nightly"),
+        (Toolchain::Nightly, true) => base.join("nightly-lite"),
+    };
+    let features: Vec<String> = match features {
+        Some(features) => {
+            vec!["--no-default-features".into(), "--features".into(), format!("{features},{PACKAGE_FEATURES}")]
+        }
+        None => vec!["--features".into(), PACKAGE_FEATURES.into()],
+    };
+    wasm_pack_crate(toolchain, &root(), stem, &features, &target, out)
+}
+
+/// `wasm-pack build` of the crate in `dir` (the package, or the size
+/// floor of `cargo xtask size`) the way the package is built: `toolchain`
+/// with its flags, `cargo_args` after them, into `target`, the glue and the
+/// wasm named `stem` in `out`.
+pub fn wasm_pack_crate(
+    toolchain: Toolchain,
+    dir: &Path,
+    stem: &str,
+    cargo_args: &[String],
+    target: &Path,
+    out: &Path,
+) -> Res {
     // `--no-pack`: the package.json, README and entries are ours (below).
     // `--no-opt`: wasm-pack would download a wasm-opt and run its `-O`
     // presets; `shrink` runs the pinned one with passes chosen for the
@@ -217,23 +249,9 @@ fn wasm_pack(toolchain: Toolchain, stem: &str, features: Option<&str>, out: &Pat
         // After `--` the first word is the crate's directory, the rest goes
         // to `cargo build`.
         .arg("--")
-        .arg(root());
-    // Each build has a target directory of its own: the cdylib's file name
-    // carries no hash, so the full and the lite build would overwrite each
-    // other's and recompile the crate every time; nightly's std and flags
-    // would rebuild the stable artefacts and back.
-    let base = std::env::var_os("CARGO_TARGET_DIR").map(PathBuf::from).unwrap_or_else(|| root().join("target"));
-    let target = match (toolchain, features.is_some()) {
-        (Toolchain::Stable, false) => base,
-        (Toolchain::Stable, true) => base.join("lite"),
-        (Toolchain::Nightly, false) => base.join("nightly"),
-        (Toolchain::Nightly, true) => base.join("nightly-lite"),
-    };
-    c.env("CARGO_TARGET_DIR", target);
-    match features {
-        Some(features) => c.args(["--no-default-features", "--features", &format!("{features},{PACKAGE_FEATURES}")]),
-        None => c.args(["--features", PACKAGE_FEATURES]),
-    };
+        .arg(dir)
+        .args(cargo_args)
+        .env("CARGO_TARGET_DIR", target);
     if toolchain == Toolchain::Nightly {
         // optimize_for_size: std's smaller variants (sorting, formatting
         // helpers); measured -3,533 B gzip of the full wasm (docs/size.md).
@@ -286,7 +304,7 @@ const SHRINK_PASSES: &[&str] = &[
 /// Runs `SHRINK_PASSES` (twice) over wasm-bindgen's output, in place, then
 /// lays like functions side by side (`wasm::order`). Without `-g` binaryen
 /// writes no `name` section, so the names given for the order leave again.
-fn shrink(wasm: &Path) -> Res {
+pub fn shrink(wasm: &Path) -> Res {
     let mut c = cmd(root().join(WASM_OPT));
     c.args(WASM_FEATURES).args(SHRINK_PASSES).args(SHRINK_PASSES).arg(wasm).arg("-o").arg(wasm);
     run_echo(&mut c)?;
@@ -306,7 +324,7 @@ fn shrink(wasm: &Path) -> Res {
 
 /// The imports of `<stem>_bg.wasm` and its glue `<stem>.js` renamed to a
 /// letter or two (`wasm::imports`), in place.
-fn shorten_imports(dir: &Path, stem: &str) -> Res {
+pub fn shorten_imports(dir: &Path, stem: &str) -> Res {
     let (wasm, glue) = (dir.join(format!("{stem}_bg.wasm")), dir.join(format!("{stem}.js")));
     let module = fs::read(&wasm).map_err(|e| format!("cannot read {}: {e}", wasm.display()))?;
     let text = fs::read_to_string(&glue).map_err(|e| format!("cannot read {}: {e}", glue.display()))?;

@@ -11,9 +11,14 @@
 //! package is measured as `cargo xtask package` builds it (its toolchain)
 //! and built with the other toolchain beside it.
 //!
+//! Beside them, the floor (xtask/src/floor.rs, benches/size-floor): the
+//! least a Rust MCP client compiled to wasm weighs, built and measured the
+//! same way, so that the bounds read against what no engine can go below.
+//!
 //! The contributors come from a twin build that keeps the function names
 //! (the release profile strips them; the code is the same), read by twiggy.
 
+use crate::floor;
 use crate::package::{self, Toolchain, file_size, gzip_size, rel};
 use crate::setup::{self, Step, WASM_TARGET};
 use crate::util::{Res, capture, cargo, cmd, root, run_echo};
@@ -68,6 +73,12 @@ pub fn size() -> Res {
     let ts = measured.pop().ok_or("no TS SDK figures")?;
     let others = measure(&node22, &other_dir, other, &[FULL_ENTRY, LITE_ENTRY])?;
     let sdk_version = json_string_field(&sdk.join("package.json"), "version").unwrap_or_else(|| "?".into());
+    let floors = floor::build(shipped, &node22)?;
+    let floor_links: Vec<(&str, &Path)> = floors.iter().map(|(f, dir)| (f.name, dir.as_path())).collect();
+    let floor_entries: Vec<String> =
+        floors.iter().map(|(f, _)| format!("{0}={0}#connect+{0}#request", f.name)).collect();
+    let floor_entries: Vec<&str> = floor_entries.iter().map(String::as_str).collect();
+    let floor_measured = measure_in(&node22, "floor", &floor_links, &floor_entries)?;
 
     println!("\n==> size as a page ships it, against the TypeScript SDK {sdk_version} in the same run");
     println!("  (esbuild --bundle --minify --format=esm --platform=browser of `import {{ McpClient }} from ...`,");
@@ -102,6 +113,9 @@ pub fn size() -> Res {
         row(&label(&e.name, other), e);
     }
     row(&format!("TS SDK {sdk_version} (Client+HTTP+SSE+auth)"), &ts);
+    for ((flavour, _), e) in floors.iter().zip(&floor_measured) {
+        row(&format!("{} ({})", flavour.about, shipped.name()), e);
+    }
     println!();
     for e in &measured {
         let (spec, bound) = if e.name == "lite" { ("mcp-edge/lite", LITE_BOUND) } else { ("mcp-edge", FULL_BOUND) };
@@ -110,6 +124,20 @@ pub fn size() -> Res {
             "  {spec:<14} bound {bound} gzip: {verdict} ({:.2}x the TS SDK's gzip)",
             e.gzip as f64 / ts.gzip as f64
         );
+    }
+    // The bounds against the least a Rust client in wasm weighs with the
+    // package's JSON (benches/size-floor): what an engine has left.
+    if let Some(floor) = floor_measured.first() {
+        for e in &measured {
+            let (spec, bound) = if e.name == "lite" { ("mcp-edge/lite", LITE_BOUND) } else { ("mcp-edge", FULL_BOUND) };
+            println!(
+                "  {spec:<14} {:.2}x the serde_json floor's gzip ({}); its bound {:.2}x, {} bytes above the floor",
+                e.gzip as f64 / floor.gzip as f64,
+                floor.gzip,
+                bound as f64 / floor.gzip as f64,
+                bound.saturating_sub(floor.gzip)
+            );
+        }
     }
     println!("\n  files (raw / gzip / brotli):");
     for (t, list) in [(shipped, &measured), (other, &others)] {
@@ -122,7 +150,12 @@ pub fn size() -> Res {
     for (file, raw, gz, br) in &ts.files {
         println!("    {:<34} {file:<26} {raw:>9} {gz:>8} {br:>8}", "TS SDK");
     }
-    let json = report_json(shipped, &sdk_version, &ts, &[(shipped, &measured), (other, &others)]);
+    for e in &floor_measured {
+        for (file, raw, gz, br) in &e.files {
+            println!("    {:<34} {file:<26} {raw:>9} {gz:>8} {br:>8}", e.name);
+        }
+    }
+    let json = report_json(shipped, &sdk_version, &ts, &[(shipped, &measured), (other, &others)], &floor_measured);
     let out = root().join("target").join("size");
     fs::create_dir_all(&out).map_err(|e| format!("cannot create {}: {e}", out.display()))?;
     let json_path = out.join("size.json");
@@ -152,19 +185,25 @@ pub fn size() -> Res {
 
 /// Runs tests/npm/size.mjs on the package in `pkg` for these entries.
 fn measure(node22: &Path, pkg: &Path, toolchain: Toolchain, entries: &[&str]) -> Res<Vec<Entry>> {
-    let work = root().join("target").join("size").join(toolchain.name());
+    let sdk = root().join(TS_SDK);
+    measure_in(node22, toolchain.name(), &[("mcp-edge", pkg), ("@modelcontextprotocol/sdk", &sdk)], entries)
+}
+
+/// Runs tests/npm/size.mjs in target/size/<work>, whose node_modules/ has
+/// these (package name, directory) links, for these entries.
+fn measure_in(node22: &Path, work: &str, packages: &[(&str, &Path)], entries: &[&str]) -> Res<Vec<Entry>> {
+    let work = root().join("target").join("size").join(work);
     let _ = fs::remove_dir_all(&work);
-    let scope = work.join("node_modules").join("@modelcontextprotocol");
-    fs::create_dir_all(&scope).map_err(|e| format!("cannot create {}: {e}", scope.display()))?;
-    let link = |to: &Path, at: &Path| {
-        std::os::unix::fs::symlink(to, at).map_err(|e| format!("cannot link {}: {e}", at.display()))
-    };
-    link(pkg, &work.join("node_modules").join("mcp-edge"))?;
-    link(&root().join(TS_SDK), &scope.join("sdk"))?;
+    for (name, dir) in packages {
+        let at = work.join("node_modules").join(name);
+        let parent = at.parent().ok_or("a package link has no parent")?;
+        fs::create_dir_all(parent).map_err(|e| format!("cannot create {}: {e}", parent.display()))?;
+        std::os::unix::fs::symlink(dir, &at).map_err(|e| format!("cannot link {}: {e}", at.display()))?;
+    }
     let script = root().join("tests").join("npm").join("size.mjs");
     let mut c = cmd(node22);
     c.arg(&script).arg(&work).arg(node22).args(entries);
-    println!("$ node {} {} ... ({})", rel(&script), rel(&work), toolchain.name());
+    println!("$ node {} {} ...", rel(&script), rel(&work));
     let out = capture(&mut c)?;
     let mut found = Vec::new();
     for line in out.lines() {
@@ -196,7 +235,13 @@ fn measure(node22: &Path, pkg: &Path, toolchain: Toolchain, entries: &[&str]) ->
 }
 
 /// target/size/size.json (by hand: xtask is std only; the names are ours).
-fn report_json(shipped: Toolchain, sdk_version: &str, ts: &Entry, builds: &[(Toolchain, &Vec<Entry>)]) -> String {
+fn report_json(
+    shipped: Toolchain,
+    sdk_version: &str,
+    ts: &Entry,
+    builds: &[(Toolchain, &Vec<Entry>)],
+    floors: &[Entry],
+) -> String {
     let entry = |e: &Entry| {
         let files: Vec<String> = e
             .files
@@ -234,12 +279,15 @@ fn report_json(shipped: Toolchain, sdk_version: &str, ts: &Entry, builds: &[(Too
         "{{\n  \"measured_as\": \"esbuild --bundle --minify --format=esm --platform=browser + every .wasm loaded; gzip -9; brotli -q 11; cold start: Node 22 import to ready, median of 10\",\n  \
          \"bounds_gzip\": {{\"full\": {FULL_BOUND}, \"lite\": {LITE_BOUND}}},\n  \
          \"ts_sdk\": {{\"version\": \"{sdk_version}\", \"raw\": {}, \"gzip\": {}, \"brotli\": {}, \"cold_start_ms\": {:.2}}},\n  \
-         \"builds\": [\n    {}\n  ]\n}}\n",
+         \"builds\": [\n    {}\n  ],\n  \
+         \"floor\": {{\"toolchain\": \"{}\", \"entries\": [\n      {}\n    ]}}\n}}\n",
         ts.raw,
         ts.gzip,
         ts.brotli,
         ts.cold_ms,
-        builds.join(",\n    ")
+        builds.join(",\n    "),
+        shipped.name(),
+        floors.iter().map(entry).collect::<Vec<_>>().join(",\n      ")
     )
 }
 
