@@ -82,6 +82,16 @@ export function installInProcessServer() {
 
 /** A connected client of each kind, with one shape. */
 async function connect(kind, env, url) {
+  if (kind === 'wasm-floor') {
+    // benches/size-floor: the least a Rust client in wasm can be (JSON-RPC
+    // over fetch, serde_json), for the sequential figures only.
+    await env.floor.connect(url);
+    return {
+      call: (name, args) => env.floor.request(url, 'tools/call', { name, arguments: args }),
+      list: () => env.floor.request(url, 'tools/list', {}),
+      close: async () => {},
+    };
+  }
   if (kind === 'bare') {
     await bare(url, 'initialize', { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'bench', version: '1' } });
     await bareNotify(url, 'notifications/initialized');
@@ -208,11 +218,20 @@ export async function runBench(env, counts) {
     clients[endpoint] = {};
     for (const kind of CLIENTS) clients[endpoint][kind] = await connect(kind, env, `${base}/mcp/${endpoint}`);
   }
+  // The size floor (benches/size-floor: the least a Rust client in wasm
+  // can be) beside the three in the plain sequential figures: it keeps one
+  // session, and these endpoints have none.
+  const SEQUENTIAL = env.floor ? [...CLIENTS, 'wasm-floor'] : CLIENTS;
+  if (env.floor) {
+    for (const endpoint of ['json', 'sse', 'inproc']) {
+      clients[endpoint]['wasm-floor'] = await connect('wasm-floor', env, `${base}/mcp/${endpoint}`);
+    }
+  }
   // The clients learn `echo`'s output schema from the list.
   for (const kind of CLIENTS) check((await clients.typed[kind].list())?.tools?.[0]?.outputSchema, `${kind} typed tools/list`);
   const echo = (kind, endpoint, i) =>
     clients[endpoint][kind].call('echo', { text: `call ${i}` }).then((r) => check(r?.content?.[0]?.text?.includes(`call ${i}`), `${kind} echo`));
-  for (const kind of CLIENTS) for (let i = 0; i < 20; i++) await echo(kind, 'json', i); // warm-up
+  for (const kind of SEQUENTIAL) for (let i = 0; i < 20; i++) await echo(kind, 'json', i); // warm-up
 
   // Memory per call in flight, first: wasm memory only grows, so a later
   // figure's high-water mark would hide this one's.
@@ -245,7 +264,7 @@ export async function runBench(env, counts) {
   }
 
   for (const endpoint of ['json', 'sse']) {
-    const times = await rounds(counts.rounds, CLIENTS, async (kind) => {
+    const times = await rounds(counts.rounds, SEQUENTIAL, async (kind) => {
       for (let i = 0; i < counts.calls; i++) await echo(kind, endpoint, i);
     });
     add({ name: `sequential tools/call, ${endpoint.toUpperCase()} replies`, n: counts.calls, unit: 'ms', times });
@@ -273,8 +292,8 @@ export async function runBench(env, counts) {
   }
   {
     // Ten times the calls: each takes tens of microseconds.
-    for (const kind of CLIENTS) for (let i = 0; i < 200; i++) await echo(kind, 'inproc', i); // warm-up
-    const times = await rounds(counts.rounds, CLIENTS, async (kind) => {
+    for (const kind of SEQUENTIAL) for (let i = 0; i < 200; i++) await echo(kind, 'inproc', i); // warm-up
+    const times = await rounds(counts.rounds, SEQUENTIAL, async (kind) => {
       for (let i = 0; i < counts.calls * 10; i++) await echo(kind, 'inproc', i);
     });
     add({ name: 'sequential tools/call, in-process fetch', n: counts.calls * 10, unit: 'ms', times });
@@ -370,5 +389,7 @@ export function formatFigure(runtime, figure) {
     `mcp-edge ${fmt(edge)} ms (${(edge / med.bare).toFixed(2)}x bare, ${(edge / med['ts-sdk']).toFixed(2)}x ts-sdk time` +
       (figure.throughput ? `, ${(med['ts-sdk'] / edge).toFixed(2)}x ts-sdk throughput)` : ')'),
   );
+  const floor = med['wasm-floor'];
+  if (floor !== undefined) parts.push(`wasm-floor ${fmt(floor)} ms (${(floor / med.bare).toFixed(2)}x bare)`);
   return `${head} ${parts.join(' | ')}`;
 }

@@ -1,6 +1,6 @@
 // `cargo xtask bench`, Node: node --expose-gc --no-warnings node.mjs <root> <base-url> <full|smoke> <out.json>
-// Imports the packed package (target/npm/pkg) and the TS SDK pinned in
-// tests/peers, runs core.mjs's figures, writes the JSON of the run.
+// Imports the packed package (target/npm/pkg), the size floor and the TS SDK
+// pinned in tests/peers, runs core.mjs's figures, writes the JSON of the run.
 import { writeFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { COUNTS, runBench } from './core.mjs';
@@ -11,6 +11,8 @@ const sdkDir = 'tests/peers/node_modules/@modelcontextprotocol/sdk/dist/esm';
 const { Client } = await import(at(`${sdkDir}/client/index.js`));
 const { StreamableHTTPClientTransport } = await import(at(`${sdkDir}/client/streamableHttp.js`));
 const edge = await import(at('target/npm/pkg/node.js'));
+// The size floor (benches/size-floor, built by `cargo xtask bench`).
+const floor = await import(at('target/size-floor/floor-serde/node.js'));
 const wasm = await edge.init(); // already instantiated: returns its exports
 
 // The TS SDK adds a listener per request to one AbortSignal; Node warns
@@ -27,6 +29,7 @@ const report = await runBench(
     base,
     sdk: { Client, StreamableHTTPClientTransport },
     McpClient: edge.McpClient,
+    floor,
     wasmMemory: () => wasm.memory.buffer.byteLength,
     gc: async () => {
       for (let i = 0; i < 3; i++) globalThis.gc();

@@ -6,8 +6,10 @@
 //! `--quick` fewer calls and 3 rounds, for a busy machine.
 //!
 //! One process per runtime, client order rotated each round, median of the
-//! rounds (benches/js/core.mjs, benches/native). Each figure prints one line
-//! with its ratios; the run's JSON goes to target/bench/run.json (and one
+//! rounds (benches/js/core.mjs, benches/native). The plain sequential
+//! figures also run `wasm-floor`, the size floor of `cargo xtask size`
+//! (benches/size-floor: JSON-RPC over `fetch` by serde_json, nothing else).
+//! Each figure prints one line with its ratios; the run's JSON goes to target/bench/run.json (and one
 //! file per runtime beside it).
 
 use crate::package::{self, rel};
@@ -66,6 +68,8 @@ pub fn bench() -> Res {
     };
     setup::setup(&[Step::Browser, Step::Npm])?;
     package::build()?;
+    // The size floor runs beside the clients in the sequential figures.
+    crate::floor::build(package::SHIPPED_TOOLCHAIN, &root().join(NODE22))?;
     let out = root().join("target").join("bench");
     fs::create_dir_all(&out).map_err(|e| format!("cannot create {}: {e}", out.display()))?;
     run_echo(
