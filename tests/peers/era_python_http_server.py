@@ -11,11 +11,7 @@ Listens on 127.0.0.1, port from env PORT (0 or unset: any free port), path
 accepts connections.
 
 Tools:
-- `add(a, b)`: the sum, as text.
-- `confirm()`: asks the user (elicitation, through a `Resolve`/`Elicit`
-  dependency: an `input_required` round trip in 2026-07-28, a mid-call
-  `elicitation/create` request in the handshake era); answers
-  `<action>:<confirmed>`.
+- `add(a, b)` and `confirm()`: era_python_tools.py.
 - `region_echo(region)`: `region` is declared `x-mcp-header: Region`, so a
   2026-07-28 client must send it as `Mcp-Param-Region` (the SDK checks it).
 - `set_note(text)`: changes the resource `note://greeting` and publishes
@@ -39,35 +35,17 @@ import sys
 from typing import Annotated
 
 import uvicorn
-from pydantic import BaseModel, Field
+from pydantic import Field
 from starlette.middleware.cors import CORSMiddleware
 
-from mcp.server.mcpserver import Context, Elicit, ElicitationResult, MCPServer, Resolve
+from mcp.server.mcpserver import Context, MCPServer
+
+from era_python_tools import serve_add_and_confirm
 
 server = MCPServer("py-http-dual-era")
+serve_add_and_confirm(server)
 note = {"text": "hello"}
 NOTE_URI = "note://greeting"
-
-
-class Confirm(BaseModel):
-    confirmed: bool = True
-
-
-def ask() -> Elicit[Confirm]:
-    return Elicit("Sure?", Confirm)
-
-
-@server.tool()
-async def add(a: int, b: int) -> str:
-    """Adds two numbers."""
-    return str(a + b)
-
-
-@server.tool()
-async def confirm(answer: Annotated[ElicitationResult[Confirm], Resolve(ask)]) -> str:
-    """Asks the user to confirm."""
-    data = getattr(answer, "data", None)
-    return f"{answer.action}:{getattr(data, 'confirmed', None)}"
 
 
 @server.tool()

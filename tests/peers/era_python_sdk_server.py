@@ -1,35 +1,13 @@
-"""A dual-era stdio server on the Python SDK (mcp 2.3.0): `add`, and
-`confirm`, which asks the user through a `Resolve`/`Elicit` dependency (an
+"""A dual-era stdio server on the Python SDK (mcp 2.3.0) with the tools of
+era_python_tools.py: `add`, and `confirm`, which asks the user (an
 `input_required` round trip in 2026-07-28, an `elicitation/create` request
-in the handshake era; `ctx.elicit` has no back-channel in 2026-07-28)."""
-from typing import Annotated
+in the handshake era)."""
+from mcp.server.mcpserver import MCPServer
 
-from pydantic import BaseModel
-
-from mcp.server.mcpserver import Elicit, ElicitationResult, MCPServer, Resolve
+from era_python_tools import serve_add_and_confirm
 
 server = MCPServer("py-dual-era")
-
-
-class Confirm(BaseModel):
-    confirmed: bool = True
-
-
-def ask() -> Elicit[Confirm]:
-    return Elicit("Sure?", Confirm)
-
-
-@server.tool()
-async def add(a: int, b: int) -> str:
-    """Adds two numbers."""
-    return str(a + b)
-
-
-@server.tool()
-async def confirm(answer: Annotated[ElicitationResult[Confirm], Resolve(ask)]) -> str:
-    """Asks the user to confirm."""
-    data = getattr(answer, "data", None)
-    return f"{answer.action}:{getattr(data, 'confirmed', None)}"
+serve_add_and_confirm(server)
 
 
 if __name__ == "__main__":
