@@ -15,6 +15,8 @@ use crate::runtime::{BoxFuture, BoxStream, MaybeSend, MaybeSync};
 mod budget;
 #[cfg(not(target_arch = "wasm32"))]
 mod native;
+#[cfg(all(test, not(target_arch = "wasm32")))]
+pub(crate) mod scripted;
 pub(crate) mod url;
 #[cfg(target_arch = "wasm32")]
 mod web;

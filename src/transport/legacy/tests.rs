@@ -10,61 +10,28 @@ use futures::channel::mpsc;
 use super::super::streamable::{LAST_EVENT_ID_HEADER, ReconnectPolicy};
 use super::*;
 use crate::auth::{AuthChallenge, AuthError};
-use crate::http::{HttpError, HttpRequest, HttpResponse, Method};
+use crate::http::{HttpResponse, Method};
 use crate::runtime::sleep;
 
-/// An HTTP client whose every exchange the test answers by hand.
+/// The scripted HTTP client, and a transport on it.
 #[cfg(not(target_arch = "wasm32"))]
 mod scripted {
-    use futures::channel::{mpsc, oneshot};
+    pub use crate::http::scripted::{Exchange, Scripted, event_stream as stream, header, scripted};
 
     use super::*;
 
-    pub type Exchange = (HttpRequest, oneshot::Sender<HttpResponse>);
-
-    pub struct Scripted(pub mpsc::UnboundedSender<Exchange>);
-
-    impl HttpClient for Scripted {
-        fn fetch(&self, request: HttpRequest) -> BoxFuture<'static, Result<HttpResponse, HttpError>> {
-            let (reply, response) = oneshot::channel();
-            let sent = self.0.unbounded_send((request, reply));
-            boxed(async move {
-                sent.map_err(|_| HttpError::Network("the test is gone".into()))?;
-                response.await.map_err(|_| HttpError::Network("connection refused".into()))
-            })
-        }
-    }
-
-    pub fn transport(policy: ReconnectPolicy) -> (LegacySseTransport<Scripted>, mpsc::UnboundedReceiver<Exchange>) {
-        let (sender, exchanges) = mpsc::unbounded();
+    pub fn transport(
+        policy: ReconnectPolicy,
+    ) -> (LegacySseTransport<Scripted>, futures::channel::mpsc::UnboundedReceiver<Exchange>) {
+        let (http, exchanges) = scripted();
         let mut options = LegacySseOptions::new("http://test.invalid/sse");
         options.reconnect = policy;
         options.connect_timeout = Duration::from_secs(5);
-        (LegacySseTransport::with_http(Scripted(sender), options), exchanges)
-    }
-
-    /// A streamed body the test writes to chunk by chunk.
-    pub fn stream() -> (HttpResponse, mpsc::UnboundedSender<Result<Vec<u8>, HttpError>>) {
-        let (sender, chunks) = mpsc::unbounded();
-        let response = HttpResponse {
-            status: 200,
-            headers: vec![("content-type".into(), "text/event-stream".into())],
-            body: Box::pin(chunks),
-        };
-        (response, sender)
+        (LegacySseTransport::with_http(http, options), exchanges)
     }
 
     pub fn response(status: u16, content_type: &str, body: &str) -> HttpResponse {
-        let chunks = if body.is_empty() { Vec::new() } else { vec![Ok(body.as_bytes().to_vec())] };
-        HttpResponse {
-            status,
-            headers: vec![("content-type".into(), content_type.into())],
-            body: Box::pin(futures::stream::iter(chunks)),
-        }
-    }
-
-    pub fn header<'a>(request: &'a HttpRequest, name: &str) -> Option<&'a str> {
-        request.headers.iter().find(|(n, _)| n.eq_ignore_ascii_case(name)).map(|(_, v)| v.as_str())
+        crate::http::scripted::response(status, &[("content-type", content_type)], body)
     }
 }
 
@@ -193,9 +160,9 @@ async fn a_stream_that_cannot_be_reopened_closes_the_transport() {
 #[tokio::test]
 async fn a_foreign_endpoint_is_refused_and_nothing_is_posted() {
     use scripted::*;
-    let (sender, mut exchanges) = mpsc::unbounded();
+    let (http, mut exchanges) = scripted();
     let options = LegacySseOptions::new("http://test.invalid/sse");
-    let connecting = tokio::spawn(LegacySseTransport::connect(Scripted(sender), options));
+    let connecting = tokio::spawn(LegacySseTransport::connect(http, options));
     let (_, reply) = tokio::time::timeout(Duration::from_secs(5), exchanges.next()).await.unwrap().unwrap();
     let (opened, body) = stream();
     let _ = reply.send(opened);
@@ -211,9 +178,9 @@ async fn a_foreign_endpoint_is_refused_and_nothing_is_posted() {
 #[tokio::test]
 async fn connect_reports_what_the_get_got() {
     use scripted::*;
-    let (sender, mut exchanges) = mpsc::unbounded();
+    let (http, mut exchanges) = scripted();
     let options = LegacySseOptions::new("http://test.invalid/sse");
-    let connecting = tokio::spawn(LegacySseTransport::connect(Scripted(sender), options.clone()));
+    let connecting = tokio::spawn(LegacySseTransport::connect(http, options.clone()));
     let (_, reply) = tokio::time::timeout(Duration::from_secs(5), exchanges.next()).await.unwrap().unwrap();
     let _ = reply.send(response(200, "text/html; charset=utf-8", "<html>hello</html>"));
     match connecting.await.unwrap() {
@@ -224,8 +191,8 @@ async fn connect_reports_what_the_get_got() {
     }
 
     // A stream whose first event is not `endpoint`.
-    let (sender, mut exchanges) = mpsc::unbounded();
-    let connecting = tokio::spawn(LegacySseTransport::connect(Scripted(sender), options));
+    let (http, mut exchanges) = scripted();
+    let connecting = tokio::spawn(LegacySseTransport::connect(http, options));
     let (_, reply) = tokio::time::timeout(Duration::from_secs(5), exchanges.next()).await.unwrap().unwrap();
     let (opened, body) = stream();
     let _ = reply.send(opened);
@@ -237,10 +204,10 @@ async fn connect_reports_what_the_get_got() {
 #[tokio::test]
 async fn connect_gives_up_in_time_when_no_endpoint_comes() {
     use scripted::*;
-    let (sender, mut exchanges) = mpsc::unbounded();
+    let (http, mut exchanges) = scripted();
     let mut options = LegacySseOptions::new("http://test.invalid/sse");
     options.connect_timeout = Duration::from_millis(200);
-    let connecting = tokio::spawn(LegacySseTransport::connect(Scripted(sender), options));
+    let connecting = tokio::spawn(LegacySseTransport::connect(http, options));
     let (_, reply) = tokio::time::timeout(Duration::from_secs(5), exchanges.next()).await.unwrap().unwrap();
     let (opened, body) = stream();
     let _ = reply.send(opened);
@@ -291,11 +258,11 @@ impl AuthProvider for CountingAuth {
 async fn with_auth_a_401_runs_the_flow_and_a_403_steps_up_once() {
     use scripted::*;
     let auth = Arc::new(CountingAuth::default());
-    let (sender, mut exchanges) = mpsc::unbounded();
+    let (http, mut exchanges) = scripted();
     let mut options = LegacySseOptions::new("http://test.invalid/sse");
     options.reconnect = fast_policy();
     options.auth = Some(auth.clone());
-    let mut transport = LegacySseTransport::with_http(Scripted(sender), options);
+    let mut transport = LegacySseTransport::with_http(http, options);
     let mut events = Vec::new();
 
     // The GET is refused, authorized, sent again with the token.
@@ -352,11 +319,11 @@ async fn with_auth_a_401_runs_the_flow_and_a_403_steps_up_once() {
 async fn waiting_for_the_endpoint_does_not_time_out_while_someone_signs_in() {
     use scripted::*;
     let auth = Arc::new(CountingAuth { delay: Duration::from_millis(600), ..CountingAuth::default() });
-    let (sender, mut exchanges) = mpsc::unbounded();
+    let (http, mut exchanges) = scripted();
     let mut options = LegacySseOptions::new("http://test.invalid/sse");
     options.connect_timeout = Duration::from_millis(200);
     options.auth = Some(auth.clone());
-    let connecting = tokio::spawn(LegacySseTransport::connect(Scripted(sender), options));
+    let connecting = tokio::spawn(LegacySseTransport::connect(http, options));
     let (_, reply) = tokio::time::timeout(Duration::from_secs(5), exchanges.next()).await.unwrap().unwrap();
     let _ = reply.send(response(401, "text/plain", ""));
     let (get, reply) = tokio::time::timeout(Duration::from_secs(5), exchanges.next()).await.unwrap().unwrap();

@@ -8,44 +8,20 @@ use futures::StreamExt;
 use super::*;
 use crate::protocol::methods;
 
-/// An HTTP client whose every exchange the test answers by hand.
+/// The scripted HTTP client, and a transport on it.
 #[cfg(not(target_arch = "wasm32"))]
 mod scripted {
-    use futures::channel::{mpsc, oneshot};
+    pub use crate::http::scripted::{Exchange, Scripted, response, scripted};
 
     use super::*;
 
-    pub type Exchange = (HttpRequest, oneshot::Sender<HttpResponse>);
-
-    pub struct Scripted(mpsc::UnboundedSender<Exchange>);
-
-    impl HttpClient for Scripted {
-        fn fetch(&self, request: HttpRequest) -> BoxFuture<'static, Result<HttpResponse, HttpError>> {
-            let (reply, response) = oneshot::channel();
-            let sent = self.0.unbounded_send((request, reply));
-            boxed(async move {
-                sent.map_err(|_| HttpError::Network("the test is gone".into()))?;
-                response.await.map_err(|_| HttpError::Network("the test dropped the exchange".into()))
-            })
-        }
-    }
-
     pub fn transport(
         policy: ReconnectPolicy,
-    ) -> (StreamableHttpTransport<Scripted>, mpsc::UnboundedReceiver<Exchange>) {
-        let (sender, exchanges) = mpsc::unbounded();
+    ) -> (StreamableHttpTransport<Scripted>, futures::channel::mpsc::UnboundedReceiver<Exchange>) {
+        let (http, exchanges) = scripted();
         let mut options = StreamableHttpOptions::new("http://test.invalid/mcp");
         options.reconnect = policy;
-        (StreamableHttpTransport::with_http(Scripted(sender), options), exchanges)
-    }
-
-    pub fn response(status: u16, headers: &[(&str, &str)], body: &str) -> HttpResponse {
-        let chunks = if body.is_empty() { Vec::new() } else { vec![Ok(body.as_bytes().to_vec())] };
-        HttpResponse {
-            status,
-            headers: headers.iter().map(|(n, v)| (n.to_string(), v.to_string())).collect(),
-            body: Box::pin(futures::stream::iter(chunks)),
-        }
+        (StreamableHttpTransport::with_http(http, options), exchanges)
     }
 
     pub fn initialized(id: i64, session: &str) -> HttpResponse {
