@@ -191,7 +191,7 @@ mod adapter {
     }
 
     pub async fn main() -> ExitCode {
-        let Some(url) = std::env::args().last().filter(|a| a.starts_with("http")) else {
+        let Some(url) = std::env::args().next_back().filter(|a| a.starts_with("http")) else {
             eprintln!("usage: conformance <server url>");
             return ExitCode::from(2);
         };

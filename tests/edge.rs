@@ -237,7 +237,7 @@ fn a_snapshot_of_another_version_is_refused() {
     let transport = mcp_edge::transport::StreamableHttpTransport::new(mcp_edge::transport::StreamableHttpOptions::new(
         "http://127.0.0.1:9/mcp",
     ));
-    let error = Client::restore(transport, options(), &snapshot).err().expect("refused");
+    let error = Client::restore(transport, options(), &snapshot).expect_err("refused");
     assert!(error.to_string().contains("snapshot version 99"), "{error}");
 }
 

@@ -91,8 +91,9 @@ fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 enum ToShell {
     /// The command it sent is done.
     Done,
-    /// The server asks the user something.
-    Ask(Question),
+    /// The server asks the user something (boxed: a question is some 340
+    /// bytes, and most messages are `Done`).
+    Ask(Box<Question>),
 }
 
 enum Question {
@@ -180,7 +181,7 @@ pub async fn run(
             .on_elicitation(
                 move |params, _context| {
                     let (send, receive) = tokio::sync::oneshot::channel();
-                    let asked = ask_elicit.send(ToShell::Ask(Question::Elicit(params, send))).is_ok();
+                    let asked = ask_elicit.send(ToShell::Ask(Box::new(Question::Elicit(params, send)))).is_ok();
                     if asked && IDLE.load(Ordering::SeqCst) {
                         print_above(&note_elicit, "? the server asks for input (press Enter to answer)".into());
                     }
@@ -192,7 +193,7 @@ pub async fn run(
             )
             .on_sampling(move |params, _context| {
                 let (send, receive) = tokio::sync::oneshot::channel();
-                let asked = ask_sample.send(ToShell::Ask(Question::Sample(params, send))).is_ok();
+                let asked = ask_sample.send(ToShell::Ask(Box::new(Question::Sample(params, send)))).is_ok();
                 if asked && IDLE.load(Ordering::SeqCst) {
                     print_above(&note_sample, "? the server asks for a completion (press Enter to answer)".into());
                 }
@@ -426,7 +427,7 @@ fn editor_loop(
         };
         // Questions that came while the prompt was idle.
         while let Ok(ToShell::Ask(question)) = from_async.try_recv() {
-            answer(&mut editor, question);
+            answer(&mut editor, *question);
         }
         let trimmed = line.trim();
         if matches!(trimmed, "exit" | "quit") {
@@ -441,7 +442,7 @@ fn editor_loop(
         loop {
             match from_async.recv() {
                 Ok(ToShell::Done) | Err(_) => break,
-                Ok(ToShell::Ask(question)) => answer(&mut editor, question),
+                Ok(ToShell::Ask(question)) => answer(&mut editor, *question),
             }
         }
     }

@@ -40,6 +40,9 @@ use crate::protocol::types::LoggingLevel;
 use crate::protocol::version::newest_stateless;
 use crate::protocol::{Era, ErrorObject, Notification, ProtocolVersion, codes, methods};
 
+/// A stateless request's params, `_meta` stamped, and its HTTP headers.
+pub(crate) type StampedMessage = (Map<String, Value>, Vec<(String, String)>);
+
 /// The stateless engine's state, held by the client.
 #[derive(Default)]
 pub(crate) struct StatelessState {
@@ -167,7 +170,7 @@ impl Client {
         method: &str,
         params: Map<String, Value>,
         version: ProtocolVersion,
-    ) -> Result<(Map<String, Value>, Vec<(String, String)>), Error> {
+    ) -> Result<StampedMessage, Error> {
         let params = self.stamp(Some(Value::Object(params)), version)?;
         let headers = match (method, params.get("name").and_then(Value::as_str)) {
             (methods::TOOLS_CALL, Some(name)) => {

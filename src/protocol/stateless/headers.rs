@@ -34,10 +34,10 @@ pub struct ParamHeader {
 /// with interior spaces only, else `=?base64?<base64 of the UTF-8>?=`
 /// (also when a plain value would itself read as an encoded one).
 pub fn encode_value(text: &str) -> String {
-    let plain = text.bytes().all(|b| b == b' ' || (0x21..=0x7e).contains(&b))
-        && !text.starts_with(' ')
-        && !text.ends_with(' ')
-        && !(text.starts_with("=?base64?") && text.ends_with("?="));
+    let visible = text.bytes().all(|b| b == b' ' || (0x21..=0x7e).contains(&b));
+    let padded = text.starts_with(' ') || text.ends_with(' ');
+    let reads_as_encoded = text.starts_with("=?base64?") && text.ends_with("?=");
+    let plain = visible && !padded && !reads_as_encoded;
     if plain {
         text.to_owned()
     } else {

@@ -90,7 +90,7 @@ pub enum SseError {
 /// A limit of whole mebibytes, also in that unit (" (16 MiB)"), as users set it.
 fn in_mib(limit: usize) -> String {
     const MIB: usize = 1024 * 1024;
-    if limit >= MIB && limit % MIB == 0 { format!(" ({} MiB)", limit / MIB) } else { String::new() }
+    if limit >= MIB && limit.is_multiple_of(MIB) { format!(" ({} MiB)", limit / MIB) } else { String::new() }
 }
 
 /// An incremental `text/event-stream` parser. See the [module docs](self).

@@ -39,10 +39,11 @@ impl<H: HttpClient> Shared<H> {
             // The era's policy: no session and no resumption headers, and the
             // version header the engine chose (it equals `_meta`'s).
             request.headers.retain(|(name, _)| {
-                !name.eq_ignore_ascii_case(SESSION_HEADER)
-                    && !name.eq_ignore_ascii_case(LAST_EVENT_ID_HEADER)
-                    && !(name.eq_ignore_ascii_case(VERSION_HEADER)
-                        && headers.iter().any(|(n, _)| n.eq_ignore_ascii_case(VERSION_HEADER)))
+                let handshake_only =
+                    name.eq_ignore_ascii_case(SESSION_HEADER) || name.eq_ignore_ascii_case(LAST_EVENT_ID_HEADER);
+                let version_chosen = name.eq_ignore_ascii_case(VERSION_HEADER)
+                    && headers.iter().any(|(n, _)| n.eq_ignore_ascii_case(VERSION_HEADER));
+                !(handshake_only || version_chosen)
             });
             // The protocol's headers go before the user's extra ones.
             let position = request.headers.len() - this.options.headers.len().min(request.headers.len());
