@@ -14,7 +14,7 @@
 
 use crate::package::{self, rel};
 use crate::setup::{self, Step};
-use crate::util::{Res, cargo, cmd, root, run_echo};
+use crate::util::{Res, cargo, cmd, root, run_echo, target_dir};
 use std::fs;
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
@@ -122,10 +122,7 @@ pub fn bench() -> Res {
 /// Builds benches/native (its own workspace and lock file: rmcp is a
 /// dependency of the benchmark only) and returns the binary.
 fn build_native() -> Res<PathBuf> {
-    let target = std::env::var_os("CARGO_TARGET_DIR")
-        .map(PathBuf::from)
-        .map(|dir| if dir.is_absolute() { dir } else { root().join(dir) })
-        .unwrap_or_else(|| root().join("target"));
+    let target = target_dir();
     run_echo(
         cmd(cargo())
             .args(["build", "--release", "--quiet", "--manifest-path", "benches/native/Cargo.toml", "--target-dir"])

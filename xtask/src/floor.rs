@@ -8,7 +8,7 @@
 
 use crate::bench::Server;
 use crate::package::{self, Toolchain};
-use crate::util::{Res, cmd, root, run_echo};
+use crate::util::{Res, cmd, root, run_echo, target_dir};
 use std::fs;
 use std::path::{Path, PathBuf};
 
@@ -37,7 +37,7 @@ pub const FLAVOURS: &[Flavour] = &[
 /// against the bench server, and returns (flavour, package dir).
 pub fn build(toolchain: Toolchain, node22: &Path) -> Res<Vec<(&'static Flavour, PathBuf)>> {
     let out = root().join("target").join("size-floor");
-    let base = std::env::var_os("CARGO_TARGET_DIR").map(PathBuf::from).unwrap_or_else(|| root().join("target"));
+    let base = target_dir();
     let mut built = Vec::new();
     for flavour in FLAVOURS {
         let dir = out.join(flavour.name);

@@ -18,7 +18,7 @@
 //! `Toolchain`); `cargo xtask size` builds it with the other one too.
 
 use crate::setup::{self, Step};
-use crate::util::{Res, cmd, root, run_echo};
+use crate::util::{Res, cmd, root, run_echo, target_dir};
 use std::fs;
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -209,7 +209,7 @@ fn wasm_pack(toolchain: Toolchain, stem: &str, features: Option<&str>, out: &Pat
     // carries no hash, so the full and the lite build would overwrite each
     // other's and recompile the crate every time; nightly's std and flags
     // would rebuild the stable artefacts and back.
-    let base = std::env::var_os("CARGO_TARGET_DIR").map(PathBuf::from).unwrap_or_else(|| root().join("target"));
+    let base = target_dir();
     let target = match (toolchain, features.is_some()) {
         (Toolchain::Stable, false) => base,
         (Toolchain::Stable, true) => base.join("lite"),

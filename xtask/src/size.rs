@@ -21,7 +21,7 @@
 use crate::floor;
 use crate::package::{self, Toolchain, file_size, gzip_size, rel};
 use crate::setup::{self, Step, WASM_TARGET};
-use crate::util::{Res, capture, cargo, cmd, root, run_echo};
+use crate::util::{Res, capture, cargo, cmd, root, run_echo, target_dir};
 use std::collections::HashMap;
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -341,7 +341,7 @@ fn named_wasm() -> Res<PathBuf> {
         "--features",
         crate::package::PACKAGE_FEATURES,
     ]))?;
-    let target = std::env::var_os("CARGO_TARGET_DIR").map(PathBuf::from).unwrap_or_else(|| root().join("target"));
+    let target = target_dir();
     let built = target.join(WASM_TARGET).join(NAMED_PROFILE).join("mcp_edge.wasm");
     let dir = size_dir()?.join("named");
     let _ = fs::remove_dir_all(&dir);

@@ -18,6 +18,15 @@ pub fn root() -> PathBuf {
     xtask_dir.parent().map(Path::to_path_buf).unwrap_or(xtask_dir)
 }
 
+/// Cargo's target directory: `CARGO_TARGET_DIR` (a relative one read from
+/// the workspace root, where [`cmd`] runs cargo), else `target/`.
+pub fn target_dir() -> PathBuf {
+    env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .map(|dir| if dir.is_absolute() { dir } else { root().join(dir) })
+        .unwrap_or_else(|| root().join("target"))
+}
+
 /// The cargo that started us (same toolchain), or `cargo` from PATH.
 pub fn cargo() -> OsString {
     env::var_os("CARGO").unwrap_or_else(|| "cargo".into())
