@@ -19,3 +19,18 @@ pub use jsonrpc::{
 pub use raw::RawResult;
 pub use schema::SchemaError;
 pub use version::{Era, ProtocolVersion, UnsupportedVersion};
+
+/// What kind of JSON value this is, for messages about the wrong kind:
+/// "an object", "an array", "a string", "a number", "a boolean" or "null"
+/// (the words of [`RawResult::kind`]).
+pub fn json_kind(value: &serde_json::Value) -> &'static str {
+    use serde_json::Value;
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}

@@ -195,18 +195,9 @@ pub(crate) fn object_from_js(value: &JsValue, what: &str) -> Result<Option<Map<S
     match from_js(value, what)? {
         None => Ok(None),
         Some(Value::Object(object)) => Ok(Some(object)),
-        Some(other) => Err(WebError::Type(format!("{what} must be an object, not {}", json_kind(&other)))),
-    }
-}
-
-fn json_kind(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
+        Some(other) => {
+            Err(WebError::Type(format!("{what} must be an object, not {}", crate::protocol::json_kind(&other))))
+        }
     }
 }
 

@@ -420,7 +420,7 @@ protocol or transport error.";
             Ok(Value::Object(object)) => Ok(object),
             Ok(other) => Err(Failure::Usage(format!(
                 "JSON_ARGS must be a JSON object such as '{{\"name\": \"value\"}}', not {}",
-                output::json_kind(&other)
+                mcp_edge::protocol::json_kind(&other)
             ))),
             Err(error) => Err(Failure::Usage(format!("JSON_ARGS is not valid JSON ({error}): {text}"))),
         }

@@ -19,18 +19,6 @@ pub fn json(out: &mut dyn Write, value: &Value) -> io::Result<()> {
     writeln!(out)
 }
 
-/// `an array`, `a string`, ...: for messages about the wrong kind of JSON.
-pub fn json_kind(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
-}
-
 /// Who the server is and what the handshake settled.
 pub fn info(out: &mut dyn Write, negotiated: &Negotiated, transport: &str) -> io::Result<()> {
     let result = &negotiated.result;
