@@ -45,7 +45,7 @@ impl<T: Transport> SessionLoop<T> {
             log::warn!("ignoring a response with unknown id {id} (late, cancelled or never sent)");
             return;
         };
-        let outcome = response.outcome.map_err(|error| Error::Rpc { method: pending.method, error });
+        let outcome = response.outcome.map_err(|error| Error::Rpc { method: pending.method, error: Box::new(error) });
         let _ = pending.reply.send(outcome);
     }
 

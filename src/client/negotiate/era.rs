@@ -269,7 +269,7 @@ mod tests {
     fn rpc(code: i64, data: Value) -> Error {
         let mut error = ErrorObject::new(code, "x");
         error.data = Some(data);
-        Error::Rpc { method: "server/discover".into(), error }.typed()
+        Error::Rpc { method: "server/discover".into(), error: Box::new(error) }.typed()
     }
 
     #[test]

@@ -95,7 +95,10 @@ pub(crate) fn no_mutual_version(supported: &[String]) -> Error {
         method: methods::SERVER_DISCOVER.into(),
         requested: ProtocolVersion::LATEST_STATELESS.as_str().into(),
         supported: supported.to_vec(),
-        error: ErrorObject::new(codes::UNSUPPORTED_PROTOCOL_VERSION, "no protocol version in common with the server"),
+        error: Box::new(ErrorObject::new(
+            codes::UNSUPPORTED_PROTOCOL_VERSION,
+            "no protocol version in common with the server",
+        )),
     }
 }
 

@@ -120,7 +120,7 @@ impl Client {
                     guard.task_id = None;
                     let error = view.error_object();
                     let error = error.unwrap_or_else(|| ErrorObject::new(-32603, "the task failed without an error"));
-                    return Err(Error::Rpc { method: method.to_owned(), error });
+                    return Err(Error::Rpc { method: method.to_owned(), error: Box::new(error) });
                 }
                 "cancelled" => {
                     guard.task_id = None;
