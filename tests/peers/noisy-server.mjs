@@ -4,8 +4,9 @@
 // response with an id nobody asked for, and a batch holding a notification.
 import { createInterface } from "node:readline";
 
+import { initialized, send } from "./stdio-peer.mjs";
+
 const write = (text) => process.stdout.write(text);
-const send = (message) => write(JSON.stringify(message) + "\n");
 
 const noise = () => {
   write("this line is not JSON at all\n");
@@ -20,15 +21,7 @@ createInterface({ input: process.stdin }).on("line", (line) => {
   const message = JSON.parse(line);
   if (message.method === "initialize") {
     noise();
-    send({
-      jsonrpc: "2.0",
-      id: message.id,
-      result: {
-        protocolVersion: message.params.protocolVersion,
-        capabilities: { tools: {}, logging: {} },
-        serverInfo: { name: "noisy-server", version: "1.0.0" },
-      },
-    });
+    send(initialized(message, "noisy-server", { tools: {}, logging: {} }));
   } else if (message.method === "tools/call") {
     noise();
     write(
