@@ -7,16 +7,14 @@ mod support;
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
-use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
-use mcp_edge::BoxFuture;
 use mcp_edge::protocol::{Message, ProtocolVersion};
 use mcp_edge::transport::{StdioOptions, StdioTransport};
-use mcp_edge::transport::{Transport, TransportError, TransportEvent};
+use mcp_edge::transport::{Transport, TransportError};
 use mcp_edge::{Client, ClientOptions, Error, RequestOptions};
 use serde_json::{Value, json};
-use support::native::{Lines, bounded, everything_index, peers_dir, sdk_script_path};
+use support::native::{Lines, Watched, Watcher, bounded, everything_index, peers_dir, sdk_script_path};
 use support::{arguments, texts};
 
 /// server-everything over stdio.
@@ -68,40 +66,16 @@ fn sigkill(pid: u32) {
     assert_eq!(unsafe { libc::kill(pid, libc::SIGKILL) }, 0, "kill: {}", std::io::Error::last_os_error());
 }
 
-/// Counts the `tools/list` requests the client sends through it.
-struct CountingTransport<T> {
-    inner: T,
-    tools_list: Arc<AtomicUsize>,
-}
+/// Counts the `tools/list` requests the client sends.
+struct CountsToolsList(Arc<AtomicUsize>);
 
-impl<T: Transport> Transport for CountingTransport<T> {
-    fn send(&mut self, message: Message) -> BoxFuture<'static, Result<(), TransportError>> {
-        if let Message::Request(request) = &message
+impl<T> Watcher<T> for CountsToolsList {
+    fn sent(&mut self, message: &Message) {
+        if let Message::Request(request) = message
             && request.method == "tools/list"
         {
-            self.tools_list.fetch_add(1, Ordering::SeqCst);
+            self.0.fetch_add(1, Ordering::SeqCst);
         }
-        self.inner.send(message)
-    }
-
-    fn poll_event(&mut self, cx: &mut Context<'_>) -> Poll<TransportEvent> {
-        self.inner.poll_event(cx)
-    }
-
-    fn set_protocol_version(&mut self, version: ProtocolVersion) {
-        self.inner.set_protocol_version(version)
-    }
-
-    fn on_initialized(&mut self) -> BoxFuture<'static, ()> {
-        self.inner.on_initialized()
-    }
-
-    fn close(&mut self) -> BoxFuture<'static, Result<(), TransportError>> {
-        self.inner.close()
-    }
-
-    fn kind(&self) -> mcp_edge::transport::TransportKind {
-        self.inner.kind()
     }
 }
 
@@ -135,7 +109,7 @@ async fn lists_tools_across_pages_from_an_sdk_server() {
         let Some(paged) = sdk_script("paged-server.mjs") else { return };
         let transport = spawn(paged.on_stderr(move |line| collect.push(line)));
         let tools_list = Arc::new(AtomicUsize::new(0));
-        let counting = CountingTransport { inner: transport, tools_list: tools_list.clone() };
+        let counting = Watched { inner: transport, watcher: CountsToolsList(tools_list.clone()) };
         let client = Client::connect(counting, ClientOptions::default()).await.expect("initialize");
 
         let tools = client.list_all_tools().await.expect("tools/list");

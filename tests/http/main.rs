@@ -16,18 +16,16 @@ mod support;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
-use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
-use mcp_edge::BoxFuture;
 use mcp_edge::SessionEvent;
 use mcp_edge::protocol::types::{CreateMessageResult, ElicitAction, ElicitResult};
 use mcp_edge::protocol::{Message, ProtocolVersion};
 use mcp_edge::transport::{ReconnectPolicy, StreamableHttpOptions, StreamableHttpTransport};
-use mcp_edge::transport::{Transport, TransportError, TransportEvent};
+use mcp_edge::transport::{TransportError, TransportEvent};
 use mcp_edge::{Client, ClientOptions, Error, RequestOptions};
 use serde_json::{Value, json};
-use support::native::{Server, bounded, everything_index, free_port, peers_dir};
+use support::native::{Server, Watched, Watcher, bounded, everything_index, free_port, peers_dir};
 use support::{arguments, texts, within, within_for};
 
 /// A node server on a free port (killed when dropped).
@@ -95,58 +93,34 @@ impl Observed {
 }
 
 /// A Streamable HTTP transport whose deliveries the test can see.
-struct Tap {
-    inner: StreamableHttpTransport,
-    observed: Observed,
-}
+type Tap = Watched<StreamableHttpTransport, Observed>;
 
-impl Tap {
-    fn new(url: String, reconnect: ReconnectPolicy) -> (Tap, Observed) {
-        let mut options = StreamableHttpOptions::new(url);
-        options.reconnect = reconnect;
-        let observed = Observed::default();
-        (Tap { inner: StreamableHttpTransport::new(options), observed: observed.clone() }, observed)
-    }
-}
-
-impl Transport for Tap {
-    fn send(&mut self, message: Message) -> BoxFuture<'static, Result<(), TransportError>> {
-        self.inner.send(message)
-    }
-
-    fn poll_event(&mut self, cx: &mut Context<'_>) -> Poll<TransportEvent> {
-        let event = std::task::ready!(self.inner.poll_event(cx));
-        // Read here, not only in on_initialized: `connect` returns before the
+impl Watcher<StreamableHttpTransport> for Observed {
+    fn delivered(&mut self, inner: &StreamableHttpTransport, event: &TransportEvent) {
+        // Read here, not only once initialized: `connect` returns before the
         // driver has handled its `Initialized` command. The id is adopted
         // before the initialize answer is delivered.
-        *self.observed.session_id.lock().unwrap() = self.inner.session_id();
-        if let TransportEvent::Message(Message::Response(response)) = &event {
+        *self.session_id.lock().unwrap() = inner.session_id();
+        if let TransportEvent::Message(Message::Response(response)) = event {
             let id = response.id.as_ref().map(ToString::to_string).unwrap_or_default();
-            *self.observed.responses.lock().unwrap().entry(id).or_default() += 1;
+            *self.responses.lock().unwrap().entry(id).or_default() += 1;
         }
-        Poll::Ready(event)
     }
 
-    fn set_protocol_version(&mut self, version: ProtocolVersion) {
-        self.inner.set_protocol_version(version);
+    fn initialized(&mut self, inner: &StreamableHttpTransport) {
+        *self.session_id.lock().unwrap() = inner.session_id();
     }
+}
 
-    fn on_initialized(&mut self) -> BoxFuture<'static, ()> {
-        *self.observed.session_id.lock().unwrap() = self.inner.session_id();
-        self.inner.on_initialized()
-    }
-
-    fn close(&mut self) -> BoxFuture<'static, Result<(), TransportError>> {
-        self.inner.close()
-    }
-
-    fn kind(&self) -> mcp_edge::transport::TransportKind {
-        self.inner.kind()
-    }
+fn tap(url: String, reconnect: ReconnectPolicy) -> (Tap, Observed) {
+    let mut options = StreamableHttpOptions::new(url);
+    options.reconnect = reconnect;
+    let observed = Observed::default();
+    (Watched { inner: StreamableHttpTransport::new(options), watcher: observed.clone() }, observed)
 }
 
 async fn connect(url: String, options: ClientOptions, reconnect: ReconnectPolicy) -> (Client, Observed) {
-    let (transport, observed) = Tap::new(url.clone(), reconnect);
+    let (transport, observed) = tap(url.clone(), reconnect);
     let client = within("connect", Client::connect(transport, options))
         .await
         .unwrap_or_else(|e| panic!("connecting to {url}: {e}"));

@@ -380,3 +380,78 @@ pub fn run_to_end(mut command: std::process::Command, deadline: Duration, what: 
         stderr: stderr.join().expect("stderr reader"),
     }
 }
+
+/// What a test sees of the messages through a [`Watched`] transport.
+pub trait Watcher<T>: Send + 'static {
+    /// The client sends `message`.
+    fn sent(&mut self, _message: &mcp_edge::protocol::Message) {}
+    /// The transport hands `event` to the client (`inner` is the transport).
+    fn delivered(&mut self, _inner: &T, _event: &mcp_edge::transport::TransportEvent) {}
+    /// The handshake is done (`inner` is the transport).
+    fn initialized(&mut self, _inner: &T) {}
+}
+
+/// A transport that passes everything through to `inner` and shows a
+/// [`Watcher`] what goes by.
+pub struct Watched<T, W> {
+    pub inner: T,
+    pub watcher: W,
+}
+
+impl<T: mcp_edge::transport::Transport, W: Watcher<T>> mcp_edge::transport::Transport for Watched<T, W> {
+    fn send(
+        &mut self,
+        message: mcp_edge::protocol::Message,
+    ) -> mcp_edge::BoxFuture<'static, Result<(), mcp_edge::transport::TransportError>> {
+        self.watcher.sent(&message);
+        self.inner.send(message)
+    }
+
+    fn poll_event(&mut self, cx: &mut std::task::Context<'_>) -> std::task::Poll<mcp_edge::transport::TransportEvent> {
+        let event = std::task::ready!(self.inner.poll_event(cx));
+        self.watcher.delivered(&self.inner, &event);
+        std::task::Poll::Ready(event)
+    }
+
+    fn set_protocol_version(&mut self, version: mcp_edge::protocol::ProtocolVersion) {
+        self.inner.set_protocol_version(version);
+    }
+
+    fn send_stateless(
+        &mut self,
+        message: mcp_edge::protocol::Message,
+        headers: Vec<(String, String)>,
+    ) -> mcp_edge::BoxFuture<'static, Result<(), mcp_edge::transport::TransportError>> {
+        self.watcher.sent(&message);
+        self.inner.send_stateless(message, headers)
+    }
+
+    fn on_initialized(&mut self) -> mcp_edge::BoxFuture<'static, ()> {
+        self.watcher.initialized(&self.inner);
+        self.inner.on_initialized()
+    }
+
+    fn open_server_stream(&mut self) -> mcp_edge::BoxFuture<'static, ()> {
+        self.inner.open_server_stream()
+    }
+
+    fn session_view(&self) -> Option<Arc<dyn mcp_edge::transport::SessionView>> {
+        self.inner.session_view()
+    }
+
+    fn resume_session(
+        &mut self,
+        session: mcp_edge::transport::TransportSession,
+        version: mcp_edge::protocol::ProtocolVersion,
+    ) {
+        self.inner.resume_session(session, version);
+    }
+
+    fn close(&mut self) -> mcp_edge::BoxFuture<'static, Result<(), mcp_edge::transport::TransportError>> {
+        self.inner.close()
+    }
+
+    fn kind(&self) -> mcp_edge::transport::TransportKind {
+        self.inner.kind()
+    }
+}
