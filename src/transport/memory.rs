@@ -98,22 +98,8 @@ impl Transport for MemoryTransport {
     }
 
     fn poll_event(&mut self, cx: &mut Context<'_>) -> Poll<TransportEvent> {
-        if self.finished {
-            return Poll::Pending;
-        }
-        match self.from_server.poll_next_unpin(cx) {
-            Poll::Ready(Some(event)) => {
-                if matches!(event, TransportEvent::Closed(_)) {
-                    self.finished = true;
-                }
-                Poll::Ready(event)
-            }
-            Poll::Ready(None) => {
-                self.finished = true;
-                Poll::Ready(TransportEvent::Closed(TransportError::Closed("the in-memory server hung up".into())))
-            }
-            Poll::Pending => Poll::Pending,
-        }
+        let from_server = &mut self.from_server;
+        super::poll_channel(&mut self.finished, || from_server.poll_next_unpin(cx), "the in-memory server hung up")
     }
 
     fn set_protocol_version(&mut self, version: ProtocolVersion) {

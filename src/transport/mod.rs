@@ -300,6 +300,25 @@ impl TransportError {
     }
 }
 
+/// One poll of a transport whose events come down a channel (memory,
+/// stdio): a `Closed` event finishes it, as does the channel's end (then
+/// reported as `gone`), and a finished transport is pending for good.
+pub(crate) fn poll_channel(
+    finished: &mut bool,
+    polled: impl FnOnce() -> Poll<Option<TransportEvent>>,
+    gone: &str,
+) -> Poll<TransportEvent> {
+    if *finished {
+        return Poll::Pending;
+    }
+    let event = match std::task::ready!(polled()) {
+        Some(event) => event,
+        None => TransportEvent::Closed(TransportError::Closed(gone.into())),
+    };
+    *finished = matches!(event, TransportEvent::Closed(_));
+    Poll::Ready(event)
+}
+
 /// Bytes from a peer as text, invalid sequences replaced. Valid UTF-8 (the
 /// rule) is checked by `str::from_utf8`, which is several times faster
 /// than the lossy decoder's byte-by-byte walk over a large body.

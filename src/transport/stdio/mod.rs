@@ -288,25 +288,10 @@ impl Transport for StdioTransport {
     }
 
     fn poll_event(&mut self, cx: &mut Context<'_>) -> Poll<TransportEvent> {
-        if self.finished {
-            return Poll::Pending;
-        }
-        match self.events.poll_recv(cx) {
-            Poll::Ready(Some(event)) => {
-                if matches!(event, TransportEvent::Closed(_)) {
-                    self.finished = true;
-                }
-                Poll::Ready(event)
-            }
-            Poll::Ready(None) => {
-                // Only when the runtime dropped the tasks before they finished.
-                self.finished = true;
-                Poll::Ready(TransportEvent::Closed(TransportError::Closed(
-                    "the stdio transport's tasks stopped".into(),
-                )))
-            }
-            Poll::Pending => Poll::Pending,
-        }
+        let events = &mut self.events;
+        // The channel ends early only when the runtime dropped the tasks
+        // before they finished.
+        super::poll_channel(&mut self.finished, || events.poll_recv(cx), "the stdio transport's tasks stopped")
     }
 
     fn close(&mut self) -> BoxFuture<'static, Result<(), TransportError>> {
