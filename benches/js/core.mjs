@@ -56,14 +56,17 @@ async function bareNotify(url, method) {
   await response.arrayBuffer();
 }
 
-/** `fetch` answering `/mcp/inproc` itself, in this thread, as server.mjs's
- * JSON endpoint does (the same answers, answers.mjs, and headers, `content-length` included):
- * with no network, no server process and no idle wait between calls, a
- * sequential call's time is the client's own work, and machine noise moves
- * it little. Other URLs go to the real `fetch`. */
+/** `fetch` answering `/mcp/inproc` and `/mcp/inproc-sse` itself, in this
+ * thread, as server.mjs's JSON and SSE endpoints do (the same answers,
+ * answers.mjs, and headers: a JSON body with its `content-length`, or one
+ * SSE event as a streamed body of unknown length): with no network, no
+ * server process and no idle wait between calls, a sequential call's time
+ * is the client's own work, and machine noise moves it little. Other URLs
+ * go to the real `fetch`. */
 export function installInProcessServer() {
   const real = globalThis.fetch;
   const decoder = new TextDecoder();
+  const encoder = new TextEncoder();
   globalThis.fetch = async (input, init) => {
     const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
     if (!url.includes('/mcp/inproc')) return real(input, init);
@@ -75,7 +78,17 @@ export function installInProcessServer() {
     const message = JSON.parse(body);
     if (message.id === undefined) return new Response(null, { status: 202 });
     const text = JSON.stringify(reply(message, 'json'));
-    const length = new TextEncoder().encode(text).length;
+    if (url.includes('/mcp/inproc-sse')) {
+      const event = encoder.encode(`event: message\ndata: ${text}\n\n`);
+      const body = new ReadableStream({
+        start(controller) {
+          controller.enqueue(event);
+          controller.close();
+        },
+      });
+      return new Response(body, { status: 200, headers: { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' } });
+    }
+    const length = encoder.encode(text).length;
     return new Response(text, { status: 200, headers: { 'content-type': 'application/json', 'content-length': String(length) } });
   };
 }
@@ -214,7 +227,7 @@ export async function runBench(env, counts) {
   };
   installInProcessServer();
   const clients = {};
-  for (const endpoint of ['json', 'sse', 'many', 'inproc', 'auth', 'typed']) {
+  for (const endpoint of ['json', 'sse', 'many', 'inproc', 'inproc-sse', 'auth', 'typed']) {
     clients[endpoint] = {};
     for (const kind of CLIENTS) clients[endpoint][kind] = await connect(kind, env, `${base}/mcp/${endpoint}`);
   }
@@ -223,7 +236,7 @@ export async function runBench(env, counts) {
   // session, and these endpoints have none.
   const SEQUENTIAL = env.floor ? [...CLIENTS, 'wasm-floor'] : CLIENTS;
   if (env.floor) {
-    for (const endpoint of ['json', 'sse', 'inproc']) {
+    for (const endpoint of ['json', 'sse', 'inproc', 'inproc-sse']) {
       clients[endpoint]['wasm-floor'] = await connect('wasm-floor', env, `${base}/mcp/${endpoint}`);
     }
   }
@@ -290,13 +303,16 @@ export async function runBench(env, counts) {
     });
     add({ name: 'sequential tools/call, JSON, output schema checked', n: counts.calls, unit: 'ms', times });
   }
-  {
+  for (const [endpoint, replies] of [
+    ['inproc', 'JSON'],
+    ['inproc-sse', 'SSE'],
+  ]) {
     // Ten times the calls: each takes tens of microseconds.
-    for (const kind of SEQUENTIAL) for (let i = 0; i < 200; i++) await echo(kind, 'inproc', i); // warm-up
+    for (const kind of SEQUENTIAL) for (let i = 0; i < 200; i++) await echo(kind, endpoint, i); // warm-up
     const times = await rounds(counts.rounds, SEQUENTIAL, async (kind) => {
-      for (let i = 0; i < counts.calls * 10; i++) await echo(kind, 'inproc', i);
+      for (let i = 0; i < counts.calls * 10; i++) await echo(kind, endpoint, i);
     });
-    add({ name: 'sequential tools/call, in-process fetch', n: counts.calls * 10, unit: 'ms', times });
+    add({ name: `sequential tools/call, in-process fetch, ${replies} replies`, n: counts.calls * 10, unit: 'ms', times });
   }
   {
     const times = await rounds(counts.rounds, CLIENTS, async (kind) => {
