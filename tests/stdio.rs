@@ -14,7 +14,8 @@ use mcp_edge::transport::{StdioOptions, StdioTransport};
 use mcp_edge::transport::{Transport, TransportError};
 use mcp_edge::{Client, ClientOptions, Error, RequestOptions};
 use serde_json::{Value, json};
-use support::native::{Lines, Watched, Watcher, bounded, everything_index, peers_dir, sdk_script_path};
+use support::native::{Lines, bounded, everything_index, peers_dir, sdk_script_path};
+use support::watched::{Watched, Watcher};
 use support::{arguments, texts};
 
 /// server-everything over stdio.

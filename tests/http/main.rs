@@ -25,7 +25,8 @@ use mcp_edge::transport::{ReconnectPolicy, StreamableHttpOptions, StreamableHttp
 use mcp_edge::transport::{TransportError, TransportEvent};
 use mcp_edge::{Client, ClientOptions, Error, RequestOptions};
 use serde_json::{Value, json};
-use support::native::{Server, Watched, Watcher, bounded, everything_index, free_port, peers_dir};
+use support::native::{Server, bounded, everything_index, free_port, peers_dir};
+use support::watched::{Watched, Watcher};
 use support::{arguments, texts, within, within_for};
 
 /// A node server on a free port (killed when dropped).

@@ -5,7 +5,8 @@
 //! - [`native`]: the test peers (where they are, the one rule for a missing
 //!   one) and server processes, on the host only;
 //! - [`web`]: the JS API from Rust, in the browser suites only;
-//! - [`faults`]: the fault catalog's runner (native and browser).
+//! - [`faults`]: the fault catalog's runner (native and browser);
+//! - [`watched`]: a pass-through transport a test watches (host only).
 //!
 //! Each test file uses only part of this, so unused items are not warned
 //! about.
@@ -14,6 +15,8 @@
 pub mod faults;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod native;
+#[cfg(not(target_arch = "wasm32"))]
+pub mod watched;
 #[cfg(target_arch = "wasm32")]
 pub mod web;
 
