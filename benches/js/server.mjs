@@ -124,7 +124,10 @@ const server = http.createServer((req, res) => {
   }
   serveFile(res, url.pathname === '/' ? '/benches/js/page.html' : url.pathname);
 });
-server.keepAliveTimeout = 60_000;
+// The clients' connections sit idle through the in-process figures (over a
+// minute in a full run): a server closing one as a client reuses it fails
+// that request ("other side closed"), so idle connections stay open.
+server.keepAliveTimeout = 600_000;
 server.listen(0, '127.0.0.1', () => {
   console.log(`listening http://127.0.0.1:${server.address().port}`);
 });
