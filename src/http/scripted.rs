@@ -41,7 +41,9 @@ pub fn response(status: u16, headers: &[(&str, &str)], body: &str) -> HttpRespon
     }
 }
 
-/// An open SSE stream the test writes to chunk by chunk.
+/// An open SSE stream the test writes to chunk by chunk (the legacy
+/// transport's stream).
+#[cfg(feature = "legacy-sse")]
 pub fn event_stream() -> (HttpResponse, mpsc::UnboundedSender<Result<Vec<u8>, HttpError>>) {
     let (sender, chunks) = mpsc::unbounded();
     let response = HttpResponse {

@@ -11,7 +11,7 @@ use crate::protocol::methods;
 /// The scripted HTTP client, and a transport on it.
 #[cfg(not(target_arch = "wasm32"))]
 mod scripted {
-    pub use crate::http::scripted::{Exchange, Scripted, response, scripted};
+    pub use crate::http::scripted::{Exchange, Scripted, header, response, scripted};
 
     use super::*;
 
@@ -30,7 +30,7 @@ mod scripted {
     }
 
     pub fn session(request: &HttpRequest) -> Option<&str> {
-        request.headers.iter().find(|(n, _)| n == SESSION_HEADER).map(|(_, v)| v.as_str())
+        header(request, SESSION_HEADER)
     }
 }
 
