@@ -88,12 +88,22 @@ pub fn package_test() -> Res {
         (
             "Node 22: abandoned calls",
             &[
-                ("node-abandoned", "Node 22: aborted and timed-out calls end, their late answers cancelled"),
+                ("node-abandoned", "Node 22: aborted and timed-out calls end, their requests closed (node:http)"),
                 ("node-abandoned-lite", "Node 22, mcp-edge/lite: the same"),
+                ("node-abandoned-fetch", "Node 22 through the global fetch: their late answers cancelled"),
             ],
             {
                 let mut c = cmd(&node22);
                 c.arg("abandoned.mjs").arg("node-abandoned").current_dir(&project);
+                c
+            },
+        ),
+        (
+            "Node 22: HTTP through node:http, or a replaced fetch",
+            &[("node-http", "Node 22: node:http, and a replaced fetch while it is in place")],
+            {
+                let mut c = cmd(&node22);
+                c.arg("node-http.mjs").arg("node-http").current_dir(&project);
                 c
             },
         ),

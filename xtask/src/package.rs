@@ -46,6 +46,7 @@ const SHIPPED: &[&str] = &[
     "index.js",
     "index.d.ts",
     "node.js",
+    "node-http.js",
     "workerd.js",
     "lite.js",
     "lite.d.ts",

@@ -16,6 +16,7 @@ use super::{HttpClient, HttpError, HttpRequest, HttpResponse};
 use crate::cause::Cause;
 use crate::runtime::{BoxFuture, Settled, boxed, settled};
 
+mod host;
 mod reader;
 
 #[wasm_bindgen]
@@ -118,6 +119,9 @@ pub struct FetchHttp {
     deferred: bool,
     /// The last request's headers, as sent and as a JS `Headers`.
     last_headers: std::rc::Rc<std::cell::RefCell<Option<SentHeaders>>>,
+    /// The `fetch` the host installed for mcp-edge (see [`host`]), called
+    /// instead of the global one.
+    installed: Option<js_sys::Function>,
 }
 
 /// A `Headers` object and the list it was made from. `fetch` copies the
@@ -133,7 +137,11 @@ struct SentHeaders {
 
 impl Default for FetchHttp {
     fn default() -> Self {
-        FetchHttp { credentials: None, signals: !in_node(), deferred: in_browser(), last_headers: Default::default() }
+        let installed = host::installed();
+        // An installed `fetch` takes a signal for what it costs natively
+        // (Node's `node:http` ends the request on it), not undici's price.
+        let signals = !in_node() || installed.is_some();
+        FetchHttp { credentials: None, signals, deferred: in_browser(), last_headers: Default::default(), installed }
     }
 }
 
@@ -437,6 +445,7 @@ fn response_headers(response: &Response, status: u16, sent_dpop: bool) -> Vec<(S
 impl HttpClient for FetchHttp {
     fn fetch(&self, request: HttpRequest) -> BoxFuture<'static, Result<HttpResponse, HttpError>> {
         let (credentials, signals, deferred) = (self.credentials, self.signals, self.deferred);
+        let installed = self.installed.clone();
         let headers = request_headers(&request, &self.last_headers);
         boxed(async move {
             let controller = if signals { AbortController::new().ok() } else { None };
@@ -457,7 +466,9 @@ impl HttpClient for FetchHttp {
                 let url = redirected.as_deref().unwrap_or(&request_url);
                 // A URL with a query may carry a key: not kept.
                 let js_url = if url.contains('?') { JsString::from(url) } else { js_text(url) };
-                let fetching = if deferred {
+                let fetching = if let Some(fetch) = &installed {
+                    host::call(fetch, &js_url, &init).map_err(|e| network_failure(method.as_str(), &request_url, &e))?
+                } else if deferred {
                     deferred_fetch(&js_url, &init).map_err(|e| network_failure(method.as_str(), &request_url, &e))?
                 } else {
                     global_fetch(&js_url, &init)
