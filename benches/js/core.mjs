@@ -62,12 +62,15 @@ async function bareNotify(url, method) {
  * SSE event as a streamed body of unknown length): with no network, no
  * server process and no idle wait between calls, a sequential call's time
  * is the client's own work, and machine noise moves it little. Other URLs
- * go to the real `fetch`. */
-export function installInProcessServer() {
+ * go to the real `fetch`. It is in place only between `on()` and `off()`:
+ * while `globalThis.fetch` is replaced, mcp-edge's Node entry steps aside
+ * from `node:http` for it (pkg-config/node-http.js), so the other figures
+ * run with Node's own `fetch` in place, as an application's do. */
+export function inProcessServer() {
   const real = globalThis.fetch;
   const decoder = new TextDecoder();
   const encoder = new TextEncoder();
-  globalThis.fetch = async (input, init) => {
+  const inProcess = async (input, init) => {
     const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
     if (!url.includes('/mcp/inproc')) return real(input, init);
     const method = init?.method ?? (typeof input === 'object' && 'method' in input ? input.method : 'GET');
@@ -91,6 +94,14 @@ export function installInProcessServer() {
     const length = encoder.encode(text).length;
     return new Response(text, { status: 200, headers: { 'content-type': 'application/json', 'content-length': String(length) } });
   };
+  return {
+    on: () => {
+      globalThis.fetch = inProcess;
+    },
+    off: () => {
+      globalThis.fetch = real;
+    },
+  };
 }
 
 /** A connected client of each kind, with one shape. */
@@ -102,6 +113,17 @@ async function connect(kind, env, url) {
     return {
       call: (name, args) => env.floor.request(url, 'tools/call', { name, arguments: args }),
       list: () => env.floor.request(url, 'tools/list', {}),
+      close: async () => {},
+    };
+  }
+  if (kind === 'bare-http') {
+    // Node only: the request as bare `fetch` makes it, through `node:http`
+    // (what mcp-edge's Node entry speaks HTTP with): the floor of a client
+    // that does not use `fetch`.
+    const request = async (method, params) => JSON.parse(await env.bareHttp(url, JSON.stringify({ jsonrpc: '2.0', id: nextId++, method, params })));
+    await request('initialize', { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'bench', version: '1' } });
+    return {
+      call: async (name, args) => (await request('tools/call', { name, arguments: args })).result,
       close: async () => {},
     };
   }
@@ -225,11 +247,14 @@ export async function runBench(env, counts) {
     figures.push(figure);
     log(formatFigure(env.runtime, figure));
   };
-  installInProcessServer();
+  const inProcess = inProcessServer();
+  const IN_PROCESS = ['inproc', 'inproc-sse'];
   const clients = {};
   for (const endpoint of ['json', 'sse', 'many', 'inproc', 'inproc-sse', 'auth', 'typed']) {
     clients[endpoint] = {};
+    if (IN_PROCESS.includes(endpoint)) inProcess.on();
     for (const kind of CLIENTS) clients[endpoint][kind] = await connect(kind, env, `${base}/mcp/${endpoint}`);
+    inProcess.off();
   }
   // The size floor (benches/size-floor: the least a Rust client in wasm
   // can be) beside the three in the plain sequential figures: it keeps one
@@ -237,8 +262,16 @@ export async function runBench(env, counts) {
   const SEQUENTIAL = env.floor ? [...CLIENTS, 'wasm-floor'] : CLIENTS;
   if (env.floor) {
     for (const endpoint of ['json', 'sse', 'inproc', 'inproc-sse']) {
+      if (IN_PROCESS.includes(endpoint)) inProcess.on();
       clients[endpoint]['wasm-floor'] = await connect('wasm-floor', env, `${base}/mcp/${endpoint}`);
+      inProcess.off();
     }
+  }
+  // Node: bare requests through `node:http` too, in the sequential and
+  // concurrent figures over the network.
+  const OVER_HTTP = env.bareHttp ? ['bare-http'] : [];
+  for (const endpoint of ['json', 'sse']) {
+    for (const kind of OVER_HTTP) clients[endpoint][kind] = await connect(kind, env, `${base}/mcp/${endpoint}`);
   }
   // The clients learn `echo`'s output schema from the list.
   for (const kind of CLIENTS) check((await clients.typed[kind].list())?.tools?.[0]?.outputSchema, `${kind} typed tools/list`);
@@ -277,7 +310,7 @@ export async function runBench(env, counts) {
   }
 
   for (const endpoint of ['json', 'sse']) {
-    const times = await rounds(counts.rounds, SEQUENTIAL, async (kind) => {
+    const times = await rounds(counts.rounds, [...SEQUENTIAL, ...OVER_HTTP], async (kind) => {
       for (let i = 0; i < counts.calls; i++) await echo(kind, endpoint, i);
     });
     add({ name: `sequential tools/call, ${endpoint.toUpperCase()} replies`, n: counts.calls, unit: 'ms', times });
@@ -308,14 +341,16 @@ export async function runBench(env, counts) {
     ['inproc-sse', 'SSE'],
   ]) {
     // Ten times the calls: each takes tens of microseconds.
+    inProcess.on();
     for (const kind of SEQUENTIAL) for (let i = 0; i < 200; i++) await echo(kind, endpoint, i); // warm-up
     const times = await rounds(counts.rounds, SEQUENTIAL, async (kind) => {
       for (let i = 0; i < counts.calls * 10; i++) await echo(kind, endpoint, i);
     });
+    inProcess.off();
     add({ name: `sequential tools/call, in-process fetch, ${replies} replies`, n: counts.calls * 10, unit: 'ms', times });
   }
   {
-    const times = await rounds(counts.rounds, CLIENTS, async (kind) => {
+    const times = await rounds(counts.rounds, [...CLIENTS, ...OVER_HTTP], async (kind) => {
       await Promise.all(Array.from({ length: counts.concurrent }, (_, i) => echo(kind, 'json', i)));
     });
     add({ name: 'concurrent tools/call (all in flight)', n: counts.concurrent, unit: 'ms', times, throughput: true });
@@ -407,5 +442,9 @@ export function formatFigure(runtime, figure) {
   );
   const floor = med['wasm-floor'];
   if (floor !== undefined) parts.push(`wasm-floor ${fmt(floor)} ms (${(floor / med.bare).toFixed(2)}x bare)`);
+  const overHttp = med['bare-http'];
+  if (overHttp !== undefined) {
+    parts.push(`bare-http ${fmt(overHttp)} ms (${(overHttp / med.bare).toFixed(2)}x bare; mcp-edge ${(edge / overHttp).toFixed(2)}x bare-http)`);
+  }
   return `${head} ${parts.join(' | ')}`;
 }

@@ -2,6 +2,7 @@
 // Imports the packed package (target/npm/pkg), the size floor and the TS SDK
 // pinned in tests/peers, runs core.mjs's figures, writes the JSON of the run.
 import { writeFileSync } from 'node:fs';
+import http from 'node:http';
 import { pathToFileURL } from 'node:url';
 import { COUNTS, runBench } from './core.mjs';
 
@@ -22,6 +23,26 @@ process.on('warning', (w) => {
   warnings[w.name] = (warnings[w.name] ?? 0) + 1;
 });
 
+// A bare POST through `node:http`, on keep-alive connections: the floor of
+// the `bare-http` figures.
+const agent = new http.Agent({ keepAlive: true });
+const bareHttp = (url, body) =>
+  new Promise((resolve, reject) => {
+    const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'content-length': Buffer.byteLength(body) };
+    const request = http.request(url, { method: 'POST', headers, agent }, (response) => {
+      const chunks = [];
+      response.on('data', (chunk) => chunks.push(chunk));
+      response.on('end', () => {
+        const text = Buffer.concat(chunks).toString('utf8');
+        // A single-event SSE reply: its data line.
+        resolve((response.headers['content-type'] ?? '').startsWith('text/event-stream') ? /^data: (.*)$/m.exec(text)?.[1] ?? '' : text);
+      });
+      response.on('error', reject);
+    });
+    request.on('error', reject);
+    request.end(body);
+  });
+
 if (typeof globalThis.gc !== 'function') throw new Error('run node with --expose-gc');
 const report = await runBench(
   {
@@ -30,6 +51,7 @@ const report = await runBench(
     sdk: { Client, StreamableHTTPClientTransport },
     McpClient: edge.McpClient,
     floor,
+    bareHttp,
     wasmMemory: () => wasm.memory.buffer.byteLength,
     gc: async () => {
       for (let i = 0; i < 3; i++) globalThis.gc();
