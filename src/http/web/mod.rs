@@ -1,6 +1,7 @@
 //! The web HTTP backend: the global `fetch`, which pages, Web Workers,
-//! Service Workers, Cloudflare Workers, Deno and Node 22 all have. Nothing
-//! here touches `window`.
+//! Service Workers, Cloudflare Workers, Deno and Node 22 all have, or a
+//! `fetch` the host installed for mcp-edge ([`host`]: the Node entries'
+//! `node:http`). Nothing here touches `window`.
 
 use std::pin::Pin;
 use std::task::{Context, Poll};
@@ -161,8 +162,9 @@ impl FetchHttp {
 /// body was read to its end. A finished exchange is not aborted: the abort
 /// would only cost a DOMException and an event dispatch for nothing.
 ///
-/// With a controller (browsers, workers, Deno, workerd) the fetch is
-/// aborted. In Node, where a signal costs each request about 60 µs of CPU
+/// With a controller (browsers, workers, Deno, workerd, and wherever a
+/// `fetch` is installed: Node's entries) the fetch is aborted. With Node's
+/// own `fetch`, where a signal costs each request about 60 µs of CPU
 /// (undici ties the caller's signal to its own with a `WeakRef`, a
 /// `FinalizationRegistry` entry and a listener), no signal is passed: an
 /// unanswered fetch has its response's body cancelled when it comes (which
