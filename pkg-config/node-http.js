@@ -26,10 +26,11 @@
 // `redirected`, `url`, `headers.get`, `body` (a reader: `getReader()`
 // with `read` and `cancel`; `cancel()`), `arrayBuffer()`, `text()`,
 // `json()`.
-import http from 'node:http';
-import https from 'node:https';
-import { pipeline } from 'node:stream';
-import zlib from 'node:zlib';
+import { createRequire } from 'node:module';
+
+// Node's modules are loaded at the first request, not on import: `node:http`
+// alone takes some 25 ms to load, which would triple the entry's cold start.
+const require = createRequire(import.meta.url);
 
 const INSTALLED = Symbol.for('mcp-edge.fetch');
 const DISPATCHER = Symbol.for('undici.globalDispatcher.1');
@@ -67,10 +68,22 @@ function fast() {
   return seenPlain;
 }
 
-const agents = {
-  'http:': { module: http, agent: new http.Agent({ keepAlive: true }) },
-  'https:': { module: https, agent: new https.Agent({ keepAlive: true }) },
-};
+let schemes;
+
+/** `node:http` and `node:https` with a keep-alive agent each, by URL scheme. */
+function agents() {
+  if (schemes === undefined) {
+    const http = require('node:http');
+    const https = require('node:https');
+    schemes = {
+      'http:': { module: http, agent: new http.Agent({ keepAlive: true }) },
+      'https:': { module: https, agent: new https.Agent({ keepAlive: true }) },
+    };
+    // `Response` too is loaded when first named.
+    Object.setPrototypeOf(NodeResponse.prototype, Response.prototype);
+  }
+  return schemes;
+}
 
 // A session sends the same `Headers` object call after call (the client
 // keeps it while the list is the same): its plain copy is kept with it.
@@ -105,7 +118,7 @@ function aborted(signal) {
 // no listener for it (the process dies of the unhandled 'error').
 function exchange(url, method, headers, body, signal) {
   return new Promise((resolve, reject) => {
-    const { module, agent } = agents[url.protocol];
+    const { module, agent } = agents()[url.protocol];
     const request = module.request(url, { method, headers, agent });
     let abort;
     if (signal) {
@@ -147,7 +160,7 @@ export async function nodeFetch(input, init) {
   } catch (error) {
     throw new TypeError(`Failed to parse URL from ${url}`, { cause: error });
   }
-  if (agents[target.protocol] === undefined) return globalThis.fetch(input, init);
+  if (agents()[target.protocol] === undefined) return globalThis.fetch(input, init);
   const signal = init?.signal ?? undefined;
   if (signal?.aborted) throw aborted(signal);
   let method = (init?.method ?? 'GET').toUpperCase();
@@ -169,7 +182,7 @@ export async function nodeFetch(input, init) {
     } catch (error) {
       throw failed(error);
     }
-    if (agents[next.protocol] === undefined) throw failed(new Error(`a redirect to ${next.protocol} URL`));
+    if (agents()[next.protocol] === undefined) throw failed(new Error(`a redirect to ${next.protocol} URL`));
     const status = response.statusCode;
     if ((status === 303 && method !== 'GET' && method !== 'HEAD') || ((status === 301 || status === 302) && method === 'POST')) {
       method = 'GET';
@@ -184,6 +197,8 @@ export async function nodeFetch(input, init) {
 // unasked.
 function decoded(response) {
   const coding = (response.headers['content-encoding'] ?? '').trim().toLowerCase();
+  if (coding === '' || coding === 'identity') return response;
+  const zlib = require('node:zlib');
   const decoder =
     coding === 'gzip' || coding === 'x-gzip'
       ? zlib.createGunzip()
@@ -193,7 +208,7 @@ function decoded(response) {
           ? zlib.createBrotliDecompress()
           : null;
   if (decoder === null) return response;
-  pipeline(response, decoder, () => {});
+  require('node:stream').pipeline(response, decoder, () => {});
   return decoder;
 }
 
@@ -327,8 +342,8 @@ class NodeResponse {
     return JSON.parse(await this.text());
   }
 }
-// A `Response` to `instanceof`, which is what the client checks: the
-// members above are its own, so none of `Response.prototype`'s is reached.
-Object.setPrototypeOf(NodeResponse.prototype, Response.prototype);
+// `agents()` makes it a `Response` to `instanceof`, which is what the client
+// checks: the members above are its own, so none of `Response.prototype`'s
+// is reached.
 
 if (nodeOwn) globalThis[INSTALLED] ??= nodeFetch;
