@@ -164,6 +164,35 @@ async function fetchLikeChecks() {
     const after = await nodeFetch(`${base}/echo`);
     check(after.status === 200 && (await after.json()).method === 'GET', 'a call after an abort that came after its answer');
 
+    // A dispatcher someone set for undici: the call goes to Node's `fetch`,
+    // which hands it to that dispatcher (here one that refuses it).
+    const DISPATCHER = Symbol.for('undici.globalDispatcher.1');
+    const original = globalThis[DISPATCHER];
+    let dispatched = 0;
+    const dispatch = () => {
+      dispatched += 1;
+      throw new Error('a dispatcher of the test');
+    };
+    const proxy = new (class ProxyAgent {
+      dispatch = dispatch;
+    })();
+    const tuned = new (class Agent {
+      dispatch = dispatch;
+      [Symbol('options')] = { connect: { rejectUnauthorized: false }, interceptors: undefined };
+    })();
+    try {
+      for (const [dispatcher, what] of [[proxy, 'a ProxyAgent'], [tuned, 'an Agent with options']]) {
+        globalThis[DISPATCHER] = dispatcher;
+        const before = dispatched;
+        await rejects(nodeFetch(`${base}/echo`), (e) => e instanceof TypeError, `a call with ${what} set`);
+        check(dispatched === before + 1, `a call with ${what} set goes to fetch and its dispatcher`);
+      }
+    } finally {
+      globalThis[DISPATCHER] = original;
+    }
+    const again = await nodeFetch(`${base}/echo`);
+    check((await again.json()).headers['sec-fetch-mode'] === undefined, 'with the dispatcher undici made, node:http again');
+
     const closed = http.createServer();
     await new Promise((resolve) => closed.listen(0, '127.0.0.1', resolve));
     const port = closed.address().port;
