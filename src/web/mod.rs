@@ -10,6 +10,7 @@
 mod auth;
 mod convert;
 mod handlers;
+mod ledger;
 mod listen;
 mod options;
 mod popup;

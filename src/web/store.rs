@@ -4,7 +4,8 @@
 //! [`AuthRecord`] under a key that starts with `mcp-edge:`. Tabs sharing
 //! `localStorage` take a Web Lock (`navigator.locks`, named after the key)
 //! around read - refresh - write, so a rotated refresh token is presented
-//! once across tabs.
+//! once across tabs, and keep a copy of each record in IndexedDB to see
+//! another tab's latest write once they hold the lock (`ledger.rs`).
 
 use futures::channel::oneshot;
 use js_sys::{Function, Promise, Reflect};
@@ -14,6 +15,7 @@ use wasm_bindgen_futures::JsFuture;
 use web_sys::Storage;
 
 use super::convert::message_of;
+use super::ledger::Ledger;
 use crate::auth::{AuthError, AuthRecord, StoreLock, TokenStore};
 use crate::runtime::{BoxFuture, boxed};
 
@@ -56,6 +58,8 @@ impl WebStorage {
 pub(crate) struct WebStorageStore {
     kind: WebStorage,
     storage: Storage,
+    /// For `localStorage`, shared by tabs.
+    ledger: Option<Ledger>,
 }
 
 impl std::fmt::Debug for WebStorageStore {
@@ -66,7 +70,8 @@ impl std::fmt::Debug for WebStorageStore {
 
 impl WebStorageStore {
     pub(crate) fn new(kind: WebStorage) -> Result<Self, String> {
-        Ok(WebStorageStore { kind, storage: kind.open()? })
+        let ledger = (kind == WebStorage::Local).then(Ledger::default);
+        Ok(WebStorageStore { kind, storage: kind.open()?, ledger })
     }
 
     fn fail(&self, what: &str, error: &JsValue) -> AuthError {
@@ -99,27 +104,48 @@ impl TokenStore for WebStorageStore {
     fn save<'a>(&'a self, server: &'a str, record: &'a AuthRecord) -> BoxFuture<'a, Result<(), AuthError>> {
         let key = record_key(server);
         let outcome = encode(record).and_then(|text| {
-            self.storage.set_item(&key, &text).map_err(|e| self.fail("could not be written (full, or not allowed)", &e))
+            self.storage
+                .set_item(&key, &text)
+                .map(|()| text)
+                .map_err(|e| self.fail("could not be written (full, or not allowed)", &e))
         });
-        boxed(async move { outcome })
+        boxed(async move {
+            let text = outcome?;
+            if let Some(ledger) = &self.ledger {
+                ledger.write(&key, Some(&text)).await;
+            }
+            Ok(())
+        })
     }
 
     fn clear<'a>(&'a self, server: &'a str) -> BoxFuture<'a, Result<(), AuthError>> {
-        let outcome = self.storage.remove_item(&record_key(server)).map_err(|e| self.fail("could not be cleared", &e));
-        boxed(async move { outcome })
+        let key = record_key(server);
+        let outcome = self.storage.remove_item(&key).map_err(|e| self.fail("could not be cleared", &e));
+        boxed(async move {
+            outcome?;
+            if let Some(ledger) = &self.ledger {
+                ledger.write(&key, None).await;
+            }
+            Ok(())
+        })
     }
 
     fn persistent(&self) -> bool {
         self.kind == WebStorage::Local
     }
 
-    /// `localStorage` is shared by the origin's tabs: a Web Lock. A tab's
-    /// own `sessionStorage` needs none (the provider already runs one
-    /// refresh at a time).
+    /// `localStorage` is shared by the origin's tabs: a Web Lock, then
+    /// the wait for this tab's `localStorage` to show the last holder's
+    /// write. A tab's own `sessionStorage` needs neither (the provider
+    /// already runs one refresh at a time).
     fn lock<'a>(&'a self, server: &'a str) -> BoxFuture<'a, Result<StoreLock, AuthError>> {
         let name = record_key(server);
-        let shared = self.kind == WebStorage::Local;
-        boxed(async move { if shared { web_lock(&name).await } else { Ok(StoreLock::none()) } })
+        boxed(async move {
+            let Some(ledger) = &self.ledger else { return Ok(StoreLock::none()) };
+            let held = web_lock(&name).await?;
+            ledger.catch_up(&self.storage, &name).await;
+            Ok(held)
+        })
     }
 }
 
@@ -247,5 +273,119 @@ impl TokenStore for CallbackStore {
     /// The app keeps its records where it chooses: assume they outlive the session.
     fn persistent(&self) -> bool {
         true
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::cell::Cell;
+    use std::rc::Rc;
+    use std::time::Duration;
+
+    use wasm_bindgen_test::{wasm_bindgen_test, wasm_bindgen_test_configure};
+
+    use super::*;
+    use crate::auth::Tokens;
+    use crate::runtime::sleep;
+
+    wasm_bindgen_test_configure!(run_in_browser);
+
+    fn record(access_token: &str) -> AuthRecord {
+        let tokens = Tokens {
+            access_token: access_token.into(),
+            token_type: "Bearer".into(),
+            refresh_token: Some(format!("refresh of {access_token}")),
+            expires_at: None,
+            issued_at: None,
+            scope: None,
+        };
+        AuthRecord { tokens: Some(tokens), clients: Vec::new() }
+    }
+
+    /// What another tab sees in Chromium when it takes the lock the moment
+    /// the refreshing tab released it: `localStorage` still shows the old
+    /// record for a while. The lock must not be handed over before this
+    /// tab's `localStorage` shows the new one.
+    #[wasm_bindgen_test]
+    async fn the_lock_waits_for_localstorage_to_show_the_last_write() {
+        let server = "https://lagging.example/mcp";
+        let key = record_key(server);
+        let store = WebStorageStore::new(WebStorage::Local).unwrap();
+        let raw = WebStorage::Local.open().unwrap();
+        store.save(server, &record("new")).await.unwrap();
+        let new_text = raw.get_item(&key).unwrap().unwrap();
+        raw.set_item(&key, &encode(&record("old")).unwrap()).unwrap();
+
+        let caught_up = Rc::new(Cell::new(false));
+        let late_write = {
+            let (raw, key, caught_up) = (raw.clone(), key.clone(), caught_up.clone());
+            async move {
+                sleep(Duration::from_millis(150)).await;
+                caught_up.set(true);
+                raw.set_item(&key, &new_text).unwrap();
+            }
+        };
+        let locked = async {
+            let held = store.lock(server).await.unwrap();
+            assert!(caught_up.get(), "the lock came before localStorage showed the last write");
+            let loaded = store.load(server).await.unwrap();
+            drop(held);
+            loaded
+        };
+        let ((), loaded) = futures::join!(late_write, locked);
+        assert_eq!(loaded, Some(record("new")));
+
+        // A clear is recorded too: a lagging copy of the cleared record is
+        // waited out as well.
+        store.clear(server).await.unwrap();
+        raw.set_item(&key, &encode(&record("new")).unwrap()).unwrap();
+        let cleared = Rc::new(Cell::new(false));
+        let late_clear = {
+            let (raw, key, cleared) = (raw.clone(), key.clone(), cleared.clone());
+            async move {
+                sleep(Duration::from_millis(150)).await;
+                cleared.set(true);
+                raw.remove_item(&key).unwrap();
+            }
+        };
+        let locked = async {
+            let _held = store.lock(server).await.unwrap();
+            assert!(cleared.get(), "the lock came before localStorage showed the clear");
+            store.load(server).await.unwrap()
+        };
+        let ((), loaded) = futures::join!(late_clear, locked);
+        assert_eq!(loaded, None);
+    }
+
+    /// A record changed by hand (or by an older version of this library)
+    /// never matches the ledger: the wait is bounded, and then
+    /// `localStorage` wins.
+    #[wasm_bindgen_test]
+    async fn a_record_changed_by_hand_is_taken_after_a_bounded_wait() {
+        let server = "https://edited.example/mcp";
+        let key = record_key(server);
+        let store = WebStorageStore::new(WebStorage::Local).unwrap();
+        let raw = WebStorage::Local.open().unwrap();
+        store.save(server, &record("saved")).await.unwrap();
+        raw.set_item(&key, &encode(&record("edited")).unwrap()).unwrap();
+        let started = crate::runtime::now_millis();
+        let held = store.lock(server).await.unwrap();
+        let waited = crate::runtime::now_millis() - started;
+        assert!(waited < 10_000.0, "the wait was not bounded: {waited} ms");
+        assert_eq!(store.load(server).await.unwrap(), Some(record("edited")));
+        drop(held);
+        store.clear(server).await.unwrap();
+    }
+
+    /// `sessionStorage` is this tab's own: no lock, no ledger.
+    #[wasm_bindgen_test]
+    async fn session_storage_keeps_no_ledger() {
+        let store = WebStorageStore::new(WebStorage::Session).unwrap();
+        assert!(store.ledger.is_none());
+        let server = "https://session.example/mcp";
+        store.save(server, &record("s")).await.unwrap();
+        let _held = store.lock(server).await.unwrap();
+        assert_eq!(store.load(server).await.unwrap(), Some(record("s")));
+        store.clear(server).await.unwrap();
     }
 }

@@ -301,7 +301,10 @@ export interface AuthOptions {
   /** Milliseconds the user may take to sign in (default 300000). */
   authorizationTimeout?: number;
   /** Where tokens are kept: `"sessionStorage"` (the default in a page),
-   * `"localStorage"`, `"memory"` (the default elsewhere) or your own. */
+   * `"localStorage"`, `"memory"` (the default elsewhere) or your own.
+   * `"localStorage"` is shared by the origin's tabs: a refresh runs under a
+   * Web Lock, and each record is copied to the IndexedDB database
+   * `"mcp-edge"` so that the next tab sees it at once. */
   store?: "memory" | "sessionStorage" | "localStorage" | TokenStorage;
   /** Allow plain http to authorization servers other than localhost
    * (development only). */
