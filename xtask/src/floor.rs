@@ -44,7 +44,7 @@ pub fn build(toolchain: Toolchain, node22: &Path) -> Res<Vec<(&'static Flavour, 
         let _ = fs::remove_dir_all(&dir);
         let args: Vec<String> = flavour.features.iter().map(|s| s.to_string()).collect();
         let target = base.join("size-floor").join(format!("{}-{}", flavour.name, toolchain.name()));
-        package::wasm_pack_crate(toolchain, &root().join(CRATE), STEM, &args, &target, &dir)?;
+        package::wasm_pack_crate(toolchain, &root().join(CRATE), STEM, &args, &target, &dir, true)?;
         package::shrink(&dir.join(format!("{STEM}_bg.wasm")))?;
         package::shorten_imports(&dir, STEM)?;
         for entry in ENTRIES {

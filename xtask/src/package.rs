@@ -123,19 +123,29 @@ pub const SHIPPED_TOOLCHAIN: Toolchain = Toolchain::Nightly;
 /// The standard library is rebuilt with the same features (`-Z build-std`).
 const NIGHTLY_RUSTFLAGS: &str = "-Zunstable-options -Cpanic=immediate-abort -Zlocation-detail=none -Zfmt-debug=shallow \
                                  -Ctarget-feature=-reference-types";
-/// The standard library's crates (and its allocator) rebuilt at
-/// `opt-level = 3`, not the profile's `"z"`: the prebuilt std of a stable
+/// The full build's standard library crates (and its allocator) rebuilt
+/// at `opt-level = 3`, not the profile's `"z"`: the prebuilt std of a stable
 /// build is optimized for speed, and `-Z build-std` at `"z"` made a flood of
 /// 20,000 progress notifications 12-16% slower in Node (hashing, copying,
 /// allocation) for 3.5 KB of gzip (docs/speed.md). The crate's own code
 /// stays at `"z"`: against an in-process `fetch` (Node), `opt-level = 3`
 /// took 12.6 µs off a sequential call of 54 and `"s"` 6.3, for 120 KB and
-/// 45 KB more gzip of the full wasm (docs/speed.md, 2026-11-26).
+/// 45 KB more gzip of the full wasm (docs/speed.md, 2026-11-26). The lite
+/// build is for weight first: see [`LITE_FOR_SIZE`].
 const NIGHTLY_STD_OPT_LEVEL: &[&str] = &[
     "profile.release.package.core.opt-level=3",
     "profile.release.package.alloc.opt-level=3",
     "profile.release.package.std.opt-level=3",
     "profile.release.package.dlmalloc.opt-level=3",
+];
+
+/// The lite build keeps everything at the profile's `"z"`, the standard
+/// library (nightly) and the allocator (Cargo.toml builds talc at 3) too:
+/// -3.0 KB and -1.0 KB of its wasm's gzip, for a flood of progress
+/// notifications some 10% slower (docs/size.md, session 26).
+const LITE_FOR_SIZE: &[&str] = &[
+    "profile.release.package.talc.opt-level=\"z\"",
+    "profile.release.package.mcp-edge-alloc.opt-level=\"z\"",
 ];
 
 /// Builds target/npm/pkg and the tarball (setup of what it needs included).
@@ -217,19 +227,27 @@ fn wasm_pack(toolchain: Toolchain, stem: &str, features: Option<&str>, out: &Pat
         (Toolchain::Nightly, false) => base.join("nightly"),
         (Toolchain::Nightly, true) => base.join("nightly-lite"),
     };
-    let features: Vec<String> = match features {
+    let lite = features.is_some();
+    let mut args: Vec<String> = match features {
         Some(features) => {
             vec!["--no-default-features".into(), "--features".into(), format!("{features},{PACKAGE_FEATURES}")]
         }
         None => vec!["--features".into(), PACKAGE_FEATURES.into()],
     };
-    wasm_pack_crate(toolchain, &root(), stem, &features, &target, out)
+    if lite {
+        for setting in LITE_FOR_SIZE {
+            args.extend(["--config".into(), setting.to_string()]);
+        }
+    }
+    wasm_pack_crate(toolchain, &root(), stem, &args, &target, out, !lite)
 }
 
 /// `wasm-pack build` of the crate in `dir` (the package, or the size
 /// floor of `cargo xtask size`) the way the package is built: `toolchain`
 /// with its flags, `cargo_args` after them, into `target`, the glue and the
-/// wasm named `stem` in `out`.
+/// wasm named `stem` in `out`; `std_for_speed`: the nightly build's
+/// standard library at [`NIGHTLY_STD_OPT_LEVEL`] rather than the
+/// profile's `"z"`.
 pub fn wasm_pack_crate(
     toolchain: Toolchain,
     dir: &Path,
@@ -237,6 +255,7 @@ pub fn wasm_pack_crate(
     cargo_args: &[String],
     target: &Path,
     out: &Path,
+    std_for_speed: bool,
 ) -> Res {
     // `--no-pack`: the package.json, README and entries are ours (below).
     // `--no-opt`: wasm-pack would download a wasm-opt and run its `-O`
@@ -259,8 +278,10 @@ pub fn wasm_pack_crate(
         c.args(["-Z", "build-std=std,panic_abort", "-Z", "build-std-features=optimize_for_size"])
             .env("RUSTUP_TOOLCHAIN", "nightly")
             .env("RUSTFLAGS", NIGHTLY_RUSTFLAGS);
-        for setting in NIGHTLY_STD_OPT_LEVEL {
-            c.args(["--config", setting]);
+        if std_for_speed {
+            for setting in NIGHTLY_STD_OPT_LEVEL {
+                c.args(["--config", setting]);
+            }
         }
     }
     run_echo(&mut c)
