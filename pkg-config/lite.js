@@ -4,6 +4,11 @@
 // `dpop`; see lite.d.ts). Loaded on the first `McpClient.connect`, as in
 // index.js.
 import init, { McpClient } from './mcp_edge_lite.js';
+import { installLedger } from './ledger.js';
+
+// auth.store "localStorage" keeps a copy of each record in IndexedDB, so
+// that tabs see each other's refreshes at once (ledger.js says why).
+installLedger();
 
 let ready;
 const connect = McpClient.connect;

@@ -58,7 +58,7 @@ impl WebStorage {
 pub(crate) struct WebStorageStore {
     kind: WebStorage,
     storage: Storage,
-    /// For `localStorage`, shared by tabs.
+    /// For `localStorage`, shared by tabs, where the entry installed one.
     ledger: Option<Ledger>,
 }
 
@@ -70,7 +70,7 @@ impl std::fmt::Debug for WebStorageStore {
 
 impl WebStorageStore {
     pub(crate) fn new(kind: WebStorage) -> Result<Self, String> {
-        let ledger = (kind == WebStorage::Local).then(Ledger::default);
+        let ledger = if kind == WebStorage::Local { Ledger::installed() } else { None };
         Ok(WebStorageStore { kind, storage: kind.open()?, ledger })
     }
 
@@ -140,10 +140,15 @@ impl TokenStore for WebStorageStore {
     /// already runs one refresh at a time).
     fn lock<'a>(&'a self, server: &'a str) -> BoxFuture<'a, Result<StoreLock, AuthError>> {
         let name = record_key(server);
+        let shared = self.kind == WebStorage::Local;
         boxed(async move {
-            let Some(ledger) = &self.ledger else { return Ok(StoreLock::none()) };
+            if !shared {
+                return Ok(StoreLock::none());
+            }
             let held = web_lock(&name).await?;
-            ledger.catch_up(&self.storage, &name).await;
+            if let Some(ledger) = &self.ledger {
+                ledger.catch_up(&self.storage, &name).await;
+            }
             Ok(held)
         })
     }
@@ -282,6 +287,7 @@ mod tests {
     use std::rc::Rc;
     use std::time::Duration;
 
+    use wasm_bindgen::prelude::wasm_bindgen;
     use wasm_bindgen_test::{wasm_bindgen_test, wasm_bindgen_test_configure};
 
     use super::*;
@@ -289,6 +295,13 @@ mod tests {
     use crate::runtime::sleep;
 
     wasm_bindgen_test_configure!(run_in_browser);
+
+    // The package's own ledger, as its browser entries install it.
+    #[wasm_bindgen(module = "/pkg-config/ledger.js")]
+    extern "C" {
+        #[wasm_bindgen(js_name = installLedger)]
+        fn install_ledger();
+    }
 
     fn record(access_token: &str) -> AuthRecord {
         let tokens = Tokens {
@@ -310,7 +323,9 @@ mod tests {
     async fn the_lock_waits_for_localstorage_to_show_the_last_write() {
         let server = "https://lagging.example/mcp";
         let key = record_key(server);
+        install_ledger();
         let store = WebStorageStore::new(WebStorage::Local).unwrap();
+        assert!(store.ledger.is_some());
         let raw = WebStorage::Local.open().unwrap();
         store.save(server, &record("new")).await.unwrap();
         let new_text = raw.get_item(&key).unwrap().unwrap();
@@ -364,6 +379,7 @@ mod tests {
     async fn a_record_changed_by_hand_is_taken_after_a_bounded_wait() {
         let server = "https://edited.example/mcp";
         let key = record_key(server);
+        install_ledger();
         let store = WebStorageStore::new(WebStorage::Local).unwrap();
         let raw = WebStorage::Local.open().unwrap();
         store.save(server, &record("saved")).await.unwrap();

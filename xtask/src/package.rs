@@ -47,6 +47,7 @@ const SHIPPED: &[&str] = &[
     "index.d.ts",
     "node.js",
     "node-http.js",
+    "ledger.js",
     "workerd.js",
     "lite.js",
     "lite.d.ts",
@@ -143,10 +144,8 @@ const NIGHTLY_STD_OPT_LEVEL: &[&str] = &[
 /// library (nightly) and the allocator (Cargo.toml builds talc at 3) too:
 /// -3.0 KB and -1.0 KB of its wasm's gzip, for a flood of progress
 /// notifications some 10% slower (docs/size.md, session 26).
-const LITE_FOR_SIZE: &[&str] = &[
-    "profile.release.package.talc.opt-level=\"z\"",
-    "profile.release.package.mcp-edge-alloc.opt-level=\"z\"",
-];
+const LITE_FOR_SIZE: &[&str] =
+    &["profile.release.package.talc.opt-level=\"z\"", "profile.release.package.mcp-edge-alloc.opt-level=\"z\""];
 
 /// Builds target/npm/pkg and the tarball (setup of what it needs included).
 pub fn build() -> Res<Built> {
