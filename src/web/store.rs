@@ -331,45 +331,41 @@ mod tests {
         let new_text = raw.get_item(&key).unwrap().unwrap();
         raw.set_item(&key, &encode(&record("old")).unwrap()).unwrap();
 
-        let caught_up = Rc::new(Cell::new(false));
-        let late_write = {
-            let (raw, key, caught_up) = (raw.clone(), key.clone(), caught_up.clone());
-            async move {
-                sleep(Duration::from_millis(150)).await;
-                caught_up.set(true);
-                raw.set_item(&key, &new_text).unwrap();
-            }
-        };
-        let locked = async {
-            let held = store.lock(server).await.unwrap();
-            assert!(caught_up.get(), "the lock came before localStorage showed the last write");
-            let loaded = store.load(server).await.unwrap();
-            drop(held);
-            loaded
-        };
-        let ((), loaded) = futures::join!(late_write, locked);
-        assert_eq!(loaded, Some(record("new")));
+        let late_write = move || raw.set_item(&key, &new_text).unwrap();
+        assert_eq!(load_while_lagging(&store, server, late_write).await, Some(record("new")));
 
         // A clear is recorded too: a lagging copy of the cleared record is
         // waited out as well.
         store.clear(server).await.unwrap();
+        let (raw, key) = (WebStorage::Local.open().unwrap(), record_key(server));
         raw.set_item(&key, &encode(&record("new")).unwrap()).unwrap();
-        let cleared = Rc::new(Cell::new(false));
-        let late_clear = {
-            let (raw, key, cleared) = (raw.clone(), key.clone(), cleared.clone());
+        let late_clear = move || raw.remove_item(&key).unwrap();
+        assert_eq!(load_while_lagging(&store, server, late_clear).await, None);
+    }
+
+    /// Takes `server`'s lock while this tab's `localStorage` lags, until
+    /// `lag_ends` (run 150 ms in) brings it up to date, and returns the
+    /// record read under the lock; fails if the lock came before that.
+    async fn load_while_lagging(
+        store: &WebStorageStore,
+        server: &str,
+        lag_ends: impl FnOnce() + 'static,
+    ) -> Option<AuthRecord> {
+        let ended = Rc::new(Cell::new(false));
+        let lag = {
+            let ended = ended.clone();
             async move {
                 sleep(Duration::from_millis(150)).await;
-                cleared.set(true);
-                raw.remove_item(&key).unwrap();
+                ended.set(true);
+                lag_ends();
             }
         };
         let locked = async {
             let _held = store.lock(server).await.unwrap();
-            assert!(cleared.get(), "the lock came before localStorage showed the clear");
+            assert!(ended.get(), "the lock came before localStorage showed the last write");
             store.load(server).await.unwrap()
         };
-        let ((), loaded) = futures::join!(late_clear, locked);
-        assert_eq!(loaded, None);
+        futures::join!(lag, locked).1
     }
 
     /// A record changed by hand (or by an older version of this library)
