@@ -1,8 +1,8 @@
 // mcp-edge/lite for browsers, bundlers, Web Workers and Deno: the same API
 // as `mcp-edge` from a smaller WebAssembly module (`mcp_edge_lite_bg.wasm`,
-// built without the Cargo features `legacy-sse`, `private-key-jwt` and
-// `dpop`; see lite.d.ts). Loaded on the first `McpClient.connect`, as in
-// index.js.
+// built without the Cargo features `legacy-sse`, `private-key-jwt`, `dpop`
+// and `machine-grants`; see lite.d.ts). Loaded on the first
+// `McpClient.connect` or `McpClient.restore`, as in index.js.
 import init, { McpClient } from './mcp_edge_lite.js';
 import { installLedger } from './ledger.js';
 
@@ -11,17 +11,26 @@ import { installLedger } from './ledger.js';
 installLedger();
 
 let ready;
-const connect = McpClient.connect;
-McpClient.connect = async function connectOnceLoaded(url, options) {
+function loaded() {
   if (!ready) {
-    // A failed load (offline, 404) is not cached: the next connect retries.
+    // A failed load (offline, 404) is not cached: the next call retries.
     ready = init().catch((error) => {
       ready = undefined;
       throw error;
     });
   }
-  await ready;
+  return ready;
+}
+const connect = McpClient.connect;
+McpClient.connect = async function connectOnceLoaded(url, options) {
+  await loaded();
   return connect.call(McpClient, url, options);
+};
+// `restore` is the other way to a client (a page reloaded with a kept snapshot).
+const restore = McpClient.restore;
+McpClient.restore = async function restoreOnceLoaded(snapshot, url, options) {
+  await loaded();
+  return restore.call(McpClient, snapshot, url, options);
 };
 
 export * from './mcp_edge_lite.js';

@@ -3,6 +3,16 @@
 // close. Resolves to a one-line summary; throws on any mismatch. `McpClient`
 // comes from the installed package.
 export async function check(McpClient, url, where) {
+  // Before any connect (in a page or worker the module is not loaded yet):
+  // `restore` loads it as `connect` does, and what is not a snapshot is
+  // refused as such.
+  const refusal = await McpClient.restore({}, url).then(
+    () => 'accepted',
+    (error) => `${error?.name}: ${error?.message}`,
+  );
+  if (!refusal.includes("McpClient.snapshot()'s object")) {
+    throw new Error(`restore({}) before the first connect: ${refusal}`);
+  }
   const client = await McpClient.connect(url, {
     clientInfo: { name: `mcp-edge-package-test-${where}`, version: '0.0.0' },
     timeout: 20_000,
