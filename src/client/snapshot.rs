@@ -85,7 +85,7 @@ pub struct Snapshot {
 /// serde's buffering of every member (its `Content` machinery, which
 /// nothing else in the crate needs: 1.5 KB of the wasm's gzip).
 #[derive(Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase", expecting = "a snapshot (an object)")]
 struct Wire {
     version: u32,
     era: SnapshotEra,
@@ -294,6 +294,22 @@ impl Client {
         let (done, closed) = futures::channel::oneshot::channel();
         if self.command(super::driver::Command::Detach { done }).is_ok() {
             let _ = closed.await;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A value that is not a snapshot is refused in the user's words, not
+    /// by the name of the private type it is read through.
+    #[test]
+    fn a_value_that_is_not_a_snapshot_is_refused_as_such() {
+        for text in ["null", "\"x\"", "[]", "3"] {
+            let error = crate::protocol::raw::from_slice::<Snapshot>(text.as_bytes()).unwrap_err().to_string();
+            assert!(error.contains("expected a snapshot (an object)"), "{text}: {error}");
+            assert!(!error.contains("Wire"), "{text}: {error}");
         }
     }
 }
