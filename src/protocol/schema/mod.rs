@@ -20,7 +20,7 @@
 
 use std::cell::Cell;
 
-use serde_json::{Map, Value};
+use serde_json::{Map, Number, Value};
 
 use self::keywords::Keywords;
 pub(crate) use self::values::{equal, equal_pair, quoted};
@@ -117,10 +117,6 @@ fn push_step(path: &mut String, step: &str) {
     }
 }
 
-fn number(keyword: Option<&Value>) -> Option<f64> {
-    keyword.and_then(Value::as_f64)
-}
-
 fn count(keyword: Option<&Value>) -> Option<usize> {
     keyword.and_then(Value::as_f64).filter(|n| *n >= 0.0).map(|n| n as usize)
 }
@@ -196,7 +192,7 @@ impl Validator<'_> {
                     return fail(path, format!("the string is longer than {max} characters"));
                 }
             }
-            Value::Number(n) => check_number(&schema, n.as_f64().unwrap_or(f64::NAN), path)?,
+            Value::Number(n) => check_number(&schema, n, path)?,
             _ => {}
         }
         self.check_combinators(&schema, value, path, depth)
@@ -339,23 +335,35 @@ fn check_type(schema: &Keywords<'_>, value: &Value, path: &str) -> Result<(), Sc
     }
 }
 
-fn check_number(schema: &Keywords<'_>, n: f64, path: &str) -> Result<(), SchemaError> {
-    if let Some(min) = number(schema.minimum).filter(|min| n < *min) {
-        return fail(path, format!("{n} is less than the minimum {min}"));
+/// A numeric keyword's value, to compare and to show.
+fn bound(keyword: Option<&Value>) -> Option<(f64, &Number)> {
+    match keyword {
+        Some(Value::Number(bound)) => bound.as_f64().map(|b| (b, bound)),
+        _ => None,
     }
-    if let Some(max) = number(schema.maximum).filter(|max| n > *max) {
-        return fail(path, format!("{n} is more than the maximum {max}"));
+}
+
+/// The messages print each number as JSON writes it (serde_json's `Number`
+/// formatting, with itoa and zmij), not with `{}` of an `f64`: that would
+/// keep core's float formatting, some 17 KB of wasm, in the module.
+fn check_number(schema: &Keywords<'_>, value: &Number, path: &str) -> Result<(), SchemaError> {
+    let n = value.as_f64().unwrap_or(f64::NAN);
+    if let Some((_, min)) = bound(schema.minimum).filter(|(min, _)| n < *min) {
+        return fail(path, format!("{value} is less than the minimum {min}"));
     }
-    if let Some(min) = number(schema.exclusive_minimum).filter(|min| n <= *min) {
-        return fail(path, format!("{n} is not more than {min}"));
+    if let Some((_, max)) = bound(schema.maximum).filter(|(max, _)| n > *max) {
+        return fail(path, format!("{value} is more than the maximum {max}"));
     }
-    if let Some(max) = number(schema.exclusive_maximum).filter(|max| n >= *max) {
-        return fail(path, format!("{n} is not less than {max}"));
+    if let Some((_, min)) = bound(schema.exclusive_minimum).filter(|(min, _)| n <= *min) {
+        return fail(path, format!("{value} is not more than {min}"));
     }
-    if let Some(step) = number(schema.multiple_of).filter(|step| *step > 0.0) {
+    if let Some((_, max)) = bound(schema.exclusive_maximum).filter(|(max, _)| n >= *max) {
+        return fail(path, format!("{value} is not less than {max}"));
+    }
+    if let Some((step, shown)) = bound(schema.multiple_of).filter(|(step, _)| *step > 0.0) {
         let quotient = n / step;
         if !quotient.is_finite() || (quotient - quotient.round()).abs() > 1e-9 {
-            return fail(path, format!("{n} is not a multiple of {step}"));
+            return fail(path, format!("{value} is not a multiple of {shown}"));
         }
     }
     Ok(())

@@ -145,3 +145,16 @@ fn the_json_schema_test_suite_passes_for_the_supported_keywords() {
     assert!(failures.is_empty(), "{} failed:\n{}", failures.len(), failures.join("\n"));
     assert!(passed > 400, "only {passed} tests ran");
 }
+
+/// Numbers in the messages read as JSON wrote them: integers without a
+/// decimal point, fractions in their shortest form.
+#[test]
+fn numbers_in_messages_read_as_json_wrote_them() {
+    let message = |schema: Value, value: Value| validate(&schema, &value).unwrap_err().message;
+    assert_eq!(message(json!({"minimum": 1}), json!(0)), "0 is less than the minimum 1");
+    assert_eq!(message(json!({"maximum": 2}), json!(2.5)), "2.5 is more than the maximum 2");
+    assert_eq!(message(json!({"exclusiveMinimum": 0.1}), json!(0.1)), "0.1 is not more than 0.1");
+    assert_eq!(message(json!({"exclusiveMaximum": -3}), json!(-3)), "-3 is not less than -3");
+    assert_eq!(message(json!({"multipleOf": 0.25}), json!(1.3)), "1.3 is not a multiple of 0.25");
+    assert_eq!(validate(&json!({"minimum": 1.5, "multipleOf": 0.5}), &json!(2)), Ok(()));
+}
