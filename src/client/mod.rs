@@ -128,6 +128,10 @@ impl Client {
     ///
     /// Poll the driver (spawn it on any executor), then call
     /// [`Client::initialize`]. [`Client::connect`] does both.
+    // On wasm32 the handlers and the session hold JS values, which are not
+    // `Send`; the same `Arc`s are `Send + Sync` natively, where they cross
+    // threads. One type for both keeps the engine runtime-agnostic.
+    #[cfg_attr(target_arch = "wasm32", allow(clippy::arc_with_non_send_sync))]
     pub fn new<T: Transport>(transport: T, options: ClientOptions) -> (Client, Driver) {
         let (commands, receiver) = mpsc::unbounded();
         let transport_kind = transport.kind();

@@ -64,12 +64,15 @@ pub(crate) struct PopupAuthorizer {
     pub(crate) features: String,
 }
 
+/// A listener of `message` events, kept alive while it is registered.
+type OnMessage = Closure<dyn FnMut(MessageEvent)>;
+
 /// The listeners of one flow; dropping it removes them and closes the popup.
 struct Listening {
     window: Window,
     popup: Window,
-    on_message: Closure<dyn FnMut(MessageEvent)>,
-    channel: Option<(BroadcastChannel, Closure<dyn FnMut(MessageEvent)>)>,
+    on_message: OnMessage,
+    channel: Option<(BroadcastChannel, OnMessage)>,
 }
 
 impl Drop for Listening {

@@ -110,6 +110,9 @@ fn auth_error(error: AuthError) -> WebError {
 }
 
 /// Reads `options.auth` for the server at `server_url`; `None` when absent.
+// The provider holds JS values (not `Send`); `Arc` is the type the
+// transport shares providers by on every target.
+#[allow(clippy::arc_with_non_send_sync)]
 pub(crate) fn auth_options(server_url: &str, options: &JsValue) -> Result<Option<WebAuth>, WebError> {
     let Some(auth) = property(options, "auth") else {
         return Ok(None);
