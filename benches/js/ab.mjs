@@ -43,14 +43,14 @@ function parent() {
       timeout: 300_000,
     });
     const line = out.stdout.trim().split('\n').pop() ?? '';
-    const m = /^above bare: first ([0-9.]+) second ([0-9.]+)/.exec(line);
+    const m = /^above bare: first (-?[0-9.]+) second (-?[0-9.]+)/.exec(line);
     if (out.status !== 0 || !m) {
       console.error(`run ${i + 1} failed (status ${out.status}):\n${out.stdout}\n${out.stderr}`);
       process.exit(1);
     }
     seen[first[0]].first.push(+m[1]);
     seen[second[0]].second.push(+m[2]);
-    console.log(`run ${i + 1}: ${first[0]} first +${m[1]} µs, ${second[0]} second +${m[2]} µs`);
+    console.log(`run ${i + 1}: ${first[0]} first ${m[1]} µs, ${second[0]} second ${m[2]} µs`);
   }
   const mean = (v) => v.reduce((x, y) => x + y, 0) / v.length;
   for (const k of ['A', 'B']) {
