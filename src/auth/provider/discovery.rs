@@ -25,12 +25,32 @@ impl<H: HttpClient> OAuthProvider<H> {
         let insecure = self.config.allow_insecure_http;
         let candidates = metadata::protected_resource_urls(&self.server_url, resource_metadata)
             .map_err(|e| AuthError::Config(format!("the server URL {}: {e}", self.server_url)))?;
-        let mut tried = Vec::new();
         let mut protected_resource = None;
-        if let Some((url, body)) = self.first_document(&candidates, &[], &mut tried).await? {
-            let parsed = metadata::parse_protected_resource(&body, url, &self.server_url, insecure)?;
-            log::debug!("protected resource metadata from {url}: authorization servers {:?}", parsed.authorization_servers);
-            protected_resource = Some(parsed);
+        let mut tried = Vec::new();
+        for url in &candidates {
+            let fetched = self.bounded(|| format!("fetching {url}"), self.get_document(url, &[])).await;
+            match fetched {
+                Ok((200, body)) => {
+                    let parsed = metadata::parse_protected_resource(&body, url, &self.server_url, insecure)?;
+                    log::debug!(
+                        "protected resource metadata from {url}: authorization servers {:?}",
+                        parsed.authorization_servers
+                    );
+                    protected_resource = Some(parsed);
+                    break;
+                }
+                Ok((status, _)) => {
+                    log::debug!("no protected resource metadata at {url} (HTTP {status})");
+                    tried.push(format!("{url}: HTTP {status}"));
+                }
+                Err(error @ (AuthError::CrossOriginRedirect { .. } | AuthError::InvalidMetadata { .. })) => {
+                    return Err(error);
+                }
+                Err(error) => {
+                    log::debug!("no protected resource metadata at {url}: {error}");
+                    tried.push(format!("{url}: {error}"));
+                }
+            }
         }
         let (issuer, legacy) = match &protected_resource {
             Some(prm) => (prm.authorization_servers[0].clone(), false),
@@ -52,12 +72,22 @@ impl<H: HttpClient> OAuthProvider<H> {
             (true, Some(version)) => vec![("MCP-Protocol-Version".to_owned(), version.to_owned())],
             _ => Vec::new(),
         };
+        let mut found = None;
         let urls = metadata::authorization_server_urls(&issuer)
             .map_err(|e| AuthError::InvalidMetadata { url: issuer.clone(), reason: e })?;
-        let found = match self.first_document(&urls, &headers, &mut tried).await? {
-            Some((url, body)) => Some(metadata::parse_authorization_server(&body, url, &issuer, insecure)?),
-            None => None,
-        };
+        for url in &urls {
+            match self.bounded(|| format!("fetching {url}"), self.get_document(url, &headers)).await {
+                Ok((200, body)) => {
+                    found = Some(metadata::parse_authorization_server(&body, url, &issuer, insecure)?);
+                    break;
+                }
+                Ok((status, _)) => tried.push(format!("{url}: HTTP {status}")),
+                Err(error @ (AuthError::CrossOriginRedirect { .. } | AuthError::InvalidMetadata { .. })) => {
+                    return Err(error);
+                }
+                Err(error) => tried.push(format!("{url}: {error}")),
+            }
+        }
         let metadata = match found {
             Some(metadata) => metadata,
             None if legacy && !bearer_asked => {
@@ -91,36 +121,6 @@ impl<H: HttpClient> OAuthProvider<H> {
             state.discovery = Some(discovery.clone());
         }
         Ok(discovery)
-    }
-
-    /// The first of `urls` that answers 200, and its body. Each that does
-    /// not (another status, unreachable, too slow) is noted in `tried` and
-    /// the next one asked; a redirect to another origin or a URL that
-    /// cannot be fetched ends the search with its error. One loop for both
-    /// documents of discovery, compiled once.
-    async fn first_document<'u>(
-        &self,
-        urls: &'u [String],
-        headers: &[(String, String)],
-        tried: &mut Vec<String>,
-    ) -> Result<Option<(&'u str, Vec<u8>)>, AuthError> {
-        for url in urls {
-            match self.bounded(|| format!("fetching {url}"), self.get_document(url, headers)).await {
-                Ok((200, body)) => return Ok(Some((url, body))),
-                Ok((status, _)) => {
-                    log::debug!("no document at {url} (HTTP {status})");
-                    tried.push(format!("{url}: HTTP {status}"));
-                }
-                Err(error @ (AuthError::CrossOriginRedirect { .. } | AuthError::InvalidMetadata { .. })) => {
-                    return Err(error);
-                }
-                Err(error) => {
-                    log::debug!("no document at {url}: {error}");
-                    tried.push(format!("{url}: {error}"));
-                }
-            }
-        }
-        Ok(None)
     }
 
     pub(super) async fn discovery_or_discover(&self) -> Result<Arc<Discovery>, AuthError> {
