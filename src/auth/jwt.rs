@@ -11,6 +11,7 @@ use serde_json::{Value, json};
 
 use super::error::AuthError;
 use super::pkce::{base64url, random_string, sha256};
+use crate::protocol::json_text;
 
 #[cfg(not(target_arch = "wasm32"))]
 #[path = "jwt/native.rs"]
@@ -75,7 +76,7 @@ fn signing_input(mut header: Value, claims: &Value, key_id: Option<&str>) -> Str
     if let (Some(kid), None) = (key_id, header.get("kid")) {
         header["kid"] = json!(kid);
     }
-    format!("{}.{}", base64url(header.to_string().as_bytes()), base64url(claims.to_string().as_bytes()))
+    format!("{}.{}", base64url(json_text(&header).as_bytes()), base64url(json_text(claims).as_bytes()))
 }
 
 /// The RFC 7638 thumbprint of a P-256 public JWK.

@@ -115,7 +115,7 @@ pub enum Error {
     },
     /// A stateless server needs a client capability the request did not
     /// declare (-32021).
-    #[error("the server needs client capabilities this client does not declare for {method}: {required}")]
+    #[error("the server needs client capabilities this client does not declare for {method}: {}", crate::protocol::JsonText(.required))]
     MissingClientCapability {
         /// The method.
         method: String,

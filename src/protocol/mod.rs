@@ -20,6 +20,25 @@ pub use raw::RawResult;
 pub use schema::SchemaError;
 pub use version::{Era, ProtocolVersion, UnsupportedVersion};
 
+/// `value` as compact JSON text. The crate writes a `Value` through this
+/// (serde_json's writer into a `String`) and [`JsonText`], never through
+/// `Value`'s own `Display`: that one is two more copies of serde_json's
+/// writer in the wasm, a compact and a pretty one (docs/size.md, session 29).
+pub(crate) fn json_text(value: &serde_json::Value) -> String {
+    // Writing a `Value` cannot fail: its keys are strings.
+    serde_json::to_string(value).unwrap_or_default()
+}
+
+/// Shows a `Value` as compact JSON in `format!` and `write!`, through
+/// [`json_text`].
+pub(crate) struct JsonText<'a>(pub(crate) &'a serde_json::Value);
+
+impl std::fmt::Display for JsonText<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&json_text(self.0))
+    }
+}
+
 /// What kind of JSON value this is, for messages about the wrong kind:
 /// "an object", "an array", "a string", "a number", "a boolean" or "null"
 /// (the words of [`RawResult::kind`]).

@@ -92,7 +92,7 @@ pub(crate) fn member(members: &Members<'_>, key: &str) -> Option<Value> {
 /// keeps one parser: the one reading text. The message leaves out the
 /// position, which would point into text the caller never saw.
 pub(crate) fn from_value<T: DeserializeOwned>(value: &Value) -> serde_json::Result<T> {
-    from_text(&value.to_string())
+    from_text(&super::json_text(value))
 }
 
 /// A `T` read from JSON bytes: checked as UTF-8 and parsed as text, so the

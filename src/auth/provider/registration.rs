@@ -14,6 +14,7 @@ use crate::auth::scope;
 use crate::auth::store::ClientRegistration;
 use crate::http::HttpClient;
 use crate::http::url::Url;
+use crate::protocol::json_text;
 use crate::runtime::now_secs;
 
 impl<H: HttpClient> OAuthProvider<H> {
@@ -165,7 +166,7 @@ impl<H: HttpClient> OAuthProvider<H> {
             ("Accept".to_owned(), "application/json".to_owned()),
         ];
         let answer = self
-            .bounded(|| format!("registering at {endpoint}"), self.post(endpoint, headers, body.to_string()))
+            .bounded(|| format!("registering at {endpoint}"), self.post(endpoint, headers, json_text(&body)))
             .await?;
         if !(200..300).contains(&answer.status) {
             let error = OAuthErrorBody::parse(&answer.body);

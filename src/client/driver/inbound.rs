@@ -11,7 +11,7 @@ use crate::client::handlers::{Asked, RequestContext, check_answer};
 use crate::protocol::methods::SUBSCRIPTIONS_ACKNOWLEDGED;
 use crate::protocol::stateless::listen::subscription_id;
 use crate::protocol::types::Progress;
-use crate::protocol::{ErrorObject, Message, Notification, Request, RequestId, Response, codes, methods};
+use crate::protocol::{ErrorObject, JsonText, Message, Notification, Request, RequestId, Response, codes, methods};
 use crate::runtime::boxed;
 use crate::transport::Transport;
 use futures::future::{AbortHandle, Abortable};
@@ -62,7 +62,7 @@ impl<T: Transport> SessionLoop<T> {
                             Some(route) => {
                                 let _ = route.unbounded_send(progress);
                             }
-                            None => log::debug!("progress for an unknown token {}", progress.progress_token),
+                            None => log::debug!("progress for an unknown token {}", JsonText(&progress.progress_token)),
                         }
                     }
                     Some(Err(e)) => log::warn!("ignoring malformed progress notification: {e}"),

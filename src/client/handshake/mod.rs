@@ -138,7 +138,7 @@ impl Client {
         // in flight then holds a few dozen bytes rather than a second
         // `Value` tree of its params (about 300 bytes of wasm memory for a
         // small `tools/call`).
-        let kept = params.as_ref().map(Value::to_string);
+        let kept = params.as_ref().map(crate::protocol::json_text);
         let outcome = match self.send_request(method, params, &mut options).await {
             Err(Error::Transport(TransportError::SessionExpired)) => {
                 // Boxed: a new handshake is rare, and inline its future

@@ -12,7 +12,7 @@ use serde_json::Value;
 
 use crate::protocol::stateless::CacheHint;
 use crate::protocol::stateless::listen::covers;
-use crate::protocol::{Notification, methods};
+use crate::protocol::{JsonText, Notification, methods};
 
 /// Methods whose complete results may be cached.
 pub(crate) fn cacheable(method: &str) -> bool {
@@ -55,7 +55,7 @@ pub(crate) struct ResultCache {
 pub(crate) fn key(version: &str, method: &str, params: &serde_json::Map<String, Value>) -> String {
     let mut params = params.clone();
     params.remove("_meta");
-    format!("{version} {method} {}", Value::Object(params))
+    format!("{version} {method} {}", JsonText(&Value::Object(params)))
 }
 
 impl ResultCache {

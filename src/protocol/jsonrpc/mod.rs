@@ -126,7 +126,7 @@ impl fmt::Display for ErrorObject {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{} (code {})", self.message, self.code)?;
         if let Some(data) = &self.data {
-            write!(f, ", data: {data}")?;
+            write!(f, ", data: {}", super::JsonText(data))?;
         }
         Ok(())
     }
@@ -209,7 +209,7 @@ impl Message {
             Message::Response(Response { id, outcome: Ok(result) }) => {
                 // The result's text goes in as it is, never parsed again.
                 let id = id.as_ref().map_or(Value::Null, RequestId::to_value);
-                format!(r#"{{"jsonrpc":"2.0","id":{id},"result":{}}}"#, result.text())
+                format!(r#"{{"jsonrpc":"2.0","id":{},"result":{}}}"#, super::JsonText(&id), result.text())
             }
             Message::Response(_) => serde_json::to_string(&self.to_value()).unwrap_or_default(),
         }

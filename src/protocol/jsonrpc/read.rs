@@ -9,6 +9,7 @@ use serde::de::{self, Deserializer};
 use serde_json::{Map, Value};
 
 use super::{DecodeError, ErrorObject, Message, Notification, Request, RequestId, Response};
+use crate::protocol::JsonText;
 use crate::protocol::raw::{self, RawResult};
 
 /// Decodes one payload: a single message, or a batch of them.
@@ -246,15 +247,16 @@ fn offset(text: &str, line: usize, column: usize) -> usize {
 fn classify(parts: Parts, result: Option<RawResult>) -> Result<Message, DecodeError> {
     match &parts.jsonrpc {
         Some(Value::String(v)) if v == "2.0" => {}
-        Some(other) => return Err(DecodeError::Invalid(format!("\"jsonrpc\" must be \"2.0\", found {other}"))),
+        Some(other) => {
+            return Err(DecodeError::Invalid(format!("\"jsonrpc\" must be \"2.0\", found {}", JsonText(other))));
+        }
         None => return Err(DecodeError::Invalid("missing \"jsonrpc\": \"2.0\"".into())),
     }
     let id = match parts.id {
         None | Some(Value::Null) => None,
-        Some(raw) => Some(
-            RequestId::from_value(&raw)
-                .ok_or_else(|| DecodeError::Invalid(format!("an id must be a string or an integer, found {raw}")))?,
-        ),
+        Some(raw) => Some(RequestId::from_value(&raw).ok_or_else(|| {
+            DecodeError::Invalid(format!("an id must be a string or an integer, found {}", JsonText(&raw)))
+        })?),
     };
     let params = parts.params;
     if let Some(method) = parts.method {

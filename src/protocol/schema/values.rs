@@ -6,6 +6,7 @@ use std::fmt;
 use serde_json::Value;
 
 use super::QUOTED;
+use crate::protocol::JsonText;
 
 /// `value` as JSON, cut after about [`QUOTED`] bytes: a message quotes the
 /// start of a large value, and writing the rest of it would be wasted work.
@@ -23,7 +24,7 @@ pub(crate) fn quoted(value: &Value) -> String {
         }
     }
     let mut out = Bounded(String::new());
-    if fmt::write(&mut out, format_args!("{value}")).is_err() {
+    if fmt::write(&mut out, format_args!("{}", JsonText(value))).is_err() {
         out.0.push_str("...");
     }
     out.0
@@ -78,7 +79,7 @@ pub(crate) fn equal_pair(items: &[Value]) -> Option<(usize, usize)> {
             }
             // null, booleans and strings as JSON writes them.
             other => {
-                let _ = write!(out, "{other}");
+                let _ = write!(out, "{}", JsonText(other));
             }
         }
     }
@@ -91,7 +92,7 @@ pub(crate) fn equal_pair(items: &[Value]) -> Option<(usize, usize)> {
                 let mut form = String::new();
                 if let Some(name) = name {
                     use fmt::Write;
-                    let _ = write!(form, "{}:", Value::String(name.clone()));
+                    let _ = write!(form, "{}:", JsonText(&Value::String(name.clone())));
                 }
                 canonical(value, &mut form);
                 (form, i)

@@ -116,7 +116,7 @@ fn walk(schema: &Value, reachable: bool, path: &mut Vec<String>, found: &mut Vec
                 return Err(format!(
                     "x-mcp-header {name:?} is on {where_} of type {}, not integer, string or boolean",
                     other.map_or_else(
-                        || object.get("type").map_or_else(|| "none".to_owned(), Value::to_string),
+                        || object.get("type").map_or_else(|| "none".to_owned(), crate::protocol::json_text),
                         str::to_owned
                     )
                 ));

@@ -46,8 +46,8 @@ impl std::fmt::Display for ResultType<'_> {
     /// As JSON: `"task"` with its quotes, `5`, and `null` when unstated.
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match (self, self.as_str()) {
-            (ResultType::Other(value), _) => write!(f, "{value}"),
-            (_, Some(kind)) => write!(f, "{}", Value::from(kind)),
+            (ResultType::Other(value), _) => write!(f, "{}", crate::protocol::JsonText(value)),
+            (_, Some(kind)) => write!(f, "{}", crate::protocol::JsonText(&Value::from(kind))),
             (_, None) => f.write_str("null"),
         }
     }
