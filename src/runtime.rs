@@ -140,6 +140,17 @@ pub fn now_millis() -> f64 {
     js_sys::Date::now()
 }
 
+/// A number of milliseconds as a `Duration`, to the microsecond. It cannot
+/// panic, unlike `Duration::from_secs_f64`: NaN and negative numbers are
+/// zero, and a number past what a `u64` of microseconds holds (some 584,000
+/// years) is that longest wait, as good as none. The crate's one conversion
+/// from a float: with `from_secs_f64` gone, its float code (half a KB of
+/// wasm) is too.
+pub fn duration_from_millis(ms: f64) -> Duration {
+    // `as` saturates: NaN and negatives to 0, the too large to u64::MAX.
+    Duration::from_micros((ms * 1000.0) as u64)
+}
+
 /// Whole seconds since the Unix epoch, from [`now_millis`]: the unit OAuth
 /// speaks (token `expires_in`, JWT `iat`/`exp`, registration expiry).
 pub fn now_secs() -> u64 {

@@ -22,7 +22,7 @@ pub(crate) async fn wait(limit: Duration, clock: Option<Arc<dyn AuthProvider>>) 
     let mut nap = limit;
     loop {
         sleep(nap).await;
-        let elapsed = Duration::from_secs_f64((crate::runtime::now_millis() - started).max(0.0) / 1000.0);
+        let elapsed = crate::runtime::duration_from_millis(crate::runtime::now_millis() - started);
         let signing_in = clock.interaction_time().saturating_sub(interacted);
         let counted = elapsed.saturating_sub(signing_in);
         if counted >= limit {

@@ -305,8 +305,8 @@ pub(crate) fn millis_property(
 
 /// `owner.key`, read already, as an optional duration in milliseconds. A
 /// wait longer than a `Duration` holds (`1e300`, `Number.MAX_VALUE`) is the
-/// longest one, as good as none: `Duration::from_secs_f64` would panic, and a
-/// panic aborts the wasm module.
+/// longest one, as good as none (`runtime::duration_from_millis`):
+/// `Duration::from_secs_f64` would panic, and a panic aborts the wasm module.
 pub(crate) fn as_millis(
     value: Option<JsValue>,
     key: &str,
@@ -315,9 +315,7 @@ pub(crate) fn as_millis(
     match value {
         None => Ok(None),
         Some(value) => match value.as_f64() {
-            Some(ms) if ms.is_finite() && ms >= 0.0 => {
-                Ok(Some(std::time::Duration::try_from_secs_f64(ms / 1000.0).unwrap_or(std::time::Duration::MAX)))
-            }
+            Some(ms) if ms.is_finite() && ms >= 0.0 => Ok(Some(crate::runtime::duration_from_millis(ms))),
             _ => Err(WebError::Type(format!("{owner}.{key} must be a non-negative number of milliseconds"))),
         },
     }

@@ -157,7 +157,7 @@ impl InteractionClock {
     pub(crate) fn total(&self) -> Duration {
         let spent = self.spent();
         let running = spent.1.map(|began| (crate::runtime::now_millis() - began).max(0.0)).unwrap_or(0.0);
-        Duration::from_secs_f64((spent.0 + running) / 1000.0)
+        crate::runtime::duration_from_millis(spent.0 + running)
     }
 }
 

@@ -41,7 +41,7 @@ fn poll_interval(task: &Value) -> Duration {
 /// but never past the task deadline (`left_ms` away), so a long
 /// `pollIntervalMs` cannot stretch `task_timeout`.
 fn next_poll(task: &Value, left_ms: f64) -> Duration {
-    let left = Duration::try_from_secs_f64(left_ms.max(0.0) / 1000.0).unwrap_or(Duration::MAX);
+    let left = crate::runtime::duration_from_millis(left_ms);
     poll_interval(task).min(left)
 }
 

@@ -42,7 +42,7 @@ impl ReconnectPolicy {
         let base = self.initial_delay.as_secs_f64() * self.factor.powi(exponent);
         let capped = base.min(self.max_delay.as_secs_f64());
         let jitter = 0.8 + 0.4 * crate::runtime::random_unit();
-        Duration::from_secs_f64((capped * jitter).min(self.max_delay.as_secs_f64()))
+        crate::runtime::duration_from_millis((capped * jitter).min(self.max_delay.as_secs_f64()) * 1000.0)
     }
 }
 
