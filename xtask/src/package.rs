@@ -349,10 +349,16 @@ const SHRINK_PASSES: &[&str] = &[
     "--vacuum",
 ];
 
-/// Runs `SHRINK_PASSES` (twice) over wasm-bindgen's output, in place, then
-/// lays like functions side by side (`wasm::order`). Without `-g` binaryen
+/// Points the table entries nothing reaches elsewhere (`wasm::table`), runs
+/// `SHRINK_PASSES` (twice) over wasm-bindgen's output, in place, then lays
+/// like functions side by side (`wasm::order`). Without `-g` binaryen
 /// writes no `name` section, so the names given for the order leave again.
 pub fn shrink(wasm: &Path) -> Res {
+    let module = fs::read(wasm).map_err(|e| format!("cannot read {}: {e}", wasm.display()))?;
+    let (module, dead) =
+        crate::wasm::table::drop_dead_entries(&module).map_err(|e| format!("{}: {e}", wasm.display()))?;
+    println!("{}: {dead} table entries nothing reaches, pointed elsewhere", wasm.display());
+    fs::write(wasm, module).map_err(|e| format!("cannot write {}: {e}", wasm.display()))?;
     let mut c = cmd(root().join(WASM_OPT));
     c.args(WASM_FEATURES).args(SHRINK_PASSES).args(SHRINK_PASSES).arg(wasm).arg("-o").arg(wasm);
     run_echo(&mut c)?;

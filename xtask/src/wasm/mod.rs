@@ -1,10 +1,12 @@
-//! What the packer does to a wasm module after wasm-bindgen and binaryen,
-//! each for the compressed size: the order of its functions ([`order`])
-//! and the names of its imports ([`imports`]). Both read the module with
-//! the few pieces of the binary format below (xtask keeps no dependencies).
+//! What the packer does to a wasm module around wasm-bindgen and binaryen,
+//! each for the compressed size: the table entries nothing reaches
+//! ([`table`]), the order of its functions ([`order`]) and the names of its
+//! imports ([`imports`]). All three read the module with the few pieces of
+//! the binary format below (xtask keeps no dependencies).
 
 pub mod imports;
 pub mod order;
+pub mod table;
 
 /// A cursor over a module's bytes.
 pub struct Reader<'a> {
@@ -31,6 +33,25 @@ impl<'a> Reader<'a> {
                 return Ok(value);
             }
             shift += 7;
+        }
+    }
+
+    /// A signed LEB128 number (`i32.const`'s operand, an offset).
+    pub fn sleb(&mut self) -> Result<i64, String> {
+        let (mut value, mut shift) = (0i64, 0);
+        loop {
+            let byte = self.byte()?;
+            if shift > 63 {
+                return Err("a LEB128 number is too long".into());
+            }
+            value |= i64::from(byte & 0x7f) << shift;
+            shift += 7;
+            if byte < 0x80 {
+                if shift < 64 && byte & 0x40 != 0 {
+                    value |= -1 << shift;
+                }
+                return Ok(value);
+            }
         }
     }
 
