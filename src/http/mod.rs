@@ -25,6 +25,8 @@ pub use budget::{Budgeted, WORKERD_MAX_CONNECTIONS, default_max_connections};
 #[cfg(not(target_arch = "wasm32"))]
 pub use native::{NativeHttp as DefaultHttp, same_origin_redirects};
 #[cfg(target_arch = "wasm32")]
+pub(crate) use web::message_of;
+#[cfg(target_arch = "wasm32")]
 pub use web::{Credentials, FetchHttp as DefaultHttp};
 
 /// The response headers the transports and OAuth read. The `fetch` backend

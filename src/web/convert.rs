@@ -201,24 +201,8 @@ pub(crate) fn object_from_js(value: &JsValue, what: &str) -> Result<Option<Map<S
     }
 }
 
-/// The text of a thrown value: an `Error`'s message, a string, or a description.
-pub(crate) fn message_of(value: &JsValue) -> String {
-    if let Some(error) = value.dyn_ref::<js_sys::Error>() {
-        return String::from(error.message());
-    }
-    if let Some(text) = value.as_string() {
-        return text;
-    }
-    if value.is_object()
-        && let Some(message) = Reflect::get(value, &JsValue::from_str("message")).ok().and_then(|m| m.as_string())
-    {
-        return message;
-    }
-    js_sys::JSON::stringify(value)
-        .ok()
-        .and_then(|text| JsValue::from(text).as_string())
-        .unwrap_or_else(|| format!("{value:?}"))
-}
+/// The text of a thrown value (the fetch seam's reader of it).
+pub(crate) use crate::http::message_of;
 
 /// What a handler threw, as the JSON-RPC error the server gets: the thrown
 /// object's integer `code` (else -32603), its `message` and its `data`.

@@ -19,6 +19,9 @@ use crate::runtime::{BoxFuture, Settled, boxed, settled};
 
 mod host;
 mod reader;
+mod thrown;
+
+pub(crate) use thrown::message_of;
 
 #[wasm_bindgen]
 extern "C" {
@@ -293,14 +296,7 @@ fn bytes_of(chunk: JsValue) -> Uint8Array {
 }
 
 fn body_error(e: &JsValue) -> HttpError {
-    HttpError::Body(Cause::of(Cause::new(js_message(e))))
-}
-
-fn js_message(value: &JsValue) -> String {
-    if let Some(error) = value.dyn_ref::<js_sys::Error>() {
-        return String::from(error.message());
-    }
-    value.as_string().unwrap_or_else(|| format!("{value:?}"))
+    HttpError::Body(Cause::of(Cause::new(message_of(e))))
 }
 
 /// A failed `fetch`, with whatever cause the runtime gives: Node's and
@@ -313,11 +309,11 @@ fn network_failure(method: &str, url: &str, error: &JsValue) -> HttpError {
     let cause_text = cause.map(|cause| {
         let code = js_sys::Reflect::get(&cause, &JsValue::from_str("code")).ok().and_then(|c| c.as_string());
         match code {
-            Some(code) => format!("{code}: {}", js_message(&cause)),
-            None => js_message(&cause),
+            Some(code) => format!("{code}: {}", message_of(&cause)),
+            None => message_of(&cause),
         }
     });
-    let thrown = js_message(error);
+    let thrown = message_of(error);
     // A JS exception is not `Send`: causes carrying its message (and its
     // `cause`'s) stand in for it, so the source chain has the same shape as
     // natively.
@@ -375,7 +371,7 @@ fn request_headers(
         return Ok(sent.headers.clone());
     }
     let invalid = |reason: String| HttpError::InvalidUrl { url: request.url.clone(), reason };
-    let headers = Headers::new().map_err(|e| invalid(js_message(&e)))?;
+    let headers = Headers::new().map_err(|e| invalid(message_of(&e)))?;
     for (name, value) in &request.headers {
         let value = if REPEATED_VALUES.iter().any(|h| name.eq_ignore_ascii_case(h)) {
             js_text(value)
@@ -385,7 +381,7 @@ fn request_headers(
         headers
             .unchecked_ref::<Strings>()
             .append(&js_text(name), &value)
-            .map_err(|e| invalid(format!("header {name}: {}", js_message(&e))))?;
+            .map_err(|e| invalid(format!("header {name}: {}", message_of(&e))))?;
     }
     *last.borrow_mut() = Some(SentHeaders { list: request.headers.clone(), headers: headers.clone() });
     Ok(headers)

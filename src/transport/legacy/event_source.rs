@@ -40,7 +40,7 @@ pub struct Source {
 
 impl Source {
     pub fn open(url: &str) -> Result<(Source, mpsc::UnboundedReceiver<Item>), String> {
-        let source = EventSource::new(url).map_err(|e| describe(&e))?;
+        let source = EventSource::new(url).map_err(|e| crate::http::message_of(&e))?;
         let (sender, items) = mpsc::unbounded();
         let on_open = {
             let sender = sender.clone();
@@ -71,7 +71,7 @@ impl Source {
         source.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
         source
             .add_event_listener_with_callback("endpoint", on_endpoint.as_ref().unchecked_ref())
-            .map_err(|e| describe(&e))?;
+            .map_err(|e| crate::http::message_of(&e))?;
         let opened = Source { source, _open: on_open, _error: on_error, _message: on_message, _endpoint: on_endpoint };
         Ok((opened, items))
     }
@@ -88,12 +88,5 @@ impl Drop for Source {
         self.source.set_onerror(None);
         self.source.set_onmessage(None);
         let _ = self.source.remove_event_listener_with_callback("endpoint", self._endpoint.as_ref().unchecked_ref());
-    }
-}
-
-fn describe(value: &JsValue) -> String {
-    match value.dyn_ref::<js_sys::Error>() {
-        Some(error) => String::from(error.message()),
-        None => value.as_string().unwrap_or_else(|| format!("{value:?}")),
     }
 }
