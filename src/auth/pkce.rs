@@ -1,7 +1,5 @@
 //! PKCE (RFC 7636) with S256, and the random values the flow needs.
 
-use base64::Engine;
-use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use sha2::{Digest, Sha256};
 
 /// A verifier and its S256 challenge.
@@ -30,12 +28,12 @@ impl Pkce {
 
 /// The S256 challenge of a verifier.
 pub fn challenge_of(verifier: &str) -> String {
-    URL_SAFE_NO_PAD.encode(Sha256::digest(verifier.as_bytes()))
+    base64url(&Sha256::digest(verifier.as_bytes()))
 }
 
 /// `bytes` bytes from the OS (or `crypto.getRandomValues`), base64url.
 pub fn random_string(bytes: usize) -> Result<String, String> {
-    Ok(URL_SAFE_NO_PAD.encode(random_bytes(bytes)?))
+    Ok(base64url(&random_bytes(bytes)?))
 }
 
 /// Bytes from the platform's CSPRNG.
@@ -47,7 +45,7 @@ pub fn random_bytes(count: usize) -> Result<Vec<u8>, String> {
 
 /// base64url without padding.
 pub fn base64url(bytes: &[u8]) -> String {
-    URL_SAFE_NO_PAD.encode(bytes)
+    crate::protocol::base64::url_safe(bytes)
 }
 
 /// SHA-256.

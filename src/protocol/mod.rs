@@ -4,6 +4,7 @@
 //! [`ListenFilter`](crate::ListenFilter), is at the crate root). Method
 //! names are in [`methods`], error codes in [`codes`]. Pure data, no I/O.
 
+pub(crate) mod base64;
 pub(crate) mod jsonrpc;
 pub mod methods;
 pub(crate) mod objects;

@@ -125,10 +125,9 @@ impl<H: HttpClient> OAuthProvider<H> {
         let method = client.token_endpoint_auth_method.as_deref().unwrap_or("none");
         match (method, &client.client_secret) {
             ("client_secret_basic", Some(secret)) => {
-                use base64::Engine;
                 // RFC 6749 §2.3.1: form-encode each part before joining.
                 let joined = format!("{}:{}", urls::form_component(&client.client_id), urls::form_component(secret));
-                let encoded = base64::engine::general_purpose::STANDARD.encode(joined);
+                let encoded = crate::protocol::base64::standard(joined.as_bytes());
                 headers.push(("Authorization".to_owned(), format!("Basic {encoded}")));
             }
             ("client_secret_post", Some(secret)) => {

@@ -3,7 +3,6 @@
 //! `Mcp-Name`, and the `Mcp-Param-*` headers tools ask for with
 //! `x-mcp-header`, with the value encoding the spec prescribes.
 
-use base64::Engine as _;
 use serde_json::{Map, Value};
 
 use crate::protocol::methods;
@@ -38,11 +37,7 @@ pub fn encode_value(text: &str) -> String {
     let padded = text.starts_with(' ') || text.ends_with(' ');
     let reads_as_encoded = text.starts_with("=?base64?") && text.ends_with("?=");
     let plain = visible && !padded && !reads_as_encoded;
-    if plain {
-        text.to_owned()
-    } else {
-        format!("=?base64?{}?=", base64::engine::general_purpose::STANDARD.encode(text.as_bytes()))
-    }
+    if plain { text.to_owned() } else { format!("=?base64?{}?=", crate::protocol::base64::standard(text.as_bytes())) }
 }
 
 /// The header text of an argument value: strings encoded, integers in
