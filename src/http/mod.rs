@@ -13,6 +13,7 @@ use crate::cause::Cause;
 use crate::runtime::{BoxFuture, BoxStream, MaybeSend, MaybeSync};
 
 mod budget;
+pub(crate) mod form;
 #[cfg(not(target_arch = "wasm32"))]
 mod native;
 #[cfg(all(test, not(target_arch = "wasm32")))]

@@ -8,6 +8,8 @@
 //! `http://host/`), and a full WHATWG parser would add size to the wasm build
 //! for nothing this module needs.
 
+pub use super::form::{encode_form, form_component, parse_form};
+
 /// An absolute URL, split. Scheme and host are lowercase; everything else
 /// is kept as written.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -412,20 +414,6 @@ pub(crate) fn origin_parts(url: &str) -> Option<(String, String, u16)> {
     Some((scheme, host, port))
 }
 
-/// Decodes `application/x-www-form-urlencoded` text.
-pub fn parse_form(text: &str) -> Vec<(String, String)> {
-    form_urlencoded::parse(text.as_bytes()).map(|(k, v)| (k.into_owned(), v.into_owned())).collect()
-}
-
-/// Encodes pairs as `application/x-www-form-urlencoded`.
-pub fn encode_form<'a>(pairs: impl IntoIterator<Item = (&'a str, &'a str)>) -> String {
-    let mut serializer = form_urlencoded::Serializer::new(String::new());
-    for (name, value) in pairs {
-        serializer.append_pair(name, value);
-    }
-    serializer.finish()
-}
-
 /// Appends query parameters to a URL that may already have a query.
 pub fn with_query<'a>(url: &str, pairs: impl IntoIterator<Item = (&'a str, &'a str)>) -> String {
     let (base, fragment) = match url.find('#') {
@@ -441,12 +429,6 @@ pub fn with_query<'a>(url: &str, pairs: impl IntoIterator<Item = (&'a str, &'a s
         "&"
     };
     format!("{base}{separator}{encoded}{fragment}")
-}
-
-/// The form-urlencoding of RFC 6749 §2.3.1 for one component of HTTP Basic
-/// client credentials (`+` for space, everything but unreserved escaped).
-pub fn form_component(value: &str) -> String {
-    form_urlencoded::byte_serialize(value.as_bytes()).collect()
 }
 
 #[cfg(test)]
