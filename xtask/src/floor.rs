@@ -46,7 +46,7 @@ pub fn build(toolchain: Toolchain, node22: &Path) -> Res<Vec<(&'static Flavour, 
         let target = base.join("size-floor").join(format!("{}-{}", flavour.name, toolchain.name()));
         package::wasm_pack_crate(toolchain, &root().join(CRATE), STEM, &args, &target, &dir, true)?;
         package::shrink(&dir.join(format!("{STEM}_bg.wasm")))?;
-        package::shorten_imports(&dir, STEM)?;
+        package::shorten_names(&dir, STEM)?;
         for entry in ENTRIES {
             let from = root().join(CRATE).join("js").join(entry);
             fs::copy(&from, dir.join(entry)).map_err(|e| format!("cannot copy {}: {e}", from.display()))?;

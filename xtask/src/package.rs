@@ -198,14 +198,14 @@ pub fn build_unpacked(toolchain: Toolchain, name: &str) -> Res<PathBuf> {
     }
     wasm_pack(toolchain, STEM, None, &dir)?;
     shrink(&dir.join(format!("{STEM}_bg.wasm")))?;
-    shorten_imports(&dir, STEM)?;
+    shorten_names(&dir, STEM)?;
     // The lite build goes to a directory of its own (wasm-pack writes more
     // than the three files taken from it).
     let lite = npm.join(format!("{name}-lite"));
     let _ = fs::remove_dir_all(&lite);
     wasm_pack(toolchain, LITE_STEM, Some(LITE_FEATURES), &lite)?;
     shrink(&lite.join(format!("{LITE_STEM}_bg.wasm")))?;
-    shorten_imports(&lite, LITE_STEM)?;
+    shorten_names(&lite, LITE_STEM)?;
     for suffix in [".js", ".d.ts", "_bg.wasm", "_bg.wasm.d.ts"] {
         let file = format!("{LITE_STEM}{suffix}");
         fs::rename(lite.join(&file), dir.join(&file)).map_err(|e| format!("cannot move {file}: {e}"))?;
@@ -376,15 +376,31 @@ pub fn shrink(wasm: &Path) -> Res {
     run_echo(&mut c)
 }
 
-/// The imports of `<stem>_bg.wasm` and its glue `<stem>.js` renamed to a
-/// letter or two (`wasm::imports`), in place.
-pub fn shorten_imports(dir: &Path, stem: &str) -> Res {
+/// The imports and exports of `<stem>_bg.wasm` renamed to a letter or two
+/// (`wasm::imports`, `wasm::exports`), in place, and in its glue `<stem>.js`
+/// and its declarations (`<stem>.d.ts`, `<stem>_bg.wasm.d.ts`, where
+/// wasm-bindgen wrote them) alike.
+pub fn shorten_names(dir: &Path, stem: &str) -> Res {
     let (wasm, glue) = (dir.join(format!("{stem}_bg.wasm")), dir.join(format!("{stem}.js")));
     let module = fs::read(&wasm).map_err(|e| format!("cannot read {}: {e}", wasm.display()))?;
     let text = fs::read_to_string(&glue).map_err(|e| format!("cannot read {}: {e}", glue.display()))?;
     let (module, text) =
         crate::wasm::imports::shorten(&module, &text).map_err(|e| format!("{}: {e}", glue.display()))?;
+    let declared: Vec<PathBuf> = [format!("{stem}.d.ts"), format!("{stem}_bg.wasm.d.ts")]
+        .iter()
+        .map(|f| dir.join(f))
+        .filter(|f| f.exists())
+        .collect();
+    let mut declarations = Vec::new();
+    for file in &declared {
+        declarations.push(fs::read_to_string(file).map_err(|e| format!("cannot read {}: {e}", file.display()))?);
+    }
+    let (module, text, declarations) =
+        crate::wasm::exports::shorten(&module, &text, &declarations).map_err(|e| format!("{}: {e}", glue.display()))?;
     fs::write(&wasm, module).map_err(|e| format!("cannot write {}: {e}", wasm.display()))?;
+    for (file, text) in declared.iter().zip(declarations) {
+        fs::write(file, text).map_err(|e| format!("cannot write {}: {e}", file.display()))?;
+    }
     fs::write(&glue, text).map_err(|e| format!("cannot write {}: {e}", glue.display()))
 }
 

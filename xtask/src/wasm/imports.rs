@@ -56,7 +56,7 @@ pub fn shorten(module: &[u8], glue: &str) -> Result<(Vec<u8>, String), String> {
 const SHORT_MODULE: &str = "w";
 
 /// The `i`th short name: `a`..`z`, `A`..`Z`, then two letters, and so on.
-fn short_name(mut i: usize) -> String {
+pub(super) fn short_name(mut i: usize) -> String {
     const LETTERS: &[u8; 52] = b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ";
     let mut name = vec![LETTERS[i % 52]];
     i /= 52;

@@ -1,9 +1,11 @@
 //! What the packer does to a wasm module around wasm-bindgen and binaryen,
 //! each for the compressed size: the table entries nothing reaches
 //! ([`table`]), the order of its functions ([`order`]) and the names of its
-//! imports ([`imports`]). All three read the module with the few pieces of
-//! the binary format below (xtask keeps no dependencies).
+//! imports ([`imports`]) and exports ([`exports`]). Each reads the module
+//! with the few pieces of the binary format below (xtask keeps no
+//! dependencies).
 
+pub mod exports;
 pub mod imports;
 pub mod order;
 pub mod table;
