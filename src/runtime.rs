@@ -206,4 +206,17 @@ mod tests {
             assert_eq!(super::human_duration(Duration::from_micros(micros)), text);
         }
     }
+
+    #[test]
+    fn milliseconds_become_a_duration_without_a_panic() {
+        use super::duration_from_millis;
+        assert_eq!(duration_from_millis(1500.0), Duration::from_millis(1500));
+        assert_eq!(duration_from_millis(0.25), Duration::from_micros(250));
+        for nothing in [0.0, -0.0, -5.0, f64::NAN, f64::NEG_INFINITY] {
+            assert_eq!(duration_from_millis(nothing), Duration::ZERO, "{nothing}");
+        }
+        for endless in [1e300, f64::MAX, f64::INFINITY] {
+            assert_eq!(duration_from_millis(endless), Duration::from_micros(u64::MAX), "{endless}");
+        }
+    }
 }
