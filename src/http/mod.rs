@@ -25,7 +25,8 @@ mod web;
 pub use budget::{Budgeted, WORKERD_MAX_CONNECTIONS, default_max_connections};
 #[cfg(not(target_arch = "wasm32"))]
 pub use native::{NativeHttp as DefaultHttp, same_origin_redirects};
-#[cfg(target_arch = "wasm32")]
+// For the JS face and the legacy transport's `EventSource`.
+#[cfg(all(target_arch = "wasm32", any(feature = "js", feature = "legacy-sse")))]
 pub(crate) use web::message_of;
 #[cfg(target_arch = "wasm32")]
 pub use web::{Credentials, FetchHttp as DefaultHttp};
