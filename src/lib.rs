@@ -47,12 +47,20 @@
 //! - `js` *(default)*: the JavaScript API for wasm32 (`mcp_edge::web`, what
 //!   the npm package exposes). Pulls in the web-sys types only it uses.
 //!   Without it a wasm32 build is the Rust API alone. No effect natively.
+//! - `persist` *(default)*: the JS API's `McpClient.snapshot` and `restore`
+//!   (a session continued in another page, worker or process) and
+//!   `exportVerdicts`/`importVerdicts` (what the probes found, kept across
+//!   reloads). Without it those methods throw a `TypeError` naming the
+//!   feature. The Rust API ([`Client::snapshot`], [`restore_url`]) has them
+//!   either way: a Rust program links only what it calls, while the JS face
+//!   exports every method.
 //!
 //! The npm package ships two builds of the JS API: `mcp-edge` (the default
 //! features) and `mcp-edge/lite` (`--no-default-features --features js`:
 //! Streamable HTTP, both protocol eras and OAuth with PKCE, without legacy
-//! SSE, ES256 and the grants without a person; an option that needs a left-out feature fails with an
-//! error naming it). `cargo xtask size` weighs both.
+//! SSE, ES256, the grants without a person and the `persist` methods; an
+//! option or method that needs a left-out feature fails with an error
+//! naming it). `cargo xtask size` weighs both.
 //! - `talc` *(off)*: on wasm32, talc (through the workspace's
 //!   `mcp-edge-alloc` crate, built for speed) is the global allocator
 //!   instead of the standard library's dlmalloc: about 2 KB less gzip of

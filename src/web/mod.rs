@@ -13,6 +13,7 @@ mod handlers;
 mod ledger;
 mod listen;
 mod options;
+mod persist;
 mod popup;
 mod store;
 mod types;
@@ -27,10 +28,10 @@ use wasm_bindgen::prelude::*;
 
 pub use self::listen::McpSubscription;
 
-use self::convert::{WebError, from_js, json_to_js, object_from_js, raw_to_js, serialize_to_js};
+use self::convert::{WebError, json_to_js, object_from_js, raw_to_js, serialize_to_js};
 use self::handlers::notify_listener;
 use self::options::{CallOptions, abortable, connect_options};
-use crate::client::{Client, Error, Snapshot, connect_url_with_http, restore_url_with_http};
+use crate::client::{Client, Error, connect_url_with_http};
 use crate::protocol::{Era, ProtocolVersion, RawResult, methods, raw};
 
 /// A connection to one MCP server, made with `McpClient.connect`.
@@ -225,63 +226,46 @@ impl McpClient {
     /// it; the first request goes straight out. A server that forgot the
     /// session answers 404 and a new one is started transparently. `options`
     /// are `connect`'s (handlers, auth: tokens come from its store, never
-    /// from the snapshot).
+    /// from the snapshot). Not in `mcp-edge/lite`, where it rejects with a
+    /// `TypeError` (the `persist` feature).
     #[wasm_bindgen(unchecked_return_type = "Promise<McpClient>")]
     pub fn restore(
         #[wasm_bindgen(unchecked_param_type = "ClientSnapshot")] snapshot: JsValue,
         url: String,
         #[wasm_bindgen(unchecked_optional_param_type = "ConnectOptions")] options: JsValue,
     ) -> Promise {
-        let connect = connect_options(&url, &options);
-        let snapshot = from_js(&snapshot, "snapshot").and_then(|value| {
-            let value = value.ok_or_else(|| WebError::Type("snapshot must be McpClient.snapshot()'s object".into()))?;
-            crate::protocol::raw::from_value::<Snapshot>(&value)
-                .map_err(|e| WebError::Type(format!("snapshot is not McpClient.snapshot()'s object: {e}")))
-        });
-        promise(async move {
-            let snapshot = snapshot?;
-            let (http, connect, client) = connect?.ready(&url).await?;
-            let client = restore_url_with_http(http, &url, &snapshot, connect, client).await?;
-            Ok(McpClient::from(client).into())
-        })
+        persist::restore(&snapshot, url, &options)
     }
 
     /// The session as a plain JSON-serializable object (`version`, `era`,
     /// `protocolVersion`, `sessionId`, `server`, the `server/discover`
     /// result and when it came, `lastEventId`, `takenAt`) for
     /// `McpClient.restore`; never a token. `undefined` before the session
-    /// is settled.
+    /// is settled. Not in `mcp-edge/lite`, where it throws a `TypeError`.
     #[wasm_bindgen(unchecked_return_type = "ClientSnapshot | undefined")]
-    pub fn snapshot(&self) -> JsValue {
-        match self.client.snapshot() {
-            Some(snapshot) => serialize_to_js(&snapshot).unwrap_or(JsValue::UNDEFINED),
-            None => JsValue::UNDEFINED,
-        }
+    pub fn snapshot(&self) -> Result<JsValue, JsValue> {
+        persist::snapshot(&self.client).map_err(JsValue::from)
     }
 
     /// What servers were found to speak (era and transport verdicts, each
     /// with when it was reached), as a plain object for the storage the
     /// page chooses (`localStorage`, IndexedDB); `McpClient.importVerdicts`
     /// puts it back after a reload, so the next `connect` does not probe.
+    /// Not in `mcp-edge/lite`, where it throws a `TypeError`.
     #[wasm_bindgen(js_name = exportVerdicts, unchecked_return_type = "Verdicts")]
-    pub fn export_verdicts() -> JsValue {
-        serialize_to_js(&crate::client::negotiate::persist::export()).unwrap_or(JsValue::UNDEFINED)
+    pub fn export_verdicts() -> Result<JsValue, JsValue> {
+        persist::export_verdicts().map_err(JsValue::from)
     }
 
     /// Adds verdicts from `McpClient.exportVerdicts()` (expired or unknown
     /// entries are skipped; today's expiry rules hold from when each was
     /// reached). Load the module first (`await init()`, or any `connect`).
+    /// Not in `mcp-edge/lite`, where it throws a `TypeError`.
     #[wasm_bindgen(js_name = importVerdicts)]
     pub fn import_verdicts(
         #[wasm_bindgen(unchecked_param_type = "Verdicts")] verdicts: JsValue,
     ) -> Result<(), JsValue> {
-        let value = from_js(&verdicts, "verdicts").map_err(JsValue::from)?.unwrap_or(Value::Null);
-        let verdicts = crate::protocol::raw::from_value::<crate::client::negotiate::persist::Verdicts>(&value)
-            .map_err(|e| {
-                JsValue::from(WebError::Type(format!("verdicts is not McpClient.exportVerdicts()'s object: {e}")))
-            })?;
-        crate::client::negotiate::persist::import(&verdicts);
-        Ok(())
+        persist::import_verdicts(&verdicts).map_err(JsValue::from)
     }
 
     /// Stops this client without ending the session on the server (no

@@ -3,14 +3,17 @@
 // close. Resolves to a one-line summary; throws on any mismatch. `McpClient`
 // comes from the installed package.
 export async function check(McpClient, url, where) {
+  // The lite entry is built without the `persist` feature.
+  const lite = where.endsWith('-lite');
   // Before any connect (in a page or worker the module is not loaded yet):
   // `restore` loads it as `connect` does, and what is not a snapshot is
-  // refused as such.
+  // refused as such; the lite entry refuses `restore` itself, by name.
   const refusal = await McpClient.restore({}, url).then(
     () => 'accepted',
     (error) => `${error?.name}: ${error?.message}`,
   );
-  if (!refusal.includes("McpClient.snapshot()'s object")) {
+  const expected = lite ? 'TypeError: McpClient.restore is not in this build' : "McpClient.snapshot()'s object";
+  if (!refusal.includes(expected) || (lite && !refusal.includes('`persist` feature'))) {
     throw new Error(`restore({}) before the first connect: ${refusal}`);
   }
   const client = await McpClient.connect(url, {
@@ -33,11 +36,42 @@ export async function check(McpClient, url, where) {
     if (weather?.structuredContent?.humidity !== 82) {
       throw new Error(`${WEATHER.name} answered ${JSON.stringify(weather)}`);
     }
+    persisted(McpClient, client, lite);
   } finally {
     await client.close();
   }
   const mismatch = await validation(McpClient, url, where);
   return `${tools.length} tools, echo -> ${JSON.stringify(`Echo: hello from ${where}`)}, ${mismatch}`;
+}
+
+/// A connected client's `snapshot()` and the verdicts: plain objects from
+/// the full entry; from the lite one, a TypeError that names the feature.
+function persisted(McpClient, client, lite) {
+  const calls = [
+    ['snapshot', () => client.snapshot()],
+    ['exportVerdicts', () => McpClient.exportVerdicts()],
+    ['importVerdicts', () => McpClient.importVerdicts({ version: 1, era: {}, transport: {} })],
+  ];
+  for (const [method, call] of calls) {
+    let outcome;
+    try {
+      outcome = { value: call() };
+    } catch (error) {
+      outcome = { error };
+    }
+    if (lite) {
+      const { error } = outcome;
+      if (!(error instanceof TypeError) || !error.message.startsWith(`McpClient.${method} is not in this build`)) {
+        throw new Error(`lite ${method}() did not refuse by name: ${error ?? JSON.stringify(outcome.value)}`);
+      }
+    } else if (outcome.error) {
+      throw outcome.error;
+    } else if (method === 'snapshot' && (outcome.value?.version !== 1 || typeof outcome.value?.protocolVersion !== 'string')) {
+      throw new Error(`snapshot() gave ${JSON.stringify(outcome.value)}`);
+    } else if (method === 'exportVerdicts' && (outcome.value?.version !== 1 || typeof outcome.value?.era !== 'object')) {
+      throw new Error(`exportVerdicts() gave ${JSON.stringify(outcome.value)}`);
+    }
+  }
 }
 
 // server-everything's tool with an `outputSchema` (humidity: number).

@@ -1,0 +1,93 @@
+//! What outlives a page or a worker: `McpClient.snapshot`/`restore` (a
+//! session continued elsewhere) and `exportVerdicts`/`importVerdicts` (what
+//! the era and transport probes found), behind the `persist` feature.
+//!
+//! A Rust program links only what it calls, but the JS face exports every
+//! method, so this is where the switch sits. Without the feature (the npm
+//! package's `mcp-edge/lite`, 9.9 KB less gzip; docs/size.md) the methods
+//! are still there, with the same types, and fail with an error that names
+//! what to do instead.
+
+#[cfg(feature = "persist")]
+mod imp {
+    use js_sys::Promise;
+    use serde_json::Value;
+    use wasm_bindgen::JsValue;
+
+    use super::super::convert::{WebError, from_js, serialize_to_js};
+    use super::super::options::connect_options;
+    use super::super::{McpClient, promise};
+    use crate::client::negotiate::persist::{self, Verdicts};
+    use crate::client::{Client, Snapshot, restore_url_with_http};
+    use crate::protocol::raw;
+
+    pub(crate) fn restore(snapshot: &JsValue, url: String, options: &JsValue) -> Promise {
+        let connect = connect_options(&url, options);
+        let snapshot = from_js(snapshot, "snapshot").and_then(|value| {
+            let value = value.ok_or_else(|| WebError::Type("snapshot must be McpClient.snapshot()'s object".into()))?;
+            raw::from_value::<Snapshot>(&value)
+                .map_err(|e| WebError::Type(format!("snapshot is not McpClient.snapshot()'s object: {e}")))
+        });
+        promise(async move {
+            let snapshot = snapshot?;
+            let (http, connect, client) = connect?.ready(&url).await?;
+            let client = restore_url_with_http(http, &url, &snapshot, connect, client).await?;
+            Ok(McpClient::from(client).into())
+        })
+    }
+
+    pub(crate) fn snapshot(client: &Client) -> Result<JsValue, WebError> {
+        Ok(match client.snapshot() {
+            Some(snapshot) => serialize_to_js(&snapshot).unwrap_or(JsValue::UNDEFINED),
+            None => JsValue::UNDEFINED,
+        })
+    }
+
+    pub(crate) fn export_verdicts() -> Result<JsValue, WebError> {
+        Ok(serialize_to_js(&persist::export()).unwrap_or(JsValue::UNDEFINED))
+    }
+
+    pub(crate) fn import_verdicts(verdicts: &JsValue) -> Result<(), WebError> {
+        let value = from_js(verdicts, "verdicts")?.unwrap_or(Value::Null);
+        let verdicts = raw::from_value::<Verdicts>(&value)
+            .map_err(|e| WebError::Type(format!("verdicts is not McpClient.exportVerdicts()'s object: {e}")))?;
+        persist::import(&verdicts);
+        Ok(())
+    }
+}
+
+#[cfg(not(feature = "persist"))]
+mod imp {
+    use js_sys::Promise;
+    use wasm_bindgen::JsValue;
+
+    use super::super::convert::WebError;
+    use super::super::promise;
+    use crate::client::Client;
+
+    /// The refusal of a method this build leaves out.
+    fn absent(method: &str) -> WebError {
+        WebError::Type(format!(
+            "McpClient.{method} is not in this build of mcp-edge (mcp-edge/lite leaves out session snapshots \
+             and stored verdicts): import `mcp-edge`, or build with the `persist` feature"
+        ))
+    }
+
+    pub(crate) fn restore(_snapshot: &JsValue, _url: String, _options: &JsValue) -> Promise {
+        promise(async { Err(absent("restore")) })
+    }
+
+    pub(crate) fn snapshot(_client: &Client) -> Result<JsValue, WebError> {
+        Err(absent("snapshot"))
+    }
+
+    pub(crate) fn export_verdicts() -> Result<JsValue, WebError> {
+        Err(absent("exportVerdicts"))
+    }
+
+    pub(crate) fn import_verdicts(_verdicts: &JsValue) -> Result<(), WebError> {
+        Err(absent("importVerdicts"))
+    }
+}
+
+pub(crate) use imp::{export_verdicts, import_verdicts, restore, snapshot};
