@@ -242,9 +242,17 @@ impl McpClient {
     /// result and when it came, `lastEventId`, `takenAt`) for
     /// `McpClient.restore`; never a token. `undefined` before the session
     /// is settled. Not in `mcp-edge/lite`, where it throws a `TypeError`.
+    #[cfg(feature = "persist")]
+    #[wasm_bindgen(unchecked_return_type = "ClientSnapshot | undefined")]
+    pub fn snapshot(&self) -> JsValue {
+        persist::snapshot(&self.client)
+    }
+
+    /// `snapshot` without the `persist` feature: throws.
+    #[cfg(not(feature = "persist"))]
     #[wasm_bindgen(unchecked_return_type = "ClientSnapshot | undefined")]
     pub fn snapshot(&self) -> Result<JsValue, JsValue> {
-        persist::snapshot(&self.client).map_err(JsValue::from)
+        Err(persist::absent("snapshot").into())
     }
 
     /// What servers were found to speak (era and transport verdicts, each
@@ -252,9 +260,17 @@ impl McpClient {
     /// page chooses (`localStorage`, IndexedDB); `McpClient.importVerdicts`
     /// puts it back after a reload, so the next `connect` does not probe.
     /// Not in `mcp-edge/lite`, where it throws a `TypeError`.
+    #[cfg(feature = "persist")]
+    #[wasm_bindgen(js_name = exportVerdicts, unchecked_return_type = "Verdicts")]
+    pub fn export_verdicts() -> JsValue {
+        persist::export_verdicts()
+    }
+
+    /// `exportVerdicts` without the `persist` feature: throws.
+    #[cfg(not(feature = "persist"))]
     #[wasm_bindgen(js_name = exportVerdicts, unchecked_return_type = "Verdicts")]
     pub fn export_verdicts() -> Result<JsValue, JsValue> {
-        persist::export_verdicts().map_err(JsValue::from)
+        Err(persist::absent("exportVerdicts").into())
     }
 
     /// Adds verdicts from `McpClient.exportVerdicts()` (expired or unknown

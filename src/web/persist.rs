@@ -4,7 +4,7 @@
 //!
 //! A Rust program links only what it calls, but the JS face exports every
 //! method, so this is where the switch sits. Without the feature (the npm
-//! package's `mcp-edge/lite`, 9.9 KB less gzip; docs/size.md) the methods
+//! package's `mcp-edge/lite`, 9.3 KB less gzip; docs/size.md) the methods
 //! are still there, with the same types, and fail with an error that names
 //! what to do instead.
 
@@ -36,15 +36,15 @@ mod imp {
         })
     }
 
-    pub(crate) fn snapshot(client: &Client) -> Result<JsValue, WebError> {
-        Ok(match client.snapshot() {
+    pub(crate) fn snapshot(client: &Client) -> JsValue {
+        match client.snapshot() {
             Some(snapshot) => serialize_to_js(&snapshot).unwrap_or(JsValue::UNDEFINED),
             None => JsValue::UNDEFINED,
-        })
+        }
     }
 
-    pub(crate) fn export_verdicts() -> Result<JsValue, WebError> {
-        Ok(serialize_to_js(&persist::export()).unwrap_or(JsValue::UNDEFINED))
+    pub(crate) fn export_verdicts() -> JsValue {
+        serialize_to_js(&persist::export()).unwrap_or(JsValue::UNDEFINED)
     }
 
     pub(crate) fn import_verdicts(verdicts: &JsValue) -> Result<(), WebError> {
@@ -63,10 +63,8 @@ mod imp {
 
     use super::super::convert::WebError;
     use super::super::promise;
-    use crate::client::Client;
-
     /// The refusal of a method this build leaves out.
-    fn absent(method: &str) -> WebError {
+    pub(crate) fn absent(method: &str) -> WebError {
         WebError::Type(format!(
             "McpClient.{method} is not in this build of mcp-edge (mcp-edge/lite leaves out session snapshots \
              and stored verdicts): import `mcp-edge`, or build with the `persist` feature"
@@ -77,17 +75,13 @@ mod imp {
         promise(async { Err(absent("restore")) })
     }
 
-    pub(crate) fn snapshot(_client: &Client) -> Result<JsValue, WebError> {
-        Err(absent("snapshot"))
-    }
-
-    pub(crate) fn export_verdicts() -> Result<JsValue, WebError> {
-        Err(absent("exportVerdicts"))
-    }
-
     pub(crate) fn import_verdicts(_verdicts: &JsValue) -> Result<(), WebError> {
         Err(absent("importVerdicts"))
     }
 }
 
-pub(crate) use imp::{export_verdicts, import_verdicts, restore, snapshot};
+#[cfg(not(feature = "persist"))]
+pub(crate) use imp::absent;
+#[cfg(feature = "persist")]
+pub(crate) use imp::{export_verdicts, snapshot};
+pub(crate) use imp::{import_verdicts, restore};
