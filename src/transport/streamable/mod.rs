@@ -267,7 +267,7 @@ impl<H: HttpClient> AuthContext for Shared<H> {
 
 impl<H: HttpClient> Transport for StreamableHttpTransport<H> {
     fn send(&mut self, message: Message) -> BoxFuture<'static, Result<(), TransportError>> {
-        boxed(self.shared.clone().post(message))
+        boxed(self.shared.clone().post(message, None))
     }
 
     fn poll_event(&mut self, cx: &mut Context<'_>) -> Poll<TransportEvent> {
@@ -279,7 +279,7 @@ impl<H: HttpClient> Transport for StreamableHttpTransport<H> {
         message: Message,
         headers: Vec<(String, String)>,
     ) -> BoxFuture<'static, Result<(), TransportError>> {
-        boxed(self.shared.clone().post_stateless(message, headers))
+        boxed(self.shared.clone().post(message, Some(headers)))
     }
 
     fn set_protocol_version(&mut self, version: ProtocolVersion) {

@@ -15,13 +15,22 @@ use crate::protocol::{Message, RequestId, methods};
 
 impl<H: HttpClient> Shared<H> {
     /// Sends one message as a POST and handles whatever comes back.
-    pub(super) async fn post(self: Arc<Self>, message: Message) -> Result<(), TransportError> {
+    ///
+    /// `stateless`: the request-metadata headers of a 2026-07-28 request
+    /// (see `stateless.rs`), whose answer is read by that era's rules;
+    /// `None` for the handshake era. One function for both eras, so that
+    /// the authorization loop around the POST is compiled once.
+    pub(super) async fn post(
+        self: Arc<Self>,
+        message: Message,
+        stateless: Option<Vec<(String, String)>>,
+    ) -> Result<(), TransportError> {
         let awaited = match &message {
             Message::Request(request) => Some(request.id.clone()),
             _ => None,
         };
-        let is_initialize = message.method() == Some(methods::INITIALIZE);
-        if !is_initialize && self.state().session_expired {
+        let is_initialize = stateless.is_none() && message.method() == Some(methods::INITIALIZE);
+        if stateless.is_none() && !is_initialize && self.state().session_expired {
             return Err(TransportError::SessionExpired);
         }
         let body = message.to_json();
@@ -33,13 +42,19 @@ impl<H: HttpClient> Shared<H> {
             this,
             StillInsufficient::Fail,
             || {
-                let request = this.request(Method::Post, Some(body.clone()), None);
+                let mut request = this.request(Method::Post, Some(body.clone()), None);
+                if let Some(headers) = &stateless {
+                    this.stateless_headers(&mut request, headers);
+                }
                 let carried_session = session_of(&request);
                 futures::future::ready(Ok::<_, TransportError>((request, carried_session)))
             },
             |request| this.send_http(request),
         )
         .await?;
+        if stateless.is_some() {
+            return self.stateless_answer(response, awaited).await;
+        }
         let status = response.status;
         if let (404, Some(carried)) = (status, &carried_session) {
             // The server forgot the session: drop it, so the engine's new

@@ -12,48 +12,38 @@
 //! JSON-RPC error (-32022, -32021, -32020, -32602, -32601) is the request's
 //! answer, so the engine sees the server's error, not an HTTP status.
 
-use std::sync::Arc;
-
 use super::super::TransportError;
-use super::super::authorize::{self, StillInsufficient};
 use super::{LAST_EVENT_ID_HEADER, SESSION_HEADER, Shared, VERSION_HEADER};
-use crate::http::{HttpClient, HttpResponse, Method};
+use crate::http::{HttpClient, HttpRequest, HttpResponse};
 use crate::protocol::jsonrpc::decode;
 use crate::protocol::{Message, RequestId, Response};
 
 impl<H: HttpClient> Shared<H> {
-    /// Sends one stateless request (or notification) as a POST.
-    pub(super) async fn post_stateless(
-        self: Arc<Self>,
-        message: Message,
-        headers: Vec<(String, String)>,
+    /// A stateless request's headers: the era's policy applied to the
+    /// connection's (`Shared::post` sends it).
+    pub(super) fn stateless_headers(&self, request: &mut HttpRequest, headers: &[(String, String)]) {
+        // The era's policy: no session and no resumption headers, and the
+        // version header the engine chose (it equals `_meta`'s).
+        request.headers.retain(|(name, _)| {
+            let handshake_only =
+                name.eq_ignore_ascii_case(SESSION_HEADER) || name.eq_ignore_ascii_case(LAST_EVENT_ID_HEADER);
+            let version_chosen = name.eq_ignore_ascii_case(VERSION_HEADER)
+                && headers.iter().any(|(n, _)| n.eq_ignore_ascii_case(VERSION_HEADER));
+            !(handshake_only || version_chosen)
+        });
+        // The protocol's headers go before the user's extra ones.
+        let position = request.headers.len() - self.options.headers.len().min(request.headers.len());
+        for (offset, header) in headers.iter().enumerate() {
+            request.headers.insert(position + offset, header.clone());
+        }
+    }
+
+    /// What a stateless request's POST got back.
+    pub(super) async fn stateless_answer(
+        &self,
+        response: HttpResponse,
+        awaited: Option<RequestId>,
     ) -> Result<(), TransportError> {
-        let awaited = match &message {
-            Message::Request(request) => Some(request.id.clone()),
-            _ => None,
-        };
-        let body = message.to_json();
-        let this = &*self;
-        let build = || {
-            let mut request = this.request(Method::Post, Some(body.clone()), None);
-            // The era's policy: no session and no resumption headers, and the
-            // version header the engine chose (it equals `_meta`'s).
-            request.headers.retain(|(name, _)| {
-                let handshake_only =
-                    name.eq_ignore_ascii_case(SESSION_HEADER) || name.eq_ignore_ascii_case(LAST_EVENT_ID_HEADER);
-                let version_chosen = name.eq_ignore_ascii_case(VERSION_HEADER)
-                    && headers.iter().any(|(n, _)| n.eq_ignore_ascii_case(VERSION_HEADER));
-                !(handshake_only || version_chosen)
-            });
-            // The protocol's headers go before the user's extra ones.
-            let position = request.headers.len() - this.options.headers.len().min(request.headers.len());
-            for (offset, header) in headers.iter().enumerate() {
-                request.headers.insert(position + offset, header.clone());
-            }
-            futures::future::ready(Ok::<_, TransportError>((request, ())))
-        };
-        let (response, ()) =
-            authorize::send(this, StillInsufficient::Fail, build, |request| this.send_http(request)).await?;
         let status = response.status;
         if !(200..300).contains(&status) {
             return self.stateless_failure(response, awaited.as_ref()).await;
