@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use super::super::TransportError;
 use super::super::authorize::{self, StillInsufficient};
+use super::server_stream::Opened;
 use super::session::session_of;
 use super::{SESSION_HEADER, Shared};
 use crate::cause::Cause;
@@ -37,21 +38,8 @@ impl<H: HttpClient> Shared<H> {
         // Only its text goes out: every call in flight holds this future,
         // so the params tree is freed now, not when the reply came.
         drop(message);
-        let this = &*self;
-        let (response, carried_session) = authorize::send(
-            this,
-            StillInsufficient::Fail,
-            || {
-                let mut request = this.request(Method::Post, Some(body.clone()), None);
-                if let Some(headers) = &stateless {
-                    this.stateless_headers(&mut request, headers);
-                }
-                let carried_session = session_of(&request);
-                futures::future::ready(Ok::<_, TransportError>((request, carried_session)))
-            },
-            |request| this.send_http(request),
-        )
-        .await?;
+        let (response, carried_session) =
+            self.send_authorized(Method::Post, Some(body), None, stateless.as_deref(), None).await?;
         if stateless.is_some() {
             return self.stateless_answer(response, awaited).await;
         }
@@ -81,6 +69,43 @@ impl<H: HttpClient> Shared<H> {
             };
         }
         self.read_reply(response, awaited, carried_session).await
+    }
+
+    /// One request through the authorization loop of both HTTP transports
+    /// (`authorize::send`): a 401 runs the flow and the request goes again
+    /// at once, a 403 `insufficient_scope` steps up. Returns the answer and
+    /// the session id the request carried. `stateless`: the request-metadata
+    /// headers of a 2026-07-28 POST. `opened` is told (once) as soon as an
+    /// answer comes, before any authorization it leads to. The POSTs of both
+    /// eras and the GET stream share it, so the loop is compiled once.
+    pub(super) async fn send_authorized(
+        &self,
+        method: Method,
+        body: Option<String>,
+        last_event_id: Option<&str>,
+        stateless: Option<&[(String, String)]>,
+        opened: Option<&Opened>,
+    ) -> Result<(HttpResponse, Option<String>), TransportError> {
+        authorize::send(
+            self,
+            StillInsufficient::Fail,
+            || {
+                let mut request = self.request(method, body.clone(), last_event_id);
+                if let Some(headers) = stateless {
+                    self.stateless_headers(&mut request, headers);
+                }
+                let carried_session = session_of(&request);
+                futures::future::ready(Ok::<_, TransportError>((request, carried_session)))
+            },
+            |request| async move {
+                let answer = self.send_http(request).await;
+                if let Some(opened) = opened {
+                    opened.tell();
+                }
+                answer
+            },
+        )
+        .await
     }
 
     /// A 2xx answer with a body: an SSE stream, read (and resumed within

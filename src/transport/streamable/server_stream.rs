@@ -5,13 +5,24 @@ use std::sync::{Arc, Mutex};
 
 use futures::channel::oneshot;
 
-use super::super::TransportError;
-use super::super::authorize::{self, StillInsufficient};
 use super::super::sse::SseParser;
 use super::Shared;
 use super::resume::SeenEvents;
 use crate::http::{HttpClient, Method};
 use crate::runtime::sleep;
+
+/// Whoever waits for the GET stream to be possible: told once, when the
+/// first GET is answered, whatever the answer.
+#[derive(Debug)]
+pub(super) struct Opened(Mutex<Option<oneshot::Sender<()>>>);
+
+impl Opened {
+    pub(super) fn tell(&self) {
+        if let Some(opened) = self.0.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).take() {
+            let _ = opened.send(());
+        }
+    }
+}
 
 impl<H: HttpClient> Shared<H> {
     /// The standalone GET stream: open after the handshake, resumed when it
@@ -21,13 +32,7 @@ impl<H: HttpClient> Shared<H> {
         // Told once the first GET is answered, whatever the answer: when it
         // comes, before any authorization it leads to (the caller waits for
         // the stream to be possible, not for a person to sign in).
-        let opened = Mutex::new(opened);
-        let tell_opened = || {
-            if let Some(opened) = opened.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).take() {
-                let _ = opened.send(());
-            }
-        };
-        let tell_opened = &tell_opened;
+        let opened = Opened(Mutex::new(opened));
         let mut parser = SseParser::with_limit(self.options.max_message_bytes);
         let mut seen = SeenEvents::default();
         let mut failures = 0u32;
@@ -39,31 +44,16 @@ impl<H: HttpClient> Shared<H> {
                     return;
                 }
             }
-            // The one authorized-send loop of both HTTP transports: a 401
-            // runs the flow and the GET goes again at once, a 403
-            // `insufficient_scope` steps up. What it cannot recover from
-            // comes back as an answer or an error, counted below. A client
-            // restored from a snapshot resumes where the other left off.
-            let this = &*self;
+            // Through the authorization loop (`send_authorized`): what it
+            // cannot recover from comes back as an answer or an error,
+            // counted below. A client restored from a snapshot resumes
+            // where the other left off.
             let last_event_id = match parser.last_event_id() {
                 "" => self.state().stream_last_event_id.clone().unwrap_or_default(),
                 id => id.to_owned(),
             };
-            let answered = authorize::send(
-                this,
-                StillInsufficient::Fail,
-                || {
-                    let request = this.request(Method::Get, None, Some(&last_event_id));
-                    futures::future::ready(Ok::<_, TransportError>((request, ())))
-                },
-                |request| async move {
-                    let answer = this.send_http(request).await;
-                    tell_opened();
-                    answer
-                },
-            )
-            .await;
-            tell_opened();
+            let answered = self.send_authorized(Method::Get, None, Some(&last_event_id), None, Some(&opened)).await;
+            opened.tell();
             match answered {
                 Ok((response, _)) if response.status == 405 || response.status == 404 => {
                     log::debug!("the server offers no GET stream (HTTP {})", response.status);
