@@ -16,8 +16,11 @@ use crate::protocol::{ErrorObject, RawResult, codes};
 /// Why a call from JS failed, before it becomes a JS exception.
 #[derive(Debug)]
 pub(crate) enum WebError {
-    /// The engine failed: becomes an `McpError`.
-    Mcp(Error),
+    /// The engine failed: becomes an `McpError`. Boxed: every reader of a
+    /// JS option returns a `Result` of this type, and each `?` moves the
+    /// whole value, so the size of the largest variant is paid at every one
+    /// (boxed, -1.0 KB gzip of the lite wasm; docs/size.md, session 30).
+    Mcp(Box<Error>),
     /// The caller passed a value of the wrong shape: becomes a `TypeError`.
     Type(String),
     /// The caller's `AbortSignal` fired: becomes an `AbortError`.
@@ -43,7 +46,7 @@ impl std::fmt::Display for WebError {
 
 impl From<Error> for WebError {
     fn from(error: Error) -> Self {
-        WebError::Mcp(error)
+        WebError::Mcp(Box::new(error))
     }
 }
 
