@@ -146,14 +146,14 @@ fn object_result(method: &str, result: RawResult) -> Result<RawResult, WebError>
         return Ok(result);
     }
     let reason = format!("the result is {}, not an object", result.kind());
-    Err(WebError::Mcp(Box::new(Error::InvalidResult { method: method.to_owned(), reason })))
+    Err(Error::InvalidResult { method: method.to_owned(), reason }.into())
 }
 
 /// The items under `key` of every page of `method`, as the text of one JSON
 /// array: each item's text is copied as the server sent it, never parsed
 /// into a tree.
 async fn list_all(client: &Client, method: &str, key: &str, options: &CallOptions) -> Result<String, WebError> {
-    let invalid = |reason: String| WebError::Mcp(Box::new(Error::InvalidResult { method: method.to_owned(), reason }));
+    let invalid = |reason: String| WebError::from(Error::InvalidResult { method: method.to_owned(), reason });
     let max_pages = client.options().max_pages;
     let mut items = String::from("[");
     let mut cursor: Option<String> = None;

@@ -106,7 +106,7 @@ impl WebAuth {
 }
 
 fn auth_error(error: AuthError) -> WebError {
-    WebError::Mcp(Box::new(crate::client::Error::Transport(crate::transport::TransportError::Auth(error))))
+    crate::client::Error::Transport(crate::transport::TransportError::Auth(error)).into()
 }
 
 /// Reads `options.auth` for the server at `server_url`; `None` when absent.
