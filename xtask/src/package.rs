@@ -144,9 +144,16 @@ pub const SHIPPED_TOOLCHAIN: Toolchain = Toolchain::Nightly;
 /// full wasm, -1.6 KB of the lite one, and no slower in the same three
 /// measurements. Other LLVM switches measured with it (docs/size.md) took
 /// off 100 B or less, or added.
+///
+/// `-zstack-size=917504` (896 KiB, not the target's 1 MiB): the linker puts
+/// the stack first and the static data after it, so with 1 MiB every
+/// address of a string or a static is at least 2^20, a 4-byte `i32.const`;
+/// below 2^20 (the lite module's data ends near 955,000) it takes 3. Some
+/// 2,300 constants: -2.3 KB raw, -409 B gzip of the full wasm, +3 B of the
+/// lite one (docs/size.md, session 31). A stack overflow still traps.
 const NIGHTLY_RUSTFLAGS: &str = "-Zunstable-options -Cpanic=immediate-abort -Zlocation-detail=none -Zfmt-debug=shallow \
                                  -Ctarget-feature=-reference-types -Zcross-crate-inline-threshold=always -Cllvm-args=-disable-lsr \
-                                 -Cllvm-args=-enable-pre=false";
+                                 -Cllvm-args=-enable-pre=false -Clink-arg=-zstack-size=917504";
 /// The full build's standard library crates (and its allocator) rebuilt
 /// at `opt-level = 3`, not the profile's `"z"`: the prebuilt std of a stable
 /// build is optimized for speed, and `-Z build-std` at `"z"` made a flood of
