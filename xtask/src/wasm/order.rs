@@ -5,12 +5,13 @@
 //! `drop_in_place` per type, a future's `poll` per async fn) are scattered
 //! over the code section. gzip finds repeats only within 32 KB behind it,
 //! and brotli's model also does best with like beside like. So the package
-//! puts functions of the same signature side by side, and within a
-//! signature each beside the one most like it ([`likeness_order`]): on the
-//! full wasm, gzip -3.4% from the sort by signature and body alone, -0.7%
-//! more from the chain (docs/size.md has the figures). Other keys were
-//! measured and lost: by name (-0.9%), by crate and then size (-1.6%), by
-//! signature and then size (-3.2%).
+//! puts functions of the same signature side by side, and each where the
+//! last 32 KB laid out repeat most of it ([`likeness_order`]): on the full
+//! wasm, gzip -3.4% from the sort by signature and body alone, -0.7% more
+//! from a chain of each beside the one most like it, -0.8% more from the
+//! window (docs/size.md has the figures). Other keys were measured and
+//! lost: by name (-0.9%), by crate and then size (-1.6%), by signature and
+//! then size (-3.2%).
 //!
 //! binaryen moves the functions (`--reorder-functions-by-name`, which
 //! renumbers every call and table entry); this module gives it the names
@@ -62,66 +63,133 @@ pub fn name_by_likeness(module: &[u8]) -> Result<Vec<u8>, String> {
 }
 
 /// How many bytes of a body (its locals, then its first instructions) make
-/// the first key: 24 measured best of 4, 8, 24, 64 and all.
+/// the sort key that starts the order and breaks its ties: 24 measured best
+/// of 4, 8, 24, 64 and all.
 const LIKENESS_PREFIX: usize = 24;
 
-/// The functions' indices in the order wanted: grouped by signature; in a
-/// group, sorted by the start of the body, then chained from the first so
-/// that each is followed by the one left most like it (the share of their
-/// 6-byte runs the two have in common; on a tie, the earlier in the sort).
-/// The chain took another 0.7% off the gzip and brotli of the full wasm;
-/// runs of 3, 4, 8 and 12 bytes did less than 6.
+/// The length of the byte runs two bodies are compared by: runs of 6
+/// measured best of 4 to 10 (and of 3 to 12 in the earlier chain).
+const RUN: usize = 6;
+
+/// How many bytes of bodies behind it a function is compared with:
+/// deflate's (gzip's) window, which is what it can copy from.
+const WINDOW: usize = 32 * 1024;
+
+/// The functions' indices in the order wanted: a chain that starts at the
+/// first of the functions sorted by signature and then by the start of the
+/// body, and goes on with the function whose runs of 6 bytes are found most
+/// in the last 32 KB laid out, counted against the square root of how many
+/// runs it has (so a large function that repeats much of the window beats a
+/// small one that repeats a little of it). A signature's functions stay
+/// together: the next one is of the current signature while any is left,
+/// and the next signature is the one whose best function scores highest.
+/// Ties go to the earlier in the sort, so a module always gets one order.
+///
+/// Against the chain this replaced (each function followed by the one most
+/// like the one before it alone, signatures in the order of their index):
+/// -0.8% gzip of the full wasm and -0.7% of the lite one (docs/size.md,
+/// session 31); what carried it was the window, the square root and the
+/// choice of the next signature, together.
 fn likeness_order(types: &[u32], bodies: &[&[u8]]) -> Vec<usize> {
-    let mut sorted: Vec<usize> = (0..bodies.len()).collect();
+    let count = bodies.len();
+    let mut sorted: Vec<usize> = (0..count).collect();
     // Stable, with the index last: the same module always gets the same order.
     sorted.sort_by_key(|&i| (types[i], &bodies[i][..bodies[i].len().min(LIKENESS_PREFIX)], i));
-    let runs: Vec<Vec<u64>> = bodies.iter().map(|body| runs_of(body)).collect();
-    let mut order = Vec::with_capacity(bodies.len());
-    for group in sorted.chunk_by(|&a, &b| types[a] == types[b]) {
-        let mut left = group.to_vec();
-        let mut current = left.remove(0);
+    let (runs, holders) = dense_runs(bodies);
+    // Per run: how many functions in the window have it; per function: how
+    // many of its runs the window has.
+    let mut in_window = vec![0u32; holders.len()];
+    let mut covered = vec![0u64; count];
+    let mut left_of_type = std::collections::HashMap::<u32, usize>::new();
+    for &t in types {
+        *left_of_type.entry(t).or_default() += 1;
+    }
+    let mut window = std::collections::VecDeque::new();
+    let mut window_bytes = 0;
+    let mut used = vec![false; count];
+    let mut order = Vec::with_capacity(count);
+    let Some(&first) = sorted.first() else { return order };
+    let mut current = first;
+    loop {
         order.push(current);
-        while !left.is_empty() {
-            let mut best = (0, 0, 1);
-            for (at, &candidate) in left.iter().enumerate() {
-                let (shared, all) = likeness(&runs[current], &runs[candidate]);
-                // shared / all > best's, without division.
-                if (shared as u64) * (best.2 as u64) > (best.1 as u64) * (all as u64) {
-                    best = (at, shared, all);
+        used[current] = true;
+        if let Some(left) = left_of_type.get_mut(&types[current]) {
+            *left -= 1;
+        }
+        if order.len() == count {
+            return order;
+        }
+        for &run in &runs[current] {
+            in_window[run] += 1;
+            if in_window[run] == 1 {
+                holders[run].iter().for_each(|&f| covered[f] += 1);
+            }
+        }
+        window.push_back(current);
+        window_bytes += bodies[current].len();
+        while window_bytes > WINDOW && window.len() > 1 {
+            let Some(oldest) = window.pop_front() else { break };
+            window_bytes -= bodies[oldest].len();
+            for &run in &runs[oldest] {
+                in_window[run] -= 1;
+                if in_window[run] == 0 {
+                    holders[run].iter().for_each(|&f| covered[f] -= 1);
                 }
             }
-            current = left.remove(best.0);
-            order.push(current);
         }
+        let same_type = left_of_type.get(&types[current]).is_some_and(|&left| left > 0);
+        let mut best: Option<usize> = None;
+        for &candidate in &sorted {
+            if used[candidate] || (same_type && types[candidate] != types[current]) {
+                continue;
+            }
+            // covered / sqrt(runs) greater than best's, in integers: the
+            // squares compared, each side times the other's run count.
+            let beats = |other: usize| {
+                let score = |f: usize, g: usize| {
+                    u128::from(covered[f]).pow(2) * runs[g].len().max(1) as u128
+                };
+                score(candidate, other) > score(other, candidate)
+            };
+            if best.is_none_or(beats) {
+                best = Some(candidate);
+            }
+        }
+        let Some(next) = best else { return order };
+        current = next;
     }
-    order
 }
 
-/// The distinct runs of 6 bytes in `body`, sorted (each run is its own key:
-/// six bytes fit in a `u64`).
+/// Each body's distinct runs of [`RUN`] bytes as small numbers, and for each
+/// such number the bodies that have it.
+fn dense_runs(bodies: &[&[u8]]) -> (Vec<Vec<usize>>, Vec<Vec<usize>>) {
+    let keyed: Vec<Vec<u64>> = bodies.iter().map(|body| runs_of(body)).collect();
+    let mut keys: Vec<u64> = keyed.iter().flatten().copied().collect();
+    keys.sort_unstable();
+    keys.dedup();
+    let mut holders = vec![Vec::new(); keys.len()];
+    let runs = keyed
+        .iter()
+        .enumerate()
+        .map(|(f, body_runs)| {
+            body_runs
+                .iter()
+                .filter_map(|key| keys.binary_search(key).ok())
+                .inspect(|&run| holders[run].push(f))
+                .collect()
+        })
+        .collect();
+    (runs, holders)
+}
+
+/// The distinct runs of [`RUN`] bytes in `body`, sorted (each run is its
+/// own key: six bytes fit in a `u64`).
 fn runs_of(body: &[u8]) -> Vec<u64> {
     let mut runs: Vec<u64> =
-        body.windows(6).map(|run| run.iter().fold(0u64, |key, &byte| key << 8 | u64::from(byte))).collect();
+        body.windows(RUN).map(|run| run.iter().fold(0u64, |key, &byte| key << 8 | u64::from(byte))).collect();
     runs.sort_unstable();
     runs.dedup();
     runs
-}
-
-/// How many runs two bodies share, and how many they have between them.
-fn likeness(a: &[u64], b: &[u64]) -> (usize, usize) {
-    let (mut i, mut j, mut shared) = (0, 0, 0);
-    while i < a.len() && j < b.len() {
-        match a[i].cmp(&b[j]) {
-            std::cmp::Ordering::Less => i += 1,
-            std::cmp::Ordering::Greater => j += 1,
-            std::cmp::Ordering::Equal => {
-                shared += 1;
-                i += 1;
-                j += 1;
-            }
-        }
-    }
-    (shared, a.len() + b.len() - shared)
 }
 
 /// What the order needs of a module: the number of imported functions
@@ -194,14 +262,30 @@ mod tests {
     }
 
     #[test]
-    fn each_function_is_followed_by_the_one_most_like_it() {
+    fn each_function_is_followed_by_the_one_the_window_has_most_of() {
         let a: &[u8] = &[0, 1, 2, 3, 4, 5, 6, 7, 8];
         let b: &[u8] = &[0, 2, 9, 9, 9, 9, 9, 9, 9];
         let c: &[u8] = &[0, 3, 1, 2, 3, 4, 5, 6, 7];
         // Sorted by their first bytes: a, b, c; c shares two runs with a, b none.
         assert_eq!(likeness_order(&[0, 0, 0], &[a, b, c]), [0, 2, 1]);
-        // Another signature stays in a group of its own, groups in type order.
+        // Another signature stays in a group of its own.
         assert_eq!(likeness_order(&[1, 0, 1], &[a, b, c]), [1, 0, 2]);
+        // d shares a run with a, not with c, which comes just before it:
+        // a and c are both in the window, so d comes before b.
+        let d: &[u8] = &[0, 4, 3, 4, 5, 6, 7, 8, 0];
+        assert_eq!(likeness_order(&[0, 0, 0, 0], &[a, b, c, d]), [0, 2, 3, 1]);
+        // No functions, no order (and no panic).
+        assert_eq!(likeness_order(&[], &[]), Vec::<usize>::new());
+    }
+
+    #[test]
+    fn the_next_signature_is_chosen_by_the_window() {
+        let a: &[u8] = &[0, 1, 2, 3, 4, 5, 6, 7, 8];
+        let b: &[u8] = &[0, 2, 9, 9, 9, 9, 9, 9, 9];
+        let c: &[u8] = &[0, 3, 1, 2, 3, 4, 5, 6, 7];
+        // a alone of type 0; then b (type 1) and c (type 2): c shares two
+        // runs with a, b none, so c's signature comes first.
+        assert_eq!(likeness_order(&[0, 1, 2], &[a, b, c]), [0, 2, 1]);
     }
 
     #[test]
