@@ -386,12 +386,12 @@ pub fn shrink(wasm: &Path) -> Res {
 /// The imports and exports of `<stem>_bg.wasm` renamed to a letter or two
 /// (`wasm::imports`, `wasm::exports`), in place, and in its glue `<stem>.js`
 /// and its declarations (`<stem>.d.ts`, `<stem>_bg.wasm.d.ts`, where
-/// wasm-bindgen wrote them) alike.
+/// wasm-bindgen wrote them) alike; imports of the same JS function merged.
 pub fn shorten_names(dir: &Path, stem: &str) -> Res {
     let (wasm, glue) = (dir.join(format!("{stem}_bg.wasm")), dir.join(format!("{stem}.js")));
     let module = fs::read(&wasm).map_err(|e| format!("cannot read {}: {e}", wasm.display()))?;
     let text = fs::read_to_string(&glue).map_err(|e| format!("cannot read {}: {e}", glue.display()))?;
-    let (module, text) =
+    let (module, text, merged) =
         crate::wasm::imports::shorten(&module, &text).map_err(|e| format!("{}: {e}", glue.display()))?;
     let declared: Vec<PathBuf> = [format!("{stem}.d.ts"), format!("{stem}_bg.wasm.d.ts")]
         .iter()
@@ -408,7 +408,15 @@ pub fn shorten_names(dir: &Path, stem: &str) -> Res {
     for (file, text) in declared.iter().zip(declarations) {
         fs::write(file, text).map_err(|e| format!("cannot write {}: {e}", file.display()))?;
     }
-    fs::write(&glue, text).map_err(|e| format!("cannot write {}: {e}", glue.display()))
+    fs::write(&glue, text).map_err(|e| format!("cannot write {}: {e}", glue.display()))?;
+    // Imports that now share a name (the same JS and type) become one.
+    println!("{}: {merged} imports the same as one before them, merged", wasm.display());
+    if merged == 0 {
+        return Ok(());
+    }
+    let mut c = cmd(root().join(WASM_OPT));
+    c.args(WASM_FEATURES).arg("--duplicate-import-elimination").arg(&wasm).arg("-o").arg(&wasm);
+    run_echo(&mut c)
 }
 
 /// The `version` of the [package] in the root Cargo.toml.
