@@ -14,7 +14,7 @@
 //! next page load finishes with
 //! [`OAuthProvider::complete_authorization`](super::OAuthProvider::complete_authorization).
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 use super::error::AuthError;
 use super::metadata::AuthorizationServerMetadata;
@@ -22,6 +22,7 @@ use super::store::ClientRegistration;
 use crate::cause::Cause;
 use crate::http::url::Url;
 use crate::http::{HttpClient, HttpRequest, Method};
+use crate::protocol::fields::{Fields, deserialize_by_fields, missing};
 use crate::runtime::{BoxFuture, MaybeSend, MaybeSync, boxed};
 
 /// One authorization request to hand to the user.
@@ -42,7 +43,7 @@ pub struct AuthorizationRequest {
 /// authorization request went). It holds secrets (the verifier, a client
 /// secret): keep it only where this origin alone can read it, and only
 /// until the redirect comes back.
-#[derive(Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, PartialEq, Serialize)]
 pub struct PendingAuthorization {
     /// The `state` sent.
     pub state: String,
@@ -55,17 +56,37 @@ pub struct PendingAuthorization {
     /// The RFC 8707 resource sent.
     pub resource: String,
     /// The scopes asked for (space-separated), if any.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub scope: Option<String>,
     /// The client the request was made as.
     pub client: ClientRegistration,
     /// The authorization server's metadata.
     pub metadata: AuthorizationServerMetadata,
     /// Discovery followed the 2025-03-26 rules.
-    #[serde(default)]
     pub legacy: bool,
     /// When the request was made, in seconds since the Unix epoch.
     pub created_at: u64,
+}
+
+deserialize_by_fields!(PendingAuthorization);
+
+impl PendingAuthorization {
+    pub(crate) fn from_fields(fields: &mut Fields) -> Result<Self, String> {
+        Ok(PendingAuthorization {
+            state: fields.required_string("state")?,
+            code_verifier: fields.required_string("code_verifier")?,
+            server_url: fields.required_string("server_url")?,
+            redirect_uri: fields.required_string("redirect_uri")?,
+            resource: fields.required_string("resource")?,
+            scope: fields.string("scope")?,
+            client: fields.nested("client", ClientRegistration::from_fields)?.ok_or_else(|| missing("client"))?,
+            metadata: fields
+                .nested("metadata", AuthorizationServerMetadata::from_fields)?
+                .ok_or_else(|| missing("metadata"))?,
+            legacy: fields.boolean("legacy")?.unwrap_or(false),
+            created_at: fields.unsigned("created_at")?.ok_or_else(|| missing("created_at"))?,
+        })
+    }
 }
 
 impl std::fmt::Debug for PendingAuthorization {

@@ -3,82 +3,119 @@
 //! order their well-known URLs are tried in, and the checks a document must
 //! pass before anything in it is used.
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 use super::error::AuthError;
 use super::resource;
 use crate::http::url::Url;
+use crate::protocol::fields::{Fields, deserialize_by_fields};
 
 /// The largest discovery document accepted.
 pub const MAX_METADATA_BYTES: usize = 256 * 1024;
 
 /// RFC 9728 protected resource metadata (the fields the client uses).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ProtectedResourceMetadata {
     /// The resource identifier: the MCP server's URL or a prefix of it.
     pub resource: String,
     /// Authorization servers that issue tokens for it.
-    #[serde(default)]
     pub authorization_servers: Vec<String>,
     /// Scopes it understands.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub scopes_supported: Option<Vec<String>>,
     /// How it accepts tokens (`header`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub bearer_methods_supported: Option<Vec<String>>,
     /// A human-readable name.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub resource_name: Option<String>,
     /// RFC 9728: it takes DPoP-bound access tokens only.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub dpop_bound_access_tokens_required: Option<bool>,
 }
 
+deserialize_by_fields!(ProtectedResourceMetadata);
+
+impl ProtectedResourceMetadata {
+    fn from_fields(fields: &mut Fields) -> Result<Self, String> {
+        Ok(ProtectedResourceMetadata {
+            resource: fields.required_string("resource")?,
+            authorization_servers: fields.strings("authorization_servers")?.unwrap_or_default(),
+            scopes_supported: fields.strings("scopes_supported")?,
+            bearer_methods_supported: fields.strings("bearer_methods_supported")?,
+            resource_name: fields.string("resource_name")?,
+            dpop_bound_access_tokens_required: fields.boolean("dpop_bound_access_tokens_required")?,
+        })
+    }
+}
+
 /// RFC 8414 / OIDC authorization server metadata (the fields the client uses).
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct AuthorizationServerMetadata {
     /// The issuer identifier; must equal the URL the metadata was derived from.
     pub issuer: String,
     /// Where the user authorizes.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub authorization_endpoint: Option<String>,
     /// Where codes become tokens.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub token_endpoint: Option<String>,
     /// RFC 7591 dynamic client registration.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub registration_endpoint: Option<String>,
     /// Scopes it knows.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub scopes_supported: Option<Vec<String>>,
     /// `code`, ...
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub response_types_supported: Option<Vec<String>>,
     /// Grants; RFC 8414's default is `authorization_code` and `implicit`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub grant_types_supported: Option<Vec<String>>,
     /// Client authentication at the token endpoint; RFC 8414's default is
     /// `client_secret_basic`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub token_endpoint_auth_methods_supported: Option<Vec<String>>,
     /// JWS algorithms for `private_key_jwt`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub token_endpoint_auth_signing_alg_values_supported: Option<Vec<String>>,
     /// PKCE methods; must contain `S256`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub code_challenge_methods_supported: Option<Vec<String>>,
     /// Client ID Metadata Documents are accepted as `client_id`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub client_id_metadata_document_supported: Option<bool>,
     /// RFC 9207: the authorization response carries `iss`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub authorization_response_iss_parameter_supported: Option<bool>,
     /// RFC 9449 DPoP algorithms.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub dpop_signing_alg_values_supported: Option<Vec<String>>,
 }
 
+deserialize_by_fields!(AuthorizationServerMetadata);
+
 impl AuthorizationServerMetadata {
+    pub(crate) fn from_fields(fields: &mut Fields) -> Result<Self, String> {
+        Ok(AuthorizationServerMetadata {
+            issuer: fields.required_string("issuer")?,
+            authorization_endpoint: fields.string("authorization_endpoint")?,
+            token_endpoint: fields.string("token_endpoint")?,
+            registration_endpoint: fields.string("registration_endpoint")?,
+            scopes_supported: fields.strings("scopes_supported")?,
+            response_types_supported: fields.strings("response_types_supported")?,
+            grant_types_supported: fields.strings("grant_types_supported")?,
+            token_endpoint_auth_methods_supported: fields.strings("token_endpoint_auth_methods_supported")?,
+            token_endpoint_auth_signing_alg_values_supported: fields
+                .strings("token_endpoint_auth_signing_alg_values_supported")?,
+            code_challenge_methods_supported: fields.strings("code_challenge_methods_supported")?,
+            client_id_metadata_document_supported: fields.boolean("client_id_metadata_document_supported")?,
+            authorization_response_iss_parameter_supported: fields
+                .boolean("authorization_response_iss_parameter_supported")?,
+            dpop_signing_alg_values_supported: fields.strings("dpop_signing_alg_values_supported")?,
+        })
+    }
+
     /// Whether the token endpoint accepts this client authentication method
     /// (an absent list means `client_secret_basic` only).
     pub fn supports_auth_method(&self, method: &str) -> bool {

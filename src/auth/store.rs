@@ -7,30 +7,31 @@
 
 use std::sync::Mutex;
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 use super::error::AuthError;
+use crate::protocol::fields::{Fields, deserialize_by_fields};
 use crate::runtime::{BoxFuture, MaybeSend, MaybeSync, boxed};
 
 /// Tokens from a token endpoint.
-#[derive(Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, PartialEq, Eq, Serialize)]
 pub struct Tokens {
     /// The access token.
     pub access_token: String,
     /// `Bearer` (or `DPoP`).
     pub token_type: String,
     /// The refresh token, if one was issued (rotated on every refresh).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub refresh_token: Option<String>,
     /// When the access token expires, in seconds since the Unix epoch.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub expires_at: Option<u64>,
     /// When it was issued (seconds since the Unix epoch): with `expires_at`
     /// it gives the token's lifetime, which bounds the refresh margin.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub issued_at: Option<u64>,
     /// The scopes granted, space-separated, when the server said.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub scope: Option<String>,
 }
 
@@ -47,7 +48,20 @@ impl std::fmt::Debug for Tokens {
     }
 }
 
+deserialize_by_fields!(Tokens);
+
 impl Tokens {
+    fn from_fields(fields: &mut Fields) -> Result<Self, String> {
+        Ok(Tokens {
+            access_token: fields.required_string("access_token")?,
+            token_type: fields.required_string("token_type")?,
+            refresh_token: fields.string("refresh_token")?,
+            expires_at: fields.unsigned("expires_at")?,
+            issued_at: fields.unsigned("issued_at")?,
+            scope: fields.string("scope")?,
+        })
+    }
+
     /// How long before expiry a refresh is due: `margin`, but at most half
     /// the token's lifetime, so a token that lives 60 s or less is not
     /// "expiring" from the moment it is issued (and its successor is not
@@ -74,24 +88,39 @@ pub fn redacted(secret: &str) -> String {
 }
 
 /// How this client is known to an authorization server.
-#[derive(Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, PartialEq, Eq, Serialize)]
 pub struct ClientRegistration {
     /// The issuer it is registered with.
     pub issuer: String,
     /// The client id.
     pub client_id: String,
     /// The secret of a confidential client.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub client_secret: Option<String>,
     /// `none`, `client_secret_basic`, `client_secret_post`, `private_key_jwt`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub token_endpoint_auth_method: Option<String>,
     /// When the secret expires (RFC 7591 `client_secret_expires_at`; 0 = never).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub client_secret_expires_at: Option<u64>,
     /// The redirect URIs it was registered with (empty: not known).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub redirect_uris: Vec<String>,
+}
+
+deserialize_by_fields!(ClientRegistration);
+
+impl ClientRegistration {
+    pub(crate) fn from_fields(fields: &mut Fields) -> Result<Self, String> {
+        Ok(ClientRegistration {
+            issuer: fields.required_string("issuer")?,
+            client_id: fields.required_string("client_id")?,
+            client_secret: fields.string("client_secret")?,
+            token_endpoint_auth_method: fields.string("token_endpoint_auth_method")?,
+            client_secret_expires_at: fields.unsigned("client_secret_expires_at")?,
+            redirect_uris: fields.strings("redirect_uris")?.unwrap_or_default(),
+        })
+    }
 }
 
 impl std::fmt::Debug for ClientRegistration {
@@ -107,14 +136,25 @@ impl std::fmt::Debug for ClientRegistration {
 }
 
 /// Everything kept for one MCP server.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct AuthRecord {
     /// The current tokens.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub tokens: Option<Tokens>,
     /// Dynamic registrations, one per authorization server.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub clients: Vec<ClientRegistration>,
+}
+
+deserialize_by_fields!(AuthRecord);
+
+impl AuthRecord {
+    fn from_fields(fields: &mut Fields) -> Result<Self, String> {
+        Ok(AuthRecord {
+            tokens: fields.nested("tokens", Tokens::from_fields)?,
+            clients: fields.objects("clients", ClientRegistration::from_fields)?,
+        })
+    }
 }
 
 /// Where tokens and client registrations live, keyed by MCP server URL.

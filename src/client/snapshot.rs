@@ -13,11 +13,12 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use serde_json::Value;
 
 use super::negotiate::era::{EraVerdict, remember_era_at};
 use super::{Client, Driver, Error, Negotiated};
+use crate::protocol::fields::{Fields, deserialize_by_fields, missing, object_in, objects_in};
 use crate::protocol::stateless::{CacheHint, DiscoverResult, ParamHeader};
 use crate::protocol::types::InitializeResult;
 use crate::protocol::{Era, ProtocolVersion};
@@ -45,8 +46,8 @@ crate::protocol::objects::read_by_name!(SnapshotEra {
 /// A client's state as plain, serializable data (JSON in JS, where it is
 /// the object `McpClient.snapshot()` returns). Versioned by
 /// [`Snapshot::version`]; never holds a credential.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(from = "Wire", into = "Wire")]
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(into = "Wire")]
 pub struct Snapshot {
     /// [`SNAPSHOT_VERSION`] when written.
     pub version: u32,
@@ -83,45 +84,63 @@ pub struct Snapshot {
 /// [`Snapshot`] as JSON: the transport's session members inline. A
 /// `#[serde(flatten)]` field would do the same, but it reads through
 /// serde's buffering of every member (its `Content` machinery, which
-/// nothing else in the crate needs: 1.5 KB of the wasm's gzip).
-#[derive(Serialize, Deserialize)]
-#[serde(rename_all = "camelCase", expecting = "a snapshot (an object)")]
+/// nothing else in the crate needs: 1.5 KB of the wasm's gzip). Read
+/// straight into a [`Snapshot`] ([`Snapshot::from_fields`]).
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
 struct Wire {
     version: u32,
     era: SnapshotEra,
     protocol_version: String,
     transport: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     session_id: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     last_event_id: Option<String>,
     server: InitializeResult,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     discover: Option<Value>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     discovered_at: Option<f64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     verdict_key: Option<String>,
     taken_at: f64,
-    #[serde(default, skip_serializing_if = "HashMap::is_empty")]
+    #[serde(skip_serializing_if = "HashMap::is_empty")]
     tool_headers: HashMap<String, Vec<ParamHeader>>,
 }
 
-impl From<Wire> for Snapshot {
-    fn from(wire: Wire) -> Self {
-        Snapshot {
-            version: wire.version,
-            era: wire.era,
-            protocol_version: wire.protocol_version,
-            transport: wire.transport,
-            session: TransportSession { session_id: wire.session_id, last_event_id: wire.last_event_id },
-            server: wire.server,
-            discover: wire.discover,
-            discovered_at: wire.discovered_at,
-            verdict_key: wire.verdict_key,
-            taken_at: wire.taken_at,
-            tool_headers: wire.tool_headers,
-        }
+deserialize_by_fields!(Snapshot, "a snapshot (an object)");
+
+impl Snapshot {
+    /// The members [`Wire`] writes.
+    fn from_fields(fields: &mut Fields) -> Result<Self, String> {
+        let version = fields.unsigned("version")?.ok_or_else(|| missing("version"))?;
+        let era = match fields.required_string("era")?.as_str() {
+            "handshake" => SnapshotEra::Handshake,
+            "stateless" => SnapshotEra::Stateless,
+            other => return Err(format!("`era` is {other:?}, not \"handshake\" or \"stateless\"")),
+        };
+        let tool_headers = |found, key: &str| objects_in(found, key, ParamHeader::from_fields);
+        Ok(Snapshot {
+            version: u32::try_from(version).map_err(|_| format!("`version` {version} is not a version"))?,
+            era,
+            protocol_version: fields.required_string("protocolVersion")?,
+            transport: fields.required_string("transport")?,
+            session: TransportSession {
+                session_id: fields.string("sessionId")?,
+                last_event_id: fields.string("lastEventId")?,
+            },
+            server: object_in(
+                fields.value("server").ok_or_else(|| missing("server"))?,
+                "server",
+                InitializeResult::from_fields,
+            )?,
+            discover: fields.value("discover"),
+            discovered_at: fields.number("discoveredAt")?,
+            verdict_key: fields.string("verdictKey")?,
+            taken_at: fields.number("takenAt")?.ok_or_else(|| missing("takenAt"))?,
+            tool_headers: fields.map_of("toolHeaders", tool_headers)?,
+        })
     }
 }
 

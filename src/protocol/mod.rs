@@ -5,6 +5,7 @@
 //! names are in [`methods`], error codes in [`codes`]. Pure data, no I/O.
 
 pub(crate) mod base64;
+pub(crate) mod fields;
 pub(crate) mod jsonrpc;
 pub mod methods;
 pub(crate) mod objects;

@@ -3,14 +3,13 @@
 //! and answers read up to a size limit, so a hostile or broken server can
 //! neither hang the flow nor make it read without end.
 
-use serde::Deserialize;
-
 use super::OAuthProvider;
 use crate::auth::error::AuthError;
 use crate::auth::metadata::MAX_METADATA_BYTES;
 use crate::cause::Cause;
 use crate::http::url::Url;
 use crate::http::{HttpClient, HttpRequest, HttpResponse, Method};
+use crate::protocol::fields::{Fields, deserialize_by_fields};
 use crate::runtime::MaybeSend;
 use std::time::Duration;
 
@@ -100,15 +99,19 @@ pub(super) struct Answer {
     pub(super) dpop_nonce: Option<String>,
 }
 
-#[derive(Default, Deserialize)]
+#[derive(Default)]
 pub(super) struct OAuthErrorBody {
-    #[serde(default)]
     pub(super) error: Option<String>,
-    #[serde(default)]
     pub(super) error_description: Option<String>,
 }
 
+deserialize_by_fields!(OAuthErrorBody);
+
 impl OAuthErrorBody {
+    fn from_fields(fields: &mut Fields) -> Result<Self, String> {
+        Ok(OAuthErrorBody { error: fields.string("error")?, error_description: fields.string("error_description")? })
+    }
+
     pub(super) fn parse(body: &[u8]) -> OAuthErrorBody {
         let mut parsed: OAuthErrorBody = crate::protocol::raw::from_slice(body).unwrap_or_default();
         // Never echo more than a line of whatever the server sent.

@@ -3,7 +3,6 @@
 //! the store, a Client ID Metadata Document URL when the server accepts
 //! those, and last RFC 7591 dynamic registration.
 
-use serde::Deserialize;
 use serde_json::json;
 
 use super::fetch::OAuthErrorBody;
@@ -14,6 +13,7 @@ use crate::auth::scope;
 use crate::auth::store::ClientRegistration;
 use crate::http::HttpClient;
 use crate::http::url::Url;
+use crate::protocol::fields::{Fields, deserialize_by_fields};
 use crate::protocol::json_text;
 use crate::runtime::now_secs;
 
@@ -177,15 +177,22 @@ impl<H: HttpClient> OAuthProvider<H> {
                 description: error.error_description,
             });
         }
-        #[derive(Deserialize)]
         struct Registered {
             client_id: String,
-            #[serde(default)]
             client_secret: Option<String>,
-            #[serde(default)]
             token_endpoint_auth_method: Option<String>,
-            #[serde(default)]
             client_secret_expires_at: Option<u64>,
+        }
+        deserialize_by_fields!(Registered);
+        impl Registered {
+            fn from_fields(fields: &mut Fields) -> Result<Self, String> {
+                Ok(Registered {
+                    client_id: fields.required_string("client_id")?,
+                    client_secret: fields.string("client_secret")?,
+                    token_endpoint_auth_method: fields.string("token_endpoint_auth_method")?,
+                    client_secret_expires_at: fields.unsigned("client_secret_expires_at")?,
+                })
+            }
         }
         let registered: Registered =
             crate::protocol::raw::from_slice(&answer.body).map_err(|e| AuthError::Registration {

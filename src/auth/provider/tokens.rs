@@ -3,7 +3,6 @@
 //! server's nonce, the token response checked, and refresh. Every grant ends
 //! here.
 
-use serde::Deserialize;
 use serde_json::Value;
 
 use super::fetch::OAuthErrorBody;
@@ -15,6 +14,7 @@ use crate::auth::metadata::AuthorizationServerMetadata;
 use crate::auth::store::{ClientRegistration, Tokens, redacted};
 use crate::http::HttpClient;
 use crate::http::url as urls;
+use crate::protocol::fields::{Fields, deserialize_by_fields};
 use crate::runtime::now_secs;
 
 /// Why DPoP is used, when the configuration turned it on.
@@ -203,16 +203,24 @@ pub(super) fn authorization_value(tokens: &Tokens) -> String {
 }
 
 fn parse_tokens(body: &[u8], endpoint: &str, dpop: bool) -> Result<Tokens, AuthError> {
-    #[derive(Deserialize)]
     struct TokenResponse {
         access_token: String,
         token_type: String,
-        #[serde(default)]
         expires_in: Option<Value>,
-        #[serde(default)]
         refresh_token: Option<String>,
-        #[serde(default)]
         scope: Option<String>,
+    }
+    deserialize_by_fields!(TokenResponse);
+    impl TokenResponse {
+        fn from_fields(fields: &mut Fields) -> Result<Self, String> {
+            Ok(TokenResponse {
+                access_token: fields.required_string("access_token")?,
+                token_type: fields.required_string("token_type")?,
+                expires_in: fields.value("expires_in"),
+                refresh_token: fields.string("refresh_token")?,
+                scope: fields.string("scope")?,
+            })
+        }
     }
     let invalid = |reason: String| AuthError::InvalidTokenResponse { endpoint: endpoint.to_owned(), reason };
     let response: TokenResponse =

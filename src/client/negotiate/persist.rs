@@ -8,17 +8,18 @@
 
 use std::collections::HashMap;
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 use super::detect::{self, Verdict};
 use super::era::{self, EraVerdict};
 use crate::protocol::ProtocolVersion;
+use crate::protocol::fields::{Fields, deserialize_by_fields, missing, object_in};
 
 /// The shape [`export`] writes; [`import`] ignores any other.
 pub const VERDICTS_VERSION: u32 = 1;
 
 /// One verdict and when it was reached (milliseconds since the epoch).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Reached {
     /// `handshake` or a stateless revision (`2026-07-28`) for an era;
     /// `streamable-http` or `sse` for a transport.
@@ -31,16 +32,39 @@ pub struct Reached {
 /// JSON lists the keys in no set order: a `BTreeMap` kept them sorted for
 /// some 9 KB of code per map type in the wasm (with the snapshot's tool
 /// headers, 5.2 KB of gzip; docs/size.md).
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize)]
 pub struct Verdicts {
     /// [`VERDICTS_VERSION`].
     pub version: u32,
     /// Era verdicts by server (URL, or stdio launch line).
-    #[serde(default)]
     pub era: HashMap<String, Reached>,
     /// Transport verdicts by URL.
-    #[serde(default)]
     pub transport: HashMap<String, Reached>,
+}
+
+deserialize_by_fields!(Reached);
+
+impl Reached {
+    fn from_fields(fields: &mut Fields) -> Result<Self, String> {
+        Ok(Reached {
+            verdict: fields.required_string("verdict")?,
+            at: fields.number("at")?.ok_or_else(|| missing("at"))?,
+        })
+    }
+}
+
+deserialize_by_fields!(Verdicts);
+
+impl Verdicts {
+    fn from_fields(fields: &mut Fields) -> Result<Self, String> {
+        let reached = |found, key: &str| object_in(found, key, Reached::from_fields);
+        let version = fields.unsigned("version")?.ok_or_else(|| missing("version"))?;
+        Ok(Verdicts {
+            version: u32::try_from(version).map_err(|_| format!("`version` {version} is not a version"))?,
+            era: fields.map_of("era", reached)?,
+            transport: fields.map_of("transport", reached)?,
+        })
+    }
 }
 
 /// What this process knows now. Times are whole milliseconds: JSON keeps

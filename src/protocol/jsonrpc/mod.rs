@@ -11,6 +11,8 @@ use serde::de::{self, Deserializer};
 use serde::{Deserialize, Serialize, Serializer};
 use serde_json::{Map, Value};
 
+use super::fields::{Fields, deserialize_by_fields};
+
 use super::raw::RawResult;
 
 mod read;
@@ -104,18 +106,28 @@ pub struct Notification {
 }
 
 /// The error object of an error response.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ErrorObject {
     /// The error code.
     pub code: i64,
     /// A short description.
     pub message: String,
     /// Anything else the peer attached.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub data: Option<Value>,
 }
 
+deserialize_by_fields!(ErrorObject);
+
 impl ErrorObject {
+    fn from_fields(fields: &mut Fields) -> Result<Self, String> {
+        Ok(ErrorObject {
+            code: fields.required_integer("code")?,
+            message: fields.required_string("message")?,
+            data: fields.value("data"),
+        })
+    }
+
     /// An error object with no data.
     pub fn new(code: i64, message: impl Into<String>) -> Self {
         ErrorObject { code, message: message.into(), data: None }

@@ -5,6 +5,7 @@
 
 use serde_json::{Map, Value};
 
+use crate::protocol::fields::{Fields, deserialize_by_fields, missing};
 use crate::protocol::methods;
 
 /// The version header (the same value as `_meta`'s protocol version).
@@ -21,12 +22,21 @@ const MAX_SAFE_INTEGER: i64 = (1 << 53) - 1;
 
 /// One tool argument that goes into a header: the property path from the
 /// input schema's root and the header's name after `Mcp-Param-`.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct ParamHeader {
     /// Property names from the root of the input schema.
     pub path: Vec<String>,
     /// The `x-mcp-header` value.
     pub name: String,
+}
+
+deserialize_by_fields!(ParamHeader);
+
+impl ParamHeader {
+    pub(crate) fn from_fields(fields: &mut Fields) -> Result<Self, String> {
+        let path = fields.strings("path")?.ok_or_else(|| missing("path"))?;
+        Ok(ParamHeader { path, name: fields.required_string("name")? })
+    }
 }
 
 /// Encodes a header value: a plain value as-is when it is visible ASCII

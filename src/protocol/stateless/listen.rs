@@ -2,10 +2,11 @@
 //! the acknowledgement grants, and which subscription a notification
 //! belongs to.
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use serde_json::Value;
 
 use super::meta::SUBSCRIPTION_ID;
+use crate::protocol::fields::{Fields, deserialize_by_fields};
 use crate::protocol::types::ServerCapabilities;
 use crate::protocol::{Notification, RequestId, methods};
 
@@ -14,25 +15,36 @@ fn is_false(value: &bool) -> bool {
 }
 
 /// What a subscription asks for (`SubscriptionFilter` of 2026-07-28).
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ListenFilter {
     /// `notifications/tools/list_changed`.
-    #[serde(default, skip_serializing_if = "is_false")]
+    #[serde(skip_serializing_if = "is_false")]
     pub tools_list_changed: bool,
     /// `notifications/prompts/list_changed`.
-    #[serde(default, skip_serializing_if = "is_false")]
+    #[serde(skip_serializing_if = "is_false")]
     pub prompts_list_changed: bool,
     /// `notifications/resources/list_changed`.
-    #[serde(default, skip_serializing_if = "is_false")]
+    #[serde(skip_serializing_if = "is_false")]
     pub resources_list_changed: bool,
     /// `notifications/resources/updated` for these URIs (and resources
     /// under them).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub resource_subscriptions: Vec<String>,
 }
 
+deserialize_by_fields!(ListenFilter);
+
 impl ListenFilter {
+    fn from_fields(fields: &mut Fields) -> Result<Self, String> {
+        Ok(ListenFilter {
+            tools_list_changed: fields.flag("toolsListChanged")?,
+            prompts_list_changed: fields.flag("promptsListChanged")?,
+            resources_list_changed: fields.flag("resourcesListChanged")?,
+            resource_subscriptions: fields.strings("resourceSubscriptions")?.unwrap_or_default(),
+        })
+    }
+
     /// Every list change: tools, prompts and resources.
     pub fn list_changes() -> Self {
         ListenFilter {

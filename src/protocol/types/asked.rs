@@ -5,15 +5,24 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::JsonObject;
+use crate::protocol::fields::{Fields, deserialize_by_fields};
 
 /// A root the client exposes to the server (`roots/list`).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Root {
     /// A `file://` URI.
     pub uri: String,
     /// A display name.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
+}
+
+deserialize_by_fields!(Root);
+
+impl Root {
+    pub(crate) fn from_fields(fields: &mut Fields) -> Result<Self, String> {
+        Ok(Root { uri: fields.required_string("uri")?, name: fields.string("name")? })
+    }
 }
 
 /// The answer to `roots/list`.

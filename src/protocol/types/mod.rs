@@ -8,6 +8,8 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
+use super::fields::{Fields, deserialize_by_fields};
+
 mod asked;
 mod content;
 
@@ -21,26 +23,37 @@ pub use content::ContentBlock;
 pub type JsonObject = Map<String, Value>;
 
 /// Name and version of a client or server (`Implementation`).
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Implementation {
     /// Programmatic name.
     pub name: String,
     /// Version string.
-    #[serde(default)]
     pub version: String,
     /// Human-readable name (2025-06-18+).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub title: Option<String>,
     /// Description (2025-11-25+).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
     /// Home page (2025-11-25+).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub website_url: Option<String>,
 }
 
+deserialize_by_fields!(Implementation);
+
 impl Implementation {
+    fn from_fields(fields: &mut Fields) -> Result<Self, String> {
+        Ok(Implementation {
+            name: fields.required_string("name")?,
+            version: fields.string("version")?.unwrap_or_default(),
+            title: fields.string("title")?,
+            description: fields.string("description")?,
+            website_url: fields.string("websiteUrl")?,
+        })
+    }
+
     /// A name and a version.
     pub fn new(name: impl Into<String>, version: impl Into<String>) -> Self {
         Implementation { name: name.into(), version: version.into(), ..Default::default() }
@@ -48,37 +61,52 @@ impl Implementation {
 }
 
 /// What the server offers. Each field is present when the server declared it.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ServerCapabilities {
     /// `prompts{listChanged?}`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub prompts: Option<JsonObject>,
     /// `resources{subscribe?, listChanged?}`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub resources: Option<JsonObject>,
     /// `tools{listChanged?}`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub tools: Option<JsonObject>,
     /// `logging{}`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub logging: Option<JsonObject>,
     /// `completions{}` (2025-03-26+).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub completions: Option<JsonObject>,
     /// `tasks{...}` (2025-11-25, experimental).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub tasks: Option<JsonObject>,
     /// `experimental{...}`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub experimental: Option<JsonObject>,
     /// `extensions{"<prefix>/<name>": {settings}}` (2026-07-28), e.g.
     /// `io.modelcontextprotocol/tasks`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub extensions: Option<JsonObject>,
 }
 
+deserialize_by_fields!(ServerCapabilities);
+
 impl ServerCapabilities {
+    fn from_fields(fields: &mut Fields) -> Result<Self, String> {
+        Ok(ServerCapabilities {
+            prompts: fields.object("prompts")?,
+            resources: fields.object("resources")?,
+            tools: fields.object("tools")?,
+            logging: fields.object("logging")?,
+            completions: fields.object("completions")?,
+            tasks: fields.object("tasks")?,
+            experimental: fields.object("experimental")?,
+            extensions: fields.object("extensions")?,
+        })
+    }
+
     /// Whether the server offers the extension `name` (2026-07-28).
     pub fn has_extension(&self, name: &str) -> bool {
         self.extensions.as_ref().is_some_and(|e| e.contains_key(name))
@@ -110,20 +138,37 @@ fn flag(object: &Option<JsonObject>, key: &str) -> bool {
 }
 
 /// The answer to `initialize`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct InitializeResult {
     /// The version the server chose.
     pub protocol_version: String,
     /// What the server offers.
-    #[serde(default)]
     pub capabilities: ServerCapabilities,
     /// The server's name and version.
-    #[serde(default)]
     pub server_info: Implementation,
     /// Hints for the model's system prompt (2025-03-26+).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub instructions: Option<String>,
+}
+
+deserialize_by_fields!(InitializeResult);
+
+impl InitializeResult {
+    pub(crate) fn from_fields(fields: &mut Fields) -> Result<Self, String> {
+        Ok(InitializeResult {
+            protocol_version: fields.required_string("protocolVersion")?,
+            capabilities: match fields.object("capabilities")? {
+                Some(capabilities) => ServerCapabilities::from_fields(&mut Fields::of(capabilities))?,
+                None => ServerCapabilities::default(),
+            },
+            server_info: match fields.object("serverInfo")? {
+                Some(info) => Implementation::from_fields(&mut Fields::of(info))?,
+                None => Implementation::default(),
+            },
+            instructions: fields.string("instructions")?,
+        })
+    }
 }
 
 /// A tool the server offers.

@@ -20,7 +20,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use js_sys::{Array, Function, Promise, Reflect};
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
 use web_sys::{RequestInit, RequestMode};

@@ -3,6 +3,7 @@
 //! comes back (from the page's URL or what the callback page recorded).
 
 use super::*;
+use crate::protocol::fields::{Fields, deserialize_by_fields, missing};
 
 /// Redirect mode: the pending flow was saved by `remember`; leave the page.
 pub(super) async fn redirect(request: &AuthorizationRequest) -> Result<String, AuthError> {
@@ -18,7 +19,7 @@ pub(super) async fn redirect(request: &AuthorizationRequest) -> Result<String, A
 }
 
 /// A pending redirect-mode flow as kept in `sessionStorage`.
-#[derive(Serialize, Deserialize)]
+#[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
 pub(super) struct Stored {
     pub(super) pending: PendingAuthorization,
@@ -26,8 +27,20 @@ pub(super) struct Stored {
     pub(super) return_to: String,
     /// The URL the authorization server redirected to, once the callback
     /// page (or `completeAuthorization`) recorded it.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub(super) redirected: Option<String>,
+}
+
+deserialize_by_fields!(Stored);
+
+impl Stored {
+    fn from_fields(fields: &mut Fields) -> Result<Self, String> {
+        Ok(Stored {
+            pending: fields.nested("pending", PendingAuthorization::from_fields)?.ok_or_else(|| missing("pending"))?,
+            return_to: fields.required_string("returnTo")?,
+            redirected: fields.string("redirected")?,
+        })
+    }
 }
 
 /// A pending flow ready to finish.

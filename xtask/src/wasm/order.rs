@@ -148,9 +148,7 @@ fn likeness_order(types: &[u32], bodies: &[&[u8]]) -> Vec<usize> {
             // covered / sqrt(runs) greater than best's, in integers: the
             // squares compared, each side times the other's run count.
             let beats = |other: usize| {
-                let score = |f: usize, g: usize| {
-                    u128::from(covered[f]).pow(2) * runs[g].len().max(1) as u128
-                };
+                let score = |f: usize, g: usize| u128::from(covered[f]).pow(2) * runs[g].len().max(1) as u128;
                 score(candidate, other) > score(other, candidate)
             };
             if best.is_none_or(beats) {
