@@ -156,6 +156,23 @@ impl Fields {
     }
 }
 
+/// A type read field by field ([`deserialize_by_fields!`] implements it).
+pub(crate) trait FromFields: Sized {
+    /// The type from an object's members.
+    fn from_fields(fields: &mut Fields) -> Result<Self, String>;
+}
+
+/// A `T` from a `Value` already parsed, with no JSON text in between (what
+/// serde would need: its `Value` reader is not in the wasm, see
+/// `raw::from_value`); anything but an object is refused as not
+/// `expecting`.
+pub(crate) fn from_value<T: FromFields>(value: Value, expecting: &str) -> Result<T, String> {
+    match value {
+        Value::Object(object) => T::from_fields(&mut Fields(object)),
+        other => Err(format!("invalid type: {}, expected {expecting}", kind(&other))),
+    }
+}
+
 /// `found`, an array of objects, each read by `read`; `key` names it in
 /// the error.
 pub(crate) fn objects_in<T>(
@@ -208,6 +225,12 @@ macro_rules! deserialize_by_fields {
         $crate::protocol::fields::deserialize_by_fields!($type, "an object");
     };
     ($type:ty, $expecting:literal) => {
+        impl $crate::protocol::fields::FromFields for $type {
+            fn from_fields(fields: &mut $crate::protocol::fields::Fields) -> Result<Self, String> {
+                <$type>::from_fields(fields)
+            }
+        }
+
         impl<'de> serde::Deserialize<'de> for $type {
             fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
                 let mut fields = $crate::protocol::fields::Fields::read(deserializer, $expecting)?;

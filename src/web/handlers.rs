@@ -165,7 +165,7 @@ pub(crate) async fn call_roots(function: Function) -> Result<Vec<Root>, ErrorObj
     let answered = call(&function, &[], "roots").await?;
     let value =
         from_js(&answered, "the roots handler's result").map_err(|e| internal(format!("{e}")))?.unwrap_or(Value::Null);
-    crate::protocol::raw::from_value(&value)
+    crate::protocol::fields::objects_in(value, "roots", Root::from_fields)
         .map_err(|e| internal(format!("the roots handler must return an array of {{uri, name?}}: {e}")))
 }
 

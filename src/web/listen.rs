@@ -64,7 +64,7 @@ impl McpSubscription {
 /// Reads a `SubscriptionFilter` from JS.
 fn filter_from_js(value: &JsValue) -> Result<ListenFilter, WebError> {
     let object = object_from_js(value, "filter")?.unwrap_or_default();
-    crate::protocol::raw::from_value(&Value::Object(object))
+    crate::protocol::fields::from_value(Value::Object(object), "a SubscriptionFilter")
         .map_err(|e| WebError::Type(format!("filter is not a SubscriptionFilter: {e}")))
 }
 

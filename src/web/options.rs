@@ -107,7 +107,7 @@ pub(crate) fn connect_options(url: &str, options: &JsValue) -> Result<Connect, W
     let mut client = ClientOptions::default();
     if let Some(info) = property(options, "clientInfo") {
         let info = from_js(&info, "options.clientInfo")?.unwrap_or(Value::Null);
-        client.client_info = crate::protocol::raw::from_value::<Implementation>(&info)
+        client.client_info = crate::protocol::fields::from_value::<Implementation>(info, "{name, version, title?}")
             .map_err(|e| WebError::Type(format!("options.clientInfo must be {{name, version, title?}}: {e}")))?;
     }
     if let Some(timeout) = millis_property(options, "timeout", OWNER)? {

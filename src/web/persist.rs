@@ -19,13 +19,13 @@ mod imp {
     use super::super::{McpClient, promise};
     use crate::client::negotiate::persist::{self, Verdicts};
     use crate::client::{Client, Snapshot, restore_url_with_http};
-    use crate::protocol::raw;
+    use crate::protocol::fields;
 
     pub(crate) fn restore(snapshot: &JsValue, url: String, options: &JsValue) -> Promise {
         let connect = connect_options(&url, options);
         let snapshot = from_js(snapshot, "snapshot").and_then(|value| {
             let value = value.ok_or_else(|| WebError::Type("snapshot must be McpClient.snapshot()'s object".into()))?;
-            raw::from_value::<Snapshot>(&value)
+            fields::from_value::<Snapshot>(value, "a snapshot (an object)")
                 .map_err(|e| WebError::Type(format!("snapshot is not McpClient.snapshot()'s object: {e}")))
         });
         promise(async move {
@@ -49,7 +49,7 @@ mod imp {
 
     pub(crate) fn import_verdicts(verdicts: &JsValue) -> Result<(), WebError> {
         let value = from_js(verdicts, "verdicts")?.unwrap_or(Value::Null);
-        let verdicts = raw::from_value::<Verdicts>(&value)
+        let verdicts = fields::from_value::<Verdicts>(value, "an object")
             .map_err(|e| WebError::Type(format!("verdicts is not McpClient.exportVerdicts()'s object: {e}")))?;
         persist::import(&verdicts);
         Ok(())

@@ -61,8 +61,8 @@ impl Client {
                 reason: "the result has no `capabilities` object, which the protocol requires".into(),
             });
         }
-        let result: InitializeResult = crate::protocol::raw::from_value(&result)
-            .map_err(|e| Error::InvalidResult { method: methods::INITIALIZE.into(), reason: e.to_string() })?;
+        let result: InitializeResult = crate::protocol::fields::from_value(result, "an object")
+            .map_err(|reason| Error::InvalidResult { method: methods::INITIALIZE.into(), reason })?;
         let version = match result.protocol_version.parse::<ProtocolVersion>() {
             Ok(version) if version.era() == Era::Handshake => version,
             _ => {

@@ -203,7 +203,7 @@ impl Client {
         let discovered = DiscoverResult::of(result);
         let initialize = discovered
             .initialize_result(version)
-            .map_err(|e| Error::InvalidResult { method: methods::SERVER_DISCOVER.into(), reason: e.to_string() })?;
+            .map_err(|reason| Error::InvalidResult { method: methods::SERVER_DISCOVER.into(), reason })?;
         {
             let mut state = self.stateless_state();
             state.discovery = Some(discovered);

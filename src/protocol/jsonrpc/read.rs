@@ -282,7 +282,7 @@ fn classify(parts: Parts, result: Option<RawResult>) -> Result<Message, DecodeEr
         (None, Some(error)) => {
             // A malformed error still carries the server's words: keep them.
             let said = error.get("message").and_then(Value::as_str).map(|m| m.chars().take(300).collect::<String>());
-            let error: ErrorObject = raw::from_value(&error).map_err(|e| {
+            let error: ErrorObject = super::super::fields::from_value(error, "an object").map_err(|e| {
                 DecodeError::Invalid(match &said {
                     Some(message) => format!("malformed error object ({e}); the server said: {message}"),
                     None => format!("malformed error object: {e}"),

@@ -32,7 +32,7 @@ impl DiscoverResult {
     /// The result in the shape of the handshake's `initialize` result, at
     /// `version`: capabilities, server info (from `_meta`, else a top-level
     /// `serverInfo`) and instructions.
-    pub fn initialize_result(&self, version: ProtocolVersion) -> Result<InitializeResult, serde_json::Error> {
+    pub fn initialize_result(&self, version: ProtocolVersion) -> Result<InitializeResult, String> {
         let result = &self.result;
         let mut initialize = json!({
             "protocolVersion": version.as_str(),
@@ -46,6 +46,6 @@ impl DiscoverResult {
         if let Some(instructions) = result.get("instructions").cloned() {
             initialize["instructions"] = instructions;
         }
-        crate::protocol::raw::from_value(&initialize)
+        crate::protocol::fields::from_value(initialize, "an object")
     }
 }

@@ -96,9 +96,9 @@ impl ListenFilter {
 
 /// What an acknowledgement grants (its `notifications`): `None` when it
 /// has none, an error when it is unreadable.
-pub fn granted_by(acknowledgement: &Notification) -> Option<Result<ListenFilter, serde_json::Error>> {
+pub fn granted_by(acknowledgement: &Notification) -> Option<Result<ListenFilter, String>> {
     let granted = acknowledgement.params.as_ref().and_then(|p| p.get("notifications")).cloned();
-    granted.map(|granted| crate::protocol::raw::from_value::<ListenFilter>(&granted))
+    granted.map(|granted| crate::protocol::fields::from_value(granted, "a filter (an object)"))
 }
 
 /// The subscription a notification belongs to (`_meta.subscriptionId`).

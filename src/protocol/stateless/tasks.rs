@@ -51,6 +51,6 @@ impl<'a> Task<'a> {
 
     /// The error of a failed task, if readable.
     pub fn error_object(&self) -> Option<ErrorObject> {
-        self.error.and_then(|e| crate::protocol::raw::from_value::<ErrorObject>(e).ok())
+        self.error.and_then(|e| crate::protocol::fields::from_value::<ErrorObject>(e.clone(), "an object").ok())
     }
 }
