@@ -25,6 +25,8 @@ use std::collections::HashMap;
 use serde::{Deserialize, Deserializer};
 use serde_json::{Map, Value};
 
+use super::json_kind;
+
 /// An object's members, taken out one field at a time.
 pub(crate) struct Fields(Map<String, Value>);
 
@@ -35,7 +37,7 @@ impl Fields {
         match Value::deserialize(deserializer)? {
             Value::Object(object) => Ok(Fields(object)),
             other => {
-                Err(serde::de::Error::custom(format_args!("invalid type: {}, expected {expecting}", kind(&other))))
+                Err(serde::de::Error::custom(format_args!("invalid type: {}, expected {expecting}", json_kind(&other))))
             }
         }
     }
@@ -169,7 +171,7 @@ pub(crate) trait FromFields: Sized {
 pub(crate) fn from_value<T: FromFields>(value: Value, expecting: &str) -> Result<T, String> {
     match value {
         Value::Object(object) => T::from_fields(&mut Fields(object)),
-        other => Err(format!("invalid type: {}, expected {expecting}", kind(&other))),
+        other => Err(format!("invalid type: {}, expected {expecting}", json_kind(&other))),
     }
 }
 
@@ -197,18 +199,6 @@ pub(crate) fn object_in<T>(found: Value, key: &str, read: fn(&mut Fields) -> Res
     match found {
         Value::Object(object) => read(&mut Fields(object)),
         _ => Err(format!("`{key}` is not an object")),
-    }
-}
-
-/// What a value is, as an error says it.
-fn kind(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
     }
 }
 
