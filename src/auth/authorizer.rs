@@ -22,7 +22,7 @@ use super::store::ClientRegistration;
 use crate::cause::Cause;
 use crate::http::url::Url;
 use crate::http::{HttpClient, HttpRequest, Method};
-use crate::protocol::fields::{Fields, deserialize_by_fields, missing};
+use crate::protocol::fields::{Fields, deserialize_by_fields};
 use crate::runtime::{BoxFuture, MaybeSend, MaybeSync, boxed};
 
 /// One authorization request to hand to the user.
@@ -72,20 +72,26 @@ deserialize_by_fields!(PendingAuthorization);
 
 impl PendingAuthorization {
     pub(crate) fn from_fields(fields: &mut Fields) -> Result<Self, String> {
-        Ok(PendingAuthorization {
-            state: fields.required_string("state")?,
-            code_verifier: fields.required_string("code_verifier")?,
-            server_url: fields.required_string("server_url")?,
-            redirect_uri: fields.required_string("redirect_uri")?,
-            resource: fields.required_string("resource")?,
-            scope: fields.string("scope")?,
-            client: fields.nested("client", ClientRegistration::from_fields)?.ok_or_else(|| missing("client"))?,
-            metadata: fields
-                .nested("metadata", AuthorizationServerMetadata::from_fields)?
-                .ok_or_else(|| missing("metadata"))?,
-            legacy: fields.boolean("legacy")?.unwrap_or(false),
-            created_at: fields.unsigned("created_at")?.ok_or_else(|| missing("created_at"))?,
-        })
+        // The two without an empty value, first: nothing read yet to drop.
+        let Some(client) = fields.nested("client", ClientRegistration::from_fields) else {
+            return Err(fields.failure("client"));
+        };
+        let Some(metadata) = fields.nested("metadata", AuthorizationServerMetadata::from_fields) else {
+            return Err(fields.failure("metadata"));
+        };
+        let value = PendingAuthorization {
+            state: fields.required_string("state"),
+            code_verifier: fields.required_string("code_verifier"),
+            server_url: fields.required_string("server_url"),
+            redirect_uri: fields.required_string("redirect_uri"),
+            resource: fields.required_string("resource"),
+            scope: fields.string("scope"),
+            client,
+            metadata,
+            legacy: fields.boolean("legacy").unwrap_or(false),
+            created_at: fields.required_unsigned("created_at"),
+        };
+        fields.done(value)
     }
 }
 

@@ -38,14 +38,15 @@ deserialize_by_fields!(ProtectedResourceMetadata);
 
 impl ProtectedResourceMetadata {
     fn from_fields(fields: &mut Fields) -> Result<Self, String> {
-        Ok(ProtectedResourceMetadata {
-            resource: fields.required_string("resource")?,
-            authorization_servers: fields.strings("authorization_servers")?.unwrap_or_default(),
-            scopes_supported: fields.strings("scopes_supported")?,
-            bearer_methods_supported: fields.strings("bearer_methods_supported")?,
-            resource_name: fields.string("resource_name")?,
-            dpop_bound_access_tokens_required: fields.boolean("dpop_bound_access_tokens_required")?,
-        })
+        let value = ProtectedResourceMetadata {
+            resource: fields.required_string("resource"),
+            authorization_servers: fields.strings("authorization_servers").unwrap_or_default(),
+            scopes_supported: fields.strings("scopes_supported"),
+            bearer_methods_supported: fields.strings("bearer_methods_supported"),
+            resource_name: fields.string("resource_name"),
+            dpop_bound_access_tokens_required: fields.boolean("dpop_bound_access_tokens_required"),
+        };
+        fields.done(value)
     }
 }
 
@@ -97,23 +98,24 @@ deserialize_by_fields!(AuthorizationServerMetadata);
 
 impl AuthorizationServerMetadata {
     pub(crate) fn from_fields(fields: &mut Fields) -> Result<Self, String> {
-        Ok(AuthorizationServerMetadata {
-            issuer: fields.required_string("issuer")?,
-            authorization_endpoint: fields.string("authorization_endpoint")?,
-            token_endpoint: fields.string("token_endpoint")?,
-            registration_endpoint: fields.string("registration_endpoint")?,
-            scopes_supported: fields.strings("scopes_supported")?,
-            response_types_supported: fields.strings("response_types_supported")?,
-            grant_types_supported: fields.strings("grant_types_supported")?,
-            token_endpoint_auth_methods_supported: fields.strings("token_endpoint_auth_methods_supported")?,
+        let value = AuthorizationServerMetadata {
+            issuer: fields.required_string("issuer"),
+            authorization_endpoint: fields.string("authorization_endpoint"),
+            token_endpoint: fields.string("token_endpoint"),
+            registration_endpoint: fields.string("registration_endpoint"),
+            scopes_supported: fields.strings("scopes_supported"),
+            response_types_supported: fields.strings("response_types_supported"),
+            grant_types_supported: fields.strings("grant_types_supported"),
+            token_endpoint_auth_methods_supported: fields.strings("token_endpoint_auth_methods_supported"),
             token_endpoint_auth_signing_alg_values_supported: fields
-                .strings("token_endpoint_auth_signing_alg_values_supported")?,
-            code_challenge_methods_supported: fields.strings("code_challenge_methods_supported")?,
-            client_id_metadata_document_supported: fields.boolean("client_id_metadata_document_supported")?,
+                .strings("token_endpoint_auth_signing_alg_values_supported"),
+            code_challenge_methods_supported: fields.strings("code_challenge_methods_supported"),
+            client_id_metadata_document_supported: fields.boolean("client_id_metadata_document_supported"),
             authorization_response_iss_parameter_supported: fields
-                .boolean("authorization_response_iss_parameter_supported")?,
-            dpop_signing_alg_values_supported: fields.strings("dpop_signing_alg_values_supported")?,
-        })
+                .boolean("authorization_response_iss_parameter_supported"),
+            dpop_signing_alg_values_supported: fields.strings("dpop_signing_alg_values_supported"),
+        };
+        fields.done(value)
     }
 
     /// Whether the token endpoint accepts this client authentication method

@@ -52,14 +52,15 @@ deserialize_by_fields!(Tokens);
 
 impl Tokens {
     fn from_fields(fields: &mut Fields) -> Result<Self, String> {
-        Ok(Tokens {
-            access_token: fields.required_string("access_token")?,
-            token_type: fields.required_string("token_type")?,
-            refresh_token: fields.string("refresh_token")?,
-            expires_at: fields.unsigned("expires_at")?,
-            issued_at: fields.unsigned("issued_at")?,
-            scope: fields.string("scope")?,
-        })
+        let value = Tokens {
+            access_token: fields.required_string("access_token"),
+            token_type: fields.required_string("token_type"),
+            refresh_token: fields.string("refresh_token"),
+            expires_at: fields.unsigned("expires_at"),
+            issued_at: fields.unsigned("issued_at"),
+            scope: fields.string("scope"),
+        };
+        fields.done(value)
     }
 
     /// How long before expiry a refresh is due: `margin`, but at most half
@@ -112,14 +113,15 @@ deserialize_by_fields!(ClientRegistration);
 
 impl ClientRegistration {
     pub(crate) fn from_fields(fields: &mut Fields) -> Result<Self, String> {
-        Ok(ClientRegistration {
-            issuer: fields.required_string("issuer")?,
-            client_id: fields.required_string("client_id")?,
-            client_secret: fields.string("client_secret")?,
-            token_endpoint_auth_method: fields.string("token_endpoint_auth_method")?,
-            client_secret_expires_at: fields.unsigned("client_secret_expires_at")?,
-            redirect_uris: fields.strings("redirect_uris")?.unwrap_or_default(),
-        })
+        let value = ClientRegistration {
+            issuer: fields.required_string("issuer"),
+            client_id: fields.required_string("client_id"),
+            client_secret: fields.string("client_secret"),
+            token_endpoint_auth_method: fields.string("token_endpoint_auth_method"),
+            client_secret_expires_at: fields.unsigned("client_secret_expires_at"),
+            redirect_uris: fields.strings("redirect_uris").unwrap_or_default(),
+        };
+        fields.done(value)
     }
 }
 
@@ -150,10 +152,11 @@ deserialize_by_fields!(AuthRecord);
 
 impl AuthRecord {
     fn from_fields(fields: &mut Fields) -> Result<Self, String> {
-        Ok(AuthRecord {
-            tokens: fields.nested("tokens", Tokens::from_fields)?,
-            clients: fields.objects("clients", ClientRegistration::from_fields)?,
-        })
+        let value = AuthRecord {
+            tokens: fields.nested("tokens", Tokens::from_fields),
+            clients: fields.objects("clients", ClientRegistration::from_fields),
+        };
+        fields.done(value)
     }
 }
 

@@ -18,7 +18,7 @@ use serde_json::Value;
 
 use super::negotiate::era::{EraVerdict, remember_era_at};
 use super::{Client, Driver, Error, Negotiated};
-use crate::protocol::fields::{Fields, deserialize_by_fields, missing, object_in, objects_in};
+use crate::protocol::fields::{Fields, deserialize_by_fields, objects_in};
 use crate::protocol::stateless::{CacheHint, DiscoverResult, ParamHeader};
 use crate::protocol::types::InitializeResult;
 use crate::protocol::{Era, ProtocolVersion};
@@ -114,33 +114,36 @@ deserialize_by_fields!(Snapshot, "a snapshot (an object)");
 impl Snapshot {
     /// The members [`Wire`] writes.
     fn from_fields(fields: &mut Fields) -> Result<Self, String> {
-        let version = fields.unsigned("version")?.ok_or_else(|| missing("version"))?;
-        let era = match fields.required_string("era")?.as_str() {
-            "handshake" => SnapshotEra::Handshake,
+        // The one without an empty value, first: nothing read yet to drop.
+        let Some(server) = fields.nested("server", InitializeResult::from_fields) else {
+            return Err(fields.failure("server"));
+        };
+        let era = match fields.required_string("era").as_str() {
             "stateless" => SnapshotEra::Stateless,
-            other => return Err(format!("`era` is {other:?}, not \"handshake\" or \"stateless\"")),
+            "handshake" => SnapshotEra::Handshake,
+            other => {
+                fields.fail(format!("`era` is {other:?}, not \"handshake\" or \"stateless\""));
+                SnapshotEra::Handshake
+            }
         };
         let tool_headers = |found, key: &str| objects_in(found, key, ParamHeader::from_fields);
-        Ok(Snapshot {
-            version: u32::try_from(version).map_err(|_| format!("`version` {version} is not a version"))?,
+        let value = Snapshot {
+            version: fields.version("version"),
             era,
-            protocol_version: fields.required_string("protocolVersion")?,
-            transport: fields.required_string("transport")?,
+            protocol_version: fields.required_string("protocolVersion"),
+            transport: fields.required_string("transport"),
             session: TransportSession {
-                session_id: fields.string("sessionId")?,
-                last_event_id: fields.string("lastEventId")?,
+                session_id: fields.string("sessionId"),
+                last_event_id: fields.string("lastEventId"),
             },
-            server: object_in(
-                fields.value("server").ok_or_else(|| missing("server"))?,
-                "server",
-                InitializeResult::from_fields,
-            )?,
+            server,
             discover: fields.value("discover"),
-            discovered_at: fields.number("discoveredAt")?,
-            verdict_key: fields.string("verdictKey")?,
-            taken_at: fields.number("takenAt")?.ok_or_else(|| missing("takenAt"))?,
-            tool_headers: fields.map_of("toolHeaders", tool_headers)?,
-        })
+            discovered_at: fields.number("discoveredAt"),
+            verdict_key: fields.string("verdictKey"),
+            taken_at: fields.required_number("takenAt"),
+            tool_headers: fields.map_of("toolHeaders", tool_headers),
+        };
+        fields.done(value)
     }
 }
 

@@ -109,7 +109,9 @@ deserialize_by_fields!(OAuthErrorBody);
 
 impl OAuthErrorBody {
     fn from_fields(fields: &mut Fields) -> Result<Self, String> {
-        Ok(OAuthErrorBody { error: fields.string("error")?, error_description: fields.string("error_description")? })
+        let value =
+            OAuthErrorBody { error: fields.string("error"), error_description: fields.string("error_description") };
+        fields.done(value)
     }
 
     pub(super) fn parse(body: &[u8]) -> OAuthErrorBody {

@@ -186,12 +186,13 @@ impl<H: HttpClient> OAuthProvider<H> {
         deserialize_by_fields!(Registered);
         impl Registered {
             fn from_fields(fields: &mut Fields) -> Result<Self, String> {
-                Ok(Registered {
-                    client_id: fields.required_string("client_id")?,
-                    client_secret: fields.string("client_secret")?,
-                    token_endpoint_auth_method: fields.string("token_endpoint_auth_method")?,
-                    client_secret_expires_at: fields.unsigned("client_secret_expires_at")?,
-                })
+                let value = Registered {
+                    client_id: fields.required_string("client_id"),
+                    client_secret: fields.string("client_secret"),
+                    token_endpoint_auth_method: fields.string("token_endpoint_auth_method"),
+                    client_secret_expires_at: fields.unsigned("client_secret_expires_at"),
+                };
+                fields.done(value)
             }
         }
         let registered: Registered =

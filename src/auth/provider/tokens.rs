@@ -213,13 +213,14 @@ fn parse_tokens(body: &[u8], endpoint: &str, dpop: bool) -> Result<Tokens, AuthE
     deserialize_by_fields!(TokenResponse);
     impl TokenResponse {
         fn from_fields(fields: &mut Fields) -> Result<Self, String> {
-            Ok(TokenResponse {
-                access_token: fields.required_string("access_token")?,
-                token_type: fields.required_string("token_type")?,
+            let value = TokenResponse {
+                access_token: fields.required_string("access_token"),
+                token_type: fields.required_string("token_type"),
                 expires_in: fields.value("expires_in"),
-                refresh_token: fields.string("refresh_token")?,
-                scope: fields.string("scope")?,
-            })
+                refresh_token: fields.string("refresh_token"),
+                scope: fields.string("scope"),
+            };
+            fields.done(value)
         }
     }
     let invalid = |reason: String| AuthError::InvalidTokenResponse { endpoint: endpoint.to_owned(), reason };

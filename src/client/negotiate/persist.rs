@@ -13,7 +13,7 @@ use serde::Serialize;
 use super::detect::{self, Verdict};
 use super::era::{self, EraVerdict};
 use crate::protocol::ProtocolVersion;
-use crate::protocol::fields::{Fields, deserialize_by_fields, missing, object_in};
+use crate::protocol::fields::{Fields, deserialize_by_fields, object_in};
 
 /// The shape [`export`] writes; [`import`] ignores any other.
 pub const VERDICTS_VERSION: u32 = 1;
@@ -46,10 +46,8 @@ deserialize_by_fields!(Reached);
 
 impl Reached {
     fn from_fields(fields: &mut Fields) -> Result<Self, String> {
-        Ok(Reached {
-            verdict: fields.required_string("verdict")?,
-            at: fields.number("at")?.ok_or_else(|| missing("at"))?,
-        })
+        let value = Reached { verdict: fields.required_string("verdict"), at: fields.required_number("at") };
+        fields.done(value)
     }
 }
 
@@ -58,12 +56,12 @@ deserialize_by_fields!(Verdicts);
 impl Verdicts {
     fn from_fields(fields: &mut Fields) -> Result<Self, String> {
         let reached = |found, key: &str| object_in(found, key, Reached::from_fields);
-        let version = fields.unsigned("version")?.ok_or_else(|| missing("version"))?;
-        Ok(Verdicts {
-            version: u32::try_from(version).map_err(|_| format!("`version` {version} is not a version"))?,
-            era: fields.map_of("era", reached)?,
-            transport: fields.map_of("transport", reached)?,
-        })
+        let value = Verdicts {
+            version: fields.version("version"),
+            era: fields.map_of("era", reached),
+            transport: fields.map_of("transport", reached),
+        };
+        fields.done(value)
     }
 }
 

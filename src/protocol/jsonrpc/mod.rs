@@ -121,11 +121,12 @@ deserialize_by_fields!(ErrorObject);
 
 impl ErrorObject {
     fn from_fields(fields: &mut Fields) -> Result<Self, String> {
-        Ok(ErrorObject {
-            code: fields.required_integer("code")?,
-            message: fields.required_string("message")?,
+        let value = ErrorObject {
+            code: fields.required_integer("code"),
+            message: fields.required_string("message"),
             data: fields.value("data"),
-        })
+        };
+        fields.done(value)
     }
 
     /// An error object with no data.

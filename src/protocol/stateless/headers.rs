@@ -5,7 +5,7 @@
 
 use serde_json::{Map, Value};
 
-use crate::protocol::fields::{Fields, deserialize_by_fields, missing};
+use crate::protocol::fields::{Fields, deserialize_by_fields};
 use crate::protocol::methods;
 
 /// The version header (the same value as `_meta`'s protocol version).
@@ -34,8 +34,9 @@ deserialize_by_fields!(ParamHeader);
 
 impl ParamHeader {
     pub(crate) fn from_fields(fields: &mut Fields) -> Result<Self, String> {
-        let path = fields.strings("path")?.ok_or_else(|| missing("path"))?;
-        Ok(ParamHeader { path, name: fields.required_string("name")? })
+        let path = fields.required_strings("path");
+        let value = ParamHeader { path, name: fields.required_string("name") };
+        fields.done(value)
     }
 }
 

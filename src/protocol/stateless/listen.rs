@@ -37,12 +37,13 @@ deserialize_by_fields!(ListenFilter);
 
 impl ListenFilter {
     fn from_fields(fields: &mut Fields) -> Result<Self, String> {
-        Ok(ListenFilter {
-            tools_list_changed: fields.flag("toolsListChanged")?,
-            prompts_list_changed: fields.flag("promptsListChanged")?,
-            resources_list_changed: fields.flag("resourcesListChanged")?,
-            resource_subscriptions: fields.strings("resourceSubscriptions")?.unwrap_or_default(),
-        })
+        let value = ListenFilter {
+            tools_list_changed: fields.flag("toolsListChanged"),
+            prompts_list_changed: fields.flag("promptsListChanged"),
+            resources_list_changed: fields.flag("resourcesListChanged"),
+            resource_subscriptions: fields.strings("resourceSubscriptions").unwrap_or_default(),
+        };
+        fields.done(value)
     }
 
     /// Every list change: tools, prompts and resources.

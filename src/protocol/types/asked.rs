@@ -21,7 +21,8 @@ deserialize_by_fields!(Root);
 
 impl Root {
     pub(crate) fn from_fields(fields: &mut Fields) -> Result<Self, String> {
-        Ok(Root { uri: fields.required_string("uri")?, name: fields.string("name")? })
+        let value = Root { uri: fields.required_string("uri"), name: fields.string("name") };
+        fields.done(value)
     }
 }
 

@@ -45,13 +45,14 @@ deserialize_by_fields!(Implementation);
 
 impl Implementation {
     fn from_fields(fields: &mut Fields) -> Result<Self, String> {
-        Ok(Implementation {
-            name: fields.required_string("name")?,
-            version: fields.string("version")?.unwrap_or_default(),
-            title: fields.string("title")?,
-            description: fields.string("description")?,
-            website_url: fields.string("websiteUrl")?,
-        })
+        let value = Implementation {
+            name: fields.required_string("name"),
+            version: fields.string("version").unwrap_or_default(),
+            title: fields.string("title"),
+            description: fields.string("description"),
+            website_url: fields.string("websiteUrl"),
+        };
+        fields.done(value)
     }
 
     /// A name and a version.
@@ -95,16 +96,17 @@ deserialize_by_fields!(ServerCapabilities);
 
 impl ServerCapabilities {
     fn from_fields(fields: &mut Fields) -> Result<Self, String> {
-        Ok(ServerCapabilities {
-            prompts: fields.object("prompts")?,
-            resources: fields.object("resources")?,
-            tools: fields.object("tools")?,
-            logging: fields.object("logging")?,
-            completions: fields.object("completions")?,
-            tasks: fields.object("tasks")?,
-            experimental: fields.object("experimental")?,
-            extensions: fields.object("extensions")?,
-        })
+        let value = ServerCapabilities {
+            prompts: fields.object("prompts"),
+            resources: fields.object("resources"),
+            tools: fields.object("tools"),
+            logging: fields.object("logging"),
+            completions: fields.object("completions"),
+            tasks: fields.object("tasks"),
+            experimental: fields.object("experimental"),
+            extensions: fields.object("extensions"),
+        };
+        fields.done(value)
     }
 
     /// Whether the server offers the extension `name` (2026-07-28).
@@ -156,18 +158,19 @@ deserialize_by_fields!(InitializeResult);
 
 impl InitializeResult {
     pub(crate) fn from_fields(fields: &mut Fields) -> Result<Self, String> {
-        Ok(InitializeResult {
-            protocol_version: fields.required_string("protocolVersion")?,
-            capabilities: match fields.object("capabilities")? {
+        let value = InitializeResult {
+            protocol_version: fields.required_string("protocolVersion"),
+            capabilities: match fields.object("capabilities") {
                 Some(capabilities) => ServerCapabilities::from_fields(&mut Fields::of(capabilities))?,
                 None => ServerCapabilities::default(),
             },
-            server_info: match fields.object("serverInfo")? {
+            server_info: match fields.object("serverInfo") {
                 Some(info) => Implementation::from_fields(&mut Fields::of(info))?,
                 None => Implementation::default(),
             },
-            instructions: fields.string("instructions")?,
-        })
+            instructions: fields.string("instructions"),
+        };
+        fields.done(value)
     }
 }
 

@@ -3,7 +3,7 @@
 //! comes back (from the page's URL or what the callback page recorded).
 
 use super::*;
-use crate::protocol::fields::{Fields, deserialize_by_fields, missing};
+use crate::protocol::fields::{Fields, deserialize_by_fields};
 
 /// Redirect mode: the pending flow was saved by `remember`; leave the page.
 pub(super) async fn redirect(request: &AuthorizationRequest) -> Result<String, AuthError> {
@@ -35,11 +35,12 @@ deserialize_by_fields!(Stored);
 
 impl Stored {
     fn from_fields(fields: &mut Fields) -> Result<Self, String> {
-        Ok(Stored {
-            pending: fields.nested("pending", PendingAuthorization::from_fields)?.ok_or_else(|| missing("pending"))?,
-            return_to: fields.required_string("returnTo")?,
-            redirected: fields.string("redirected")?,
-        })
+        let Some(pending) = fields.nested("pending", PendingAuthorization::from_fields) else {
+            return Err(fields.failure("pending"));
+        };
+        let value =
+            Stored { pending, return_to: fields.required_string("returnTo"), redirected: fields.string("redirected") };
+        fields.done(value)
     }
 }
 
