@@ -83,6 +83,7 @@ use mcp_edge_alloc as _;
 pub mod auth;
 mod cause;
 mod client;
+mod debug;
 pub mod http;
 pub mod protocol;
 mod runtime;

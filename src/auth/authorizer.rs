@@ -97,7 +97,7 @@ impl PendingAuthorization {
 
 impl std::fmt::Debug for PendingAuthorization {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("PendingAuthorization")
+        crate::debug::debug_struct(f, "PendingAuthorization")
             .field("server_url", &self.server_url)
             .field("issuer", &self.metadata.issuer)
             .field("client", &self.client)

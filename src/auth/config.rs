@@ -38,11 +38,12 @@ impl std::fmt::Debug for Grant {
             Grant::AuthorizationCode => f.write_str("AuthorizationCode"),
             Grant::ClientCredentials => f.write_str("ClientCredentials"),
             Grant::JwtBearer { .. } => f.write_str("JwtBearer { assertion: <redacted> }"),
-            Grant::IdentityAssertion { idp_token_endpoint, idp_client_id, .. } => f
-                .debug_struct("IdentityAssertion")
-                .field("idp_token_endpoint", idp_token_endpoint)
-                .field("idp_client_id", idp_client_id)
-                .finish_non_exhaustive(),
+            Grant::IdentityAssertion { idp_token_endpoint, idp_client_id, .. } => {
+                crate::debug::debug_struct(f, "IdentityAssertion")
+                    .field("idp_token_endpoint", idp_token_endpoint)
+                    .field("idp_client_id", idp_client_id)
+                    .finish_non_exhaustive()
+            }
         }
     }
 }
@@ -95,7 +96,7 @@ pub struct AuthConfig {
 
 impl std::fmt::Debug for AuthConfig {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("AuthConfig")
+        crate::debug::debug_struct(f, "AuthConfig")
             .field("client_id", &self.client_id)
             .field("client_secret", &self.client_secret.as_ref().map(|_| "<redacted>"))
             .field("token_endpoint_auth_method", &self.token_endpoint_auth_method)

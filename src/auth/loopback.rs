@@ -86,7 +86,7 @@ pub struct LoopbackAuthorizer {
 
 impl std::fmt::Debug for LoopbackAuthorizer {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("LoopbackAuthorizer")
+        crate::debug::debug_struct(f, "LoopbackAuthorizer")
             .field("redirect_uri", &self.redirect_uri)
             .field("no_browser", &self.no_browser)
             .field("timeout", &self.timeout)

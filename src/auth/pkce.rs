@@ -13,7 +13,7 @@ pub struct Pkce {
 
 impl std::fmt::Debug for Pkce {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Pkce").field("challenge", &self.challenge).finish_non_exhaustive()
+        crate::debug::debug_struct(f, "Pkce").field("challenge", &self.challenge).finish_non_exhaustive()
     }
 }
 

@@ -37,7 +37,7 @@ pub struct Tokens {
 
 impl std::fmt::Debug for Tokens {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Tokens")
+        crate::debug::debug_struct(f, "Tokens")
             .field("access_token", &redacted(&self.access_token))
             .field("token_type", &self.token_type)
             .field("refresh_token", &self.refresh_token.as_deref().map(redacted))
@@ -127,7 +127,7 @@ impl ClientRegistration {
 
 impl std::fmt::Debug for ClientRegistration {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("ClientRegistration")
+        crate::debug::debug_struct(f, "ClientRegistration")
             .field("issuer", &self.issuer)
             .field("client_id", &self.client_id)
             .field("client_secret", &self.client_secret.as_ref().map(|_| "<redacted>"))
@@ -213,7 +213,7 @@ impl StoreLock {
 
 impl std::fmt::Debug for StoreLock {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("StoreLock").field("held", &self._held.is_some()).finish()
+        crate::debug::debug_struct(f, "StoreLock").field("held", &self._held.is_some()).finish()
     }
 }
 
@@ -227,8 +227,16 @@ pub struct MemoryTokenStore {
 
 impl std::fmt::Debug for MemoryTokenStore {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let servers: Vec<String> = self.lock().iter().map(|(server, _)| server.clone()).collect();
-        f.debug_struct("MemoryTokenStore").field("servers", &servers).finish()
+        crate::debug::debug_struct(f, "MemoryTokenStore").field("servers", &ServerNames(self)).finish()
+    }
+}
+
+/// The servers a `MemoryTokenStore` holds records for, read when printed.
+struct ServerNames<'a>(&'a MemoryTokenStore);
+
+impl std::fmt::Debug for ServerNames<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list().entries(self.0.lock().iter().map(|(server, _)| server)).finish()
     }
 }
 

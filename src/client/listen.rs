@@ -179,7 +179,7 @@ pub struct Subscription {
 
 impl std::fmt::Debug for Subscription {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Subscription").field("id", &self.key).field("granted", &self.granted).finish()
+        crate::debug::debug_struct(f, "Subscription").field("id", &self.key).field("granted", &self.granted).finish()
     }
 }
 

@@ -116,7 +116,7 @@ pub struct Client {
 
 impl std::fmt::Debug for Client {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Client")
+        crate::debug::debug_struct(f, "Client")
             .field("transport", &self.inner.transport_kind)
             .field("negotiated", &self.negotiated().map(|n| n.version))
             .finish()

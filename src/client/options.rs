@@ -136,7 +136,7 @@ pub struct ClientOptions {
 
 impl fmt::Debug for ClientOptions {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("ClientOptions")
+        crate::debug::debug_struct(f, "ClientOptions")
             .field("client_info", &self.client_info)
             .field("protocol_version", &self.protocol_version)
             .field("request_timeout", &self.request_timeout)
@@ -336,7 +336,7 @@ pub struct RequestOptions {
 
 impl fmt::Debug for RequestOptions {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("RequestOptions")
+        crate::debug::debug_struct(f, "RequestOptions")
             .field("timeout", &self.timeout)
             .field("reset_timeout_on_progress", &self.reset_timeout_on_progress)
             .field("max_total_timeout", &self.max_total_timeout)

@@ -157,7 +157,9 @@ pub struct Budgeted<H> {
 
 impl<H> std::fmt::Debug for Budgeted<H> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Budgeted").field("limit", &self.budget.as_ref().map(|b| b.limit)).finish_non_exhaustive()
+        crate::debug::debug_struct(f, "Budgeted")
+            .field("limit", &self.budget.as_ref().map(|b| b.limit))
+            .finish_non_exhaustive()
     }
 }
 

@@ -88,7 +88,10 @@ pub struct HttpResponse {
 
 impl fmt::Debug for HttpResponse {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("HttpResponse").field("status", &self.status).field("headers", &self.headers).finish()
+        crate::debug::debug_struct(f, "HttpResponse")
+            .field("status", &self.status)
+            .field("headers", &self.headers)
+            .finish()
     }
 }
 

@@ -64,7 +64,7 @@ pub(crate) struct WebStorageStore {
 
 impl std::fmt::Debug for WebStorageStore {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("WebStorageStore").field("storage", &self.kind.name()).finish()
+        crate::debug::debug_struct(f, "WebStorageStore").field("storage", &self.kind.name()).finish()
     }
 }
 

@@ -151,7 +151,12 @@ pub const SHIPPED_TOOLCHAIN: Toolchain = Toolchain::Nightly;
 /// below 2^20 (the lite module's data ends near 955,000) it takes 3. Some
 /// 2,300 constants: -2.3 KB raw, -409 B gzip of the full wasm, +3 B of the
 /// lite one (docs/size.md, session 31). A stack overflow still traps.
+///
+/// `--cfg mcp_edge_shallow_debug`: what `-Zfmt-debug=shallow` does to derived
+/// `Debug` impls, done to the crate's hand-written ones (src/debug.rs):
+/// -1.5 KB gzip of the lite wasm (docs/size.md, session 32).
 const NIGHTLY_RUSTFLAGS: &str = "-Zunstable-options -Cpanic=immediate-abort -Zlocation-detail=none -Zfmt-debug=shallow \
+                                 --cfg mcp_edge_shallow_debug \
                                  -Ctarget-feature=-reference-types -Zcross-crate-inline-threshold=always -Cllvm-args=-disable-lsr \
                                  -Cllvm-args=-enable-pre=false -Clink-arg=-zstack-size=917504";
 /// The full build's standard library crates (and its allocator) rebuilt

@@ -61,7 +61,7 @@ pub struct Es256Key {
 
 impl std::fmt::Debug for Es256Key {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Es256Key").field("key_id", &self.key_id).finish_non_exhaustive()
+        crate::debug::debug_struct(f, "Es256Key").field("key_id", &self.key_id).finish_non_exhaustive()
     }
 }
 

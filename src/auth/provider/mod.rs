@@ -69,7 +69,7 @@ pub struct AuthChallenge {
 
 impl std::fmt::Debug for AuthChallenge {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("AuthChallenge")
+        crate::debug::debug_struct(f, "AuthChallenge")
             .field("status", &self.status)
             .field("www_authenticate", &self.www_authenticate)
             .field("dpop_nonce", &self.dpop_nonce)
@@ -215,7 +215,7 @@ pub struct OAuthProvider<H: HttpClient = DefaultHttp> {
 
 impl<H: HttpClient> std::fmt::Debug for OAuthProvider<H> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("OAuthProvider")
+        crate::debug::debug_struct(f, "OAuthProvider")
             .field("server_url", &self.server_url)
             .field("config", &self.config)
             .field("authorizer", &self.authorizer)

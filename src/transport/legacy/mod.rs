@@ -99,7 +99,7 @@ pub struct LegacySseTransport<H: HttpClient = DefaultHttp> {
 
 impl<H: HttpClient> std::fmt::Debug for LegacySseTransport<H> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("LegacySseTransport")
+        crate::debug::debug_struct(f, "LegacySseTransport")
             .field("url", &self.shared.options.url)
             .field("endpoint", &self.endpoint())
             .finish_non_exhaustive()

@@ -385,7 +385,7 @@ impl Default for SseParser {
 impl std::fmt::Debug for SseParser {
     // The buffers may hold megabytes: show their sizes, not their contents.
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("SseParser")
+        crate::debug::debug_struct(f, "SseParser")
             .field("max_bytes", &self.max_bytes)
             .field("buffered_line_bytes", &self.line.len())
             .field("buffered_data_bytes", &self.data.len())

@@ -77,7 +77,7 @@ pub struct StdioOptions {
 
 impl std::fmt::Debug for StdioOptions {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("StdioOptions")
+        crate::debug::debug_struct(f, "StdioOptions")
             .field("program", &self.program)
             .field("args", &self.args)
             .field("env", &self.env.iter().map(|(k, _)| k).collect::<Vec<_>>())
@@ -171,7 +171,10 @@ pub struct StdioTransport {
 
 impl std::fmt::Debug for StdioTransport {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("StdioTransport").field("command", &self.command).field("pid", &self.pid()).finish()
+        crate::debug::debug_struct(f, "StdioTransport")
+            .field("command", &self.command)
+            .field("pid", &self.pid())
+            .finish()
     }
 }
 

@@ -96,7 +96,9 @@ pub struct StreamableHttpTransport<H: HttpClient = DefaultHttp> {
 
 impl<H: HttpClient> std::fmt::Debug for StreamableHttpTransport<H> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("StreamableHttpTransport").field("url", &self.shared.options.url).finish_non_exhaustive()
+        crate::debug::debug_struct(f, "StreamableHttpTransport")
+            .field("url", &self.shared.options.url)
+            .finish_non_exhaustive()
     }
 }
 

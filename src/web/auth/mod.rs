@@ -71,7 +71,7 @@ pub(crate) struct WebAuth {
 
 impl std::fmt::Debug for WebAuth {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("WebAuth").field("provider", &self.provider).finish()
+        crate::debug::debug_struct(f, "WebAuth").field("provider", &self.provider).finish()
     }
 }
 
