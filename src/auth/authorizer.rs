@@ -93,6 +93,24 @@ impl PendingAuthorization {
         };
         fields.done(value)
     }
+
+    /// As JSON, the same as its `Serialize` writes it (`protocol::build`):
+    /// what the browser's redirect flow keeps across the page load.
+    #[cfg(any(all(target_arch = "wasm32", feature = "js"), test))]
+    pub(crate) fn to_value(&self) -> serde_json::Value {
+        crate::protocol::build::Builder::new()
+            .text("state", Some(&self.state))
+            .text("code_verifier", Some(&self.code_verifier))
+            .text("server_url", Some(&self.server_url))
+            .text("redirect_uri", Some(&self.redirect_uri))
+            .text("resource", Some(&self.resource))
+            .text("scope", self.scope.as_deref())
+            .value("client", Some(self.client.to_value()))
+            .value("metadata", Some(self.metadata.to_value()))
+            .boolean("legacy", Some(self.legacy))
+            .unsigned("created_at", Some(self.created_at))
+            .done()
+    }
 }
 
 impl std::fmt::Debug for PendingAuthorization {

@@ -63,7 +63,7 @@ impl FileTokenStore {
     fn save_now(&self, server: &str, record: &AuthRecord) -> Result<(), AuthError> {
         create_private_dir(&self.dir)?;
         let path = self.path_for(server);
-        let json = serde_json::to_vec_pretty(record).map_err(|e| AuthError::Store(e.to_string()))?;
+        let json = serde_json::to_vec_pretty(&record.to_value()).map_err(|e| AuthError::Store(e.to_string()))?;
         let mut suffix = [0u8; 8];
         getrandom::fill(&mut suffix).map_err(|e| AuthError::Store(e.to_string()))?;
         let suffix: String = suffix.iter().map(|b| format!("{b:02x}")).collect();

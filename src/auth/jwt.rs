@@ -7,11 +7,11 @@
 //! WebCrypto is asynchronous, so the OAuth flow signs through the `async`
 //! functions at the end, which natively call the synchronous ones.
 
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use super::error::AuthError;
 use super::pkce::{base64url, random_string, sha256};
-use crate::protocol::json_text;
+use crate::protocol::{json_text, object};
 
 #[cfg(not(target_arch = "wasm32"))]
 #[path = "jwt/native.rs"]
@@ -33,15 +33,15 @@ pub const CLIENT_ASSERTION_TYPE: &str = "urn:ietf:params:oauth:client-assertion-
 /// The JWS header and the claims of a client assertion.
 fn assertion_parts(client_id: &str, audience: &str, now: u64) -> Result<(Value, Value), AuthError> {
     let jti = random_string(16).map_err(AuthError::Crypto)?;
-    let claims = json!({
+    let claims = object! {
         "iss": client_id,
         "sub": client_id,
         "aud": audience,
         "iat": now,
         "exp": now + 300,
         "jti": jti,
-    });
-    Ok((json!({"typ": "JWT"}), claims))
+    };
+    Ok((object! {"typ": "JWT"}, claims))
 }
 
 /// The JWS header (with the public key `jwk`) and the claims of a DPoP proof.
@@ -55,26 +55,26 @@ fn proof_parts(
 ) -> Result<(Value, Value), AuthError> {
     // `htu` is the URL without query and fragment.
     let htu = url.split(['?', '#']).next().unwrap_or(url);
-    let mut claims = json!({
+    let mut claims = object! {
         "jti": random_string(16).map_err(AuthError::Crypto)?,
         "htm": method,
         "htu": htu,
         "iat": now,
-    });
+    };
     if let Some(nonce) = nonce {
-        claims["nonce"] = json!(nonce);
+        claims["nonce"] = Value::from(nonce);
     }
     if let Some(token) = access_token {
-        claims["ath"] = json!(base64url(&sha256(token.as_bytes())));
+        claims["ath"] = Value::from(base64url(&sha256(token.as_bytes())));
     }
-    Ok((json!({"typ": "dpop+jwt", "jwk": jwk}), claims))
+    Ok((object! {"typ": "dpop+jwt", "jwk": jwk}, claims))
 }
 
 /// `header.claims`, base64url each, with `alg` (and the key's `kid`) set in the header.
 fn signing_input(mut header: Value, claims: &Value, key_id: Option<&str>) -> String {
-    header["alg"] = json!("ES256");
+    header["alg"] = Value::from("ES256");
     if let (Some(kid), None) = (key_id, header.get("kid")) {
-        header["kid"] = json!(kid);
+        header["kid"] = Value::from(kid);
     }
     format!("{}.{}", base64url(json_text(&header).as_bytes()), base64url(json_text(claims).as_bytes()))
 }

@@ -118,6 +118,33 @@ impl AuthorizationServerMetadata {
         fields.done(value)
     }
 
+    /// As JSON, the same as its `Serialize` writes it (`protocol::build`):
+    /// part of what the browser's redirect flow keeps across the page load.
+    #[cfg(any(all(target_arch = "wasm32", feature = "js"), test))]
+    pub(crate) fn to_value(&self) -> serde_json::Value {
+        crate::protocol::build::Builder::new()
+            .text("issuer", Some(&self.issuer))
+            .text("authorization_endpoint", self.authorization_endpoint.as_deref())
+            .text("token_endpoint", self.token_endpoint.as_deref())
+            .text("registration_endpoint", self.registration_endpoint.as_deref())
+            .texts("scopes_supported", self.scopes_supported.as_deref())
+            .texts("response_types_supported", self.response_types_supported.as_deref())
+            .texts("grant_types_supported", self.grant_types_supported.as_deref())
+            .texts("token_endpoint_auth_methods_supported", self.token_endpoint_auth_methods_supported.as_deref())
+            .texts(
+                "token_endpoint_auth_signing_alg_values_supported",
+                self.token_endpoint_auth_signing_alg_values_supported.as_deref(),
+            )
+            .texts("code_challenge_methods_supported", self.code_challenge_methods_supported.as_deref())
+            .boolean("client_id_metadata_document_supported", self.client_id_metadata_document_supported)
+            .boolean(
+                "authorization_response_iss_parameter_supported",
+                self.authorization_response_iss_parameter_supported,
+            )
+            .texts("dpop_signing_alg_values_supported", self.dpop_signing_alg_values_supported.as_deref())
+            .done()
+    }
+
     /// Whether the token endpoint accepts this client authentication method
     /// (an absent list means `client_secret_basic` only).
     pub fn supports_auth_method(&self, method: &str) -> bool {

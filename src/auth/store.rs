@@ -10,6 +10,7 @@ use std::sync::Mutex;
 use serde::Serialize;
 
 use super::error::AuthError;
+use crate::protocol::build::{Builder, unless_empty};
 use crate::protocol::fields::{Fields, deserialize_by_fields};
 use crate::runtime::{BoxFuture, MaybeSend, MaybeSync, boxed};
 
@@ -61,6 +62,20 @@ impl Tokens {
             scope: fields.string("scope"),
         };
         fields.done(value)
+    }
+
+    /// As JSON, the same as its `Serialize` writes it (`protocol::build`).
+    // What the file and web stores write; a wasm32 build without the JS face has neither.
+    #[cfg_attr(all(target_arch = "wasm32", not(feature = "js")), allow(dead_code))]
+    pub(crate) fn to_value(&self) -> serde_json::Value {
+        Builder::new()
+            .text("access_token", Some(&self.access_token))
+            .text("token_type", Some(&self.token_type))
+            .text("refresh_token", self.refresh_token.as_deref())
+            .unsigned("expires_at", self.expires_at)
+            .unsigned("issued_at", self.issued_at)
+            .text("scope", self.scope.as_deref())
+            .done()
     }
 
     /// How long before expiry a refresh is due: `margin`, but at most half
@@ -123,6 +138,20 @@ impl ClientRegistration {
         };
         fields.done(value)
     }
+
+    /// As JSON, the same as its `Serialize` writes it (`protocol::build`).
+    // What the file and web stores write; a wasm32 build without the JS face has neither.
+    #[cfg_attr(all(target_arch = "wasm32", not(feature = "js")), allow(dead_code))]
+    pub(crate) fn to_value(&self) -> serde_json::Value {
+        Builder::new()
+            .text("issuer", Some(&self.issuer))
+            .text("client_id", Some(&self.client_id))
+            .text("client_secret", self.client_secret.as_deref())
+            .text("token_endpoint_auth_method", self.token_endpoint_auth_method.as_deref())
+            .unsigned("client_secret_expires_at", self.client_secret_expires_at)
+            .texts("redirect_uris", unless_empty(&self.redirect_uris))
+            .done()
+    }
 }
 
 impl std::fmt::Debug for ClientRegistration {
@@ -157,6 +186,15 @@ impl AuthRecord {
             clients: fields.objects("clients", ClientRegistration::from_fields),
         };
         fields.done(value)
+    }
+
+    /// As JSON, the same as its `Serialize` writes it (`protocol::build`).
+    // What the file and web stores write; a wasm32 build without the JS face has neither.
+    #[cfg_attr(all(target_arch = "wasm32", not(feature = "js")), allow(dead_code))]
+    pub(crate) fn to_value(&self) -> serde_json::Value {
+        let clients = unless_empty(&self.clients)
+            .map(|clients| serde_json::Value::Array(clients.iter().map(ClientRegistration::to_value).collect()));
+        Builder::new().value("tokens", self.tokens.as_ref().map(Tokens::to_value)).value("clients", clients).done()
     }
 }
 
@@ -274,7 +312,15 @@ impl TokenStore for MemoryTokenStore {
 
 #[cfg(test)]
 mod tests {
+    use serde_json::Value;
+
     use super::*;
+    use crate::auth::PendingAuthorization;
+    use crate::auth::metadata::AuthorizationServerMetadata;
+
+    fn serialized(value: &impl Serialize) -> Value {
+        serde_json::to_value(value).expect("serializes")
+    }
 
     fn tokens(issued_at: Option<u64>, expires_at: Option<u64>) -> Tokens {
         Tokens {
@@ -304,5 +350,83 @@ mod tests {
         let mut without = short.clone();
         without.refresh_token = None;
         assert!(!without.refresh_due(2000, 60));
+    }
+
+    #[test]
+    fn auth_records_are_written_as_serialize_writes_them() {
+        let tokens = Tokens {
+            access_token: "at".into(),
+            token_type: "Bearer".into(),
+            refresh_token: Some("rt".into()),
+            expires_at: Some(2),
+            issued_at: Some(1),
+            scope: Some("a b".into()),
+        };
+        let bare = Tokens { refresh_token: None, expires_at: None, issued_at: None, scope: None, ..tokens.clone() };
+        for tokens in [&tokens, &bare] {
+            assert_eq!(tokens.to_value(), serialized(tokens));
+        }
+
+        let client = ClientRegistration {
+            issuer: "https://as.example".into(),
+            client_id: "id".into(),
+            client_secret: Some("secret".into()),
+            token_endpoint_auth_method: Some("client_secret_basic".into()),
+            client_secret_expires_at: Some(0),
+            redirect_uris: vec!["http://127.0.0.1/cb".into()],
+        };
+        let public = ClientRegistration {
+            client_secret: None,
+            token_endpoint_auth_method: None,
+            client_secret_expires_at: None,
+            redirect_uris: Vec::new(),
+            ..client.clone()
+        };
+        for client in [&client, &public] {
+            assert_eq!(client.to_value(), serialized(client));
+        }
+
+        for record in
+            [AuthRecord::default(), AuthRecord { tokens: Some(tokens), clients: vec![client.clone(), public] }]
+        {
+            assert_eq!(record.to_value(), serialized(&record));
+        }
+
+        let bare = AuthorizationServerMetadata { issuer: "https://as.example".into(), ..Default::default() };
+        let full = AuthorizationServerMetadata {
+            authorization_endpoint: Some("https://as.example/authorize".into()),
+            token_endpoint: Some("https://as.example/token".into()),
+            registration_endpoint: Some("https://as.example/register".into()),
+            scopes_supported: Some(vec!["a".into()]),
+            response_types_supported: Some(vec!["code".into()]),
+            grant_types_supported: Some(Vec::new()),
+            token_endpoint_auth_methods_supported: Some(vec!["none".into()]),
+            token_endpoint_auth_signing_alg_values_supported: Some(vec!["ES256".into()]),
+            code_challenge_methods_supported: Some(vec!["S256".into()]),
+            client_id_metadata_document_supported: Some(true),
+            authorization_response_iss_parameter_supported: Some(false),
+            dpop_signing_alg_values_supported: Some(vec!["ES256".into()]),
+            ..bare.clone()
+        };
+        for metadata in [&bare, &full] {
+            assert_eq!(metadata.to_value(), serialized(metadata));
+        }
+
+        let mut pending = PendingAuthorization {
+            state: "s".into(),
+            code_verifier: "v".into(),
+            server_url: "https://mcp.example/mcp".into(),
+            redirect_uri: "http://127.0.0.1/cb".into(),
+            resource: "https://mcp.example/mcp".into(),
+            scope: None,
+            client,
+            metadata: full,
+            legacy: false,
+            created_at: 7,
+        };
+        assert_eq!(pending.to_value(), serialized(&pending));
+        pending.scope = Some("a".into());
+        pending.legacy = true;
+        assert_eq!(pending.to_value(), serialized(&pending));
     }
 }

@@ -1,7 +1,7 @@
 //! The typed MCP calls, the capability gate, and pagination helpers.
 
 use serde::de::DeserializeOwned;
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 
 use super::{Client, Error, Negotiated, RequestOptions};
 use crate::protocol::types::{
@@ -9,7 +9,7 @@ use crate::protocol::types::{
     ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, LoggingLevel, Prompt, ReadResourceResult,
     Resource, ResourceTemplate, Tool,
 };
-use crate::protocol::{ProtocolVersion, RawResult, methods};
+use crate::protocol::{ProtocolVersion, RawResult, methods, object};
 
 /// Refuses a call the server's declared capabilities do not cover (R2.13:
 /// use only negotiated capabilities).
@@ -52,7 +52,7 @@ fn tool_params(name: &str, arguments: Option<JsonObject>) -> Value {
 }
 
 fn cursor_params(cursor: Option<&str>) -> Option<Value> {
-    cursor.map(|c| json!({ "cursor": c }))
+    cursor.map(|c| object! { "cursor": c })
 }
 
 impl Client {
@@ -115,12 +115,10 @@ impl Client {
     /// them: the typed `Tool` decoder stays out of builds that never ask
     /// for it, such as the JS face's `.wasm`.
     pub(crate) async fn relist_tools(&self) -> Result<(), Error> {
-        #[derive(serde::Deserialize)]
-        struct Page {
-            #[serde(rename = "nextCursor")]
-            next_cursor: Option<String>,
-        }
-        self.list_all(methods::TOOLS_LIST, |p: Page| (Vec::<()>::new(), p.next_cursor)).await.map(drop)
+        // Read as a `Value` (whose reader the wasm has anyway), not by a
+        // reader of its own.
+        let next_cursor = |page: Value| page.get("nextCursor").and_then(Value::as_str).map(str::to_owned);
+        self.list_all(methods::TOOLS_LIST, |page: Value| (Vec::<()>::new(), next_cursor(page))).await.map(drop)
     }
 
     /// `tools/call` with default options.
@@ -174,19 +172,19 @@ impl Client {
 
     /// `resources/read`.
     pub async fn read_resource(&self, uri: &str) -> Result<ReadResourceResult, Error> {
-        self.call(methods::RESOURCES_READ, Some(json!({ "uri": uri }))).await
+        self.call(methods::RESOURCES_READ, Some(object! { "uri": uri })).await
     }
 
     /// `resources/subscribe`: updates arrive as `notifications/resources/updated`.
     pub async fn subscribe_resource(&self, uri: &str) -> Result<(), Error> {
-        self.request(methods::RESOURCES_SUBSCRIBE, Some(json!({ "uri": uri })), RequestOptions::default())
+        self.request(methods::RESOURCES_SUBSCRIBE, Some(object! { "uri": uri }), RequestOptions::default())
             .await
             .map(drop)
     }
 
     /// `resources/unsubscribe`.
     pub async fn unsubscribe_resource(&self, uri: &str) -> Result<(), Error> {
-        let params = Some(json!({ "uri": uri }));
+        let params = Some(object! { "uri": uri });
         self.request(methods::RESOURCES_UNSUBSCRIBE, params, RequestOptions::default()).await.map(drop)
     }
 
@@ -223,20 +221,20 @@ impl Client {
         value: &str,
         context: Option<Map<String, Value>>,
     ) -> Result<CompleteResult, Error> {
-        let mut params = json!({
+        let mut params = object! {
             "ref": reference.to_value(),
-            "argument": { "name": argument, "value": value },
-        });
+            "argument": object! { "name": argument, "value": value },
+        };
         let newer = self.negotiated().is_some_and(|n| n.version >= ProtocolVersion::V2025_06_18);
         if let (Some(context), true) = (context, newer) {
-            params["context"] = json!({ "arguments": context });
+            params["context"] = object! { "arguments": context };
         }
         self.call(methods::COMPLETION_COMPLETE, Some(params)).await
     }
 
     /// `logging/setLevel`.
     pub async fn set_logging_level(&self, level: LoggingLevel) -> Result<(), Error> {
-        let params = Some(json!({ "level": level }));
+        let params = Some(object! { "level": level.as_str() });
         self.request(methods::LOGGING_SET_LEVEL, params, RequestOptions::default()).await.map(drop)
     }
 

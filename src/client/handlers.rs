@@ -256,9 +256,14 @@ where
     })
 }
 
+/// The answer to `roots/list`: `{"roots": [...]}`.
+pub(crate) fn roots_answer(roots: &[Root]) -> Value {
+    crate::protocol::object! { "roots": roots.iter().map(Root::to_value).collect::<Vec<_>>() }
+}
+
 /// A roots handler that always answers the same list.
 pub(crate) fn fixed_roots(roots: Vec<Root>) -> Arc<dyn RequestHandler> {
-    let answer = serde_json::json!({ "roots": roots });
+    let answer = roots_answer(&roots);
     Arc::new(move |_params: Option<Value>, _context: RequestContext| {
         let answer = answer.clone();
         async move { Ok(answer) }

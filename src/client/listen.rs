@@ -307,7 +307,7 @@ impl Subscription {
                 self.answer = fresh.answer.take();
                 self.early.extend(fresh.early.drain(..));
                 self.ending = None;
-                let params = serde_json::json!({ "reason": reason });
+                let params = crate::protocol::object! { "reason": reason };
                 Poll::Ready(Some(Ok(Notification { method: RESYNC.into(), params: Some(params) })))
             }
             Err(error) if reopen.failures + 1 >= MAX_REOPEN_FAILURES => {
@@ -359,7 +359,7 @@ impl Stream for Subscription {
                 let reason = format!(
                     "{dropped} notifications were dropped: the subscription was not read while {MAX_HELD} waited"
                 );
-                let params = serde_json::json!({ "reason": reason });
+                let params = crate::protocol::object! { "reason": reason };
                 return Poll::Ready(Some(Ok(Notification { method: RESYNC.into(), params: Some(params) })));
             }
             if let Some(ending) = this.ending.take() {

@@ -5,13 +5,13 @@ use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
 
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use super::handlers::{self, Handlers, NotificationListener, RequestContext, RequestHandler};
 use crate::protocol::types::{
     CreateMessageParams, CreateMessageResult, ElicitParams, ElicitResult, Implementation, JsonObject, Progress, Root,
 };
-use crate::protocol::{ErrorObject, Notification, ProtocolVersion, methods};
+use crate::protocol::{ErrorObject, Notification, ProtocolVersion, methods, object};
 use crate::runtime::{MaybeSend, MaybeSync};
 
 /// The default time a request may take: the official SDKs' 60 seconds.
@@ -250,7 +250,7 @@ impl ClientOptions {
         let handler = Arc::new(handler);
         let wrapped = move |_params: Option<Value>, context: RequestContext| {
             let handler = handler.clone();
-            async move { handler(context).await.map(|roots| json!({ "roots": roots })) }
+            async move { handler(context).await.map(|roots| handlers::roots_answer(&roots)) }
         };
         self.handlers.insert(methods::ROOTS_LIST.into(), Arc::new(wrapped));
         self.roots_list_changed = true;
@@ -287,19 +287,19 @@ impl ClientOptions {
     pub fn capabilities(&self) -> Value {
         let mut capabilities = JsonObject::new();
         if self.handlers.contains_key(methods::ROOTS_LIST) {
-            capabilities.insert("roots".into(), json!({ "listChanged": self.roots_list_changed }));
+            capabilities.insert("roots".into(), object! { "listChanged": self.roots_list_changed });
         }
         if self.handlers.contains_key(methods::SAMPLING_CREATE_MESSAGE) {
-            capabilities.insert("sampling".into(), json!({}));
+            capabilities.insert("sampling".into(), object! {});
         }
         if self.handlers.contains_key(methods::ELICITATION_CREATE)
             && self.protocol_version >= ProtocolVersion::V2025_06_18
         {
             // `{}` means form mode only, for 2025-06-18 servers and newer alike.
             let elicitation = if self.elicitation_url_mode && self.protocol_version >= ProtocolVersion::V2025_11_25 {
-                json!({ "form": {}, "url": {} })
+                object! { "form": object! {}, "url": object! {} }
             } else {
-                json!({})
+                object! {}
             };
             capabilities.insert("elicitation".into(), elicitation);
         }

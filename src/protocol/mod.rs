@@ -5,6 +5,7 @@
 //! names are in [`methods`], error codes in [`codes`]. Pure data, no I/O.
 
 pub(crate) mod base64;
+pub(crate) mod build;
 pub(crate) mod fields;
 pub(crate) mod jsonrpc;
 pub mod methods;
@@ -21,6 +22,8 @@ pub use jsonrpc::{
 pub use raw::RawResult;
 pub use schema::SchemaError;
 pub use version::{Era, ProtocolVersion, UnsupportedVersion};
+
+pub(crate) use build::object;
 
 /// `value` as compact JSON text. The crate writes a `Value` through this
 /// (serde_json's writer into a `String`) and [`JsonText`], never through

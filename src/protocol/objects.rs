@@ -53,6 +53,18 @@ pub(crate) fn name_index<'de, D: Deserializer<'de>>(
 /// both ways).
 macro_rules! read_by_name {
     ($ty:ident { $($variant:ident = $name:literal),+ $(,)? }) => {
+        impl $ty {
+            /// The variant of this name: how one is read from a `Value`
+            /// already parsed, with no reader of text for the type.
+            #[allow(dead_code)]
+            pub(crate) fn from_name(name: &str) -> Option<Self> {
+                match name {
+                    $($name => Some($ty::$variant),)+
+                    _ => None,
+                }
+            }
+        }
+
         impl<'de> serde::Deserialize<'de> for $ty {
             fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
                 const VARIANTS: &[$ty] = &[$($ty::$variant),+];
@@ -331,6 +343,14 @@ mod tests {
         round_trip(&[CacheScope::Public, CacheScope::Private]);
         round_trip(&[SnapshotEra::Handshake, SnapshotEra::Stateless]);
         assert_eq!(serde_json::to_string(&Emergency).expect("writes"), r#""emergency""#);
+        // `from_name`, for a name already read: the same names.
+        for level in [Debug, Info, Notice, Warning, Error, Critical, Alert, Emergency] {
+            assert_eq!(LoggingLevel::from_name(level.as_str()), Some(level));
+        }
+        assert_eq!(CacheScope::from_name("public"), Some(CacheScope::Public));
+        assert_eq!(CacheScope::from_name("private"), Some(CacheScope::Private));
+        assert_eq!(LoggingLevel::from_name("nonesuch"), None);
+        assert_eq!(CacheScope::from_name("Public"), None);
     }
 
     #[test]

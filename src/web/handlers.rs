@@ -88,7 +88,7 @@ fn extra(context: &RequestContext, controller: Option<&AbortController>) -> Resu
     let signal: JsValue = controller.map(|c| c.signal().into()).unwrap_or(JsValue::UNDEFINED);
     let mut entries: Vec<(&str, &JsValue)> = vec![("signal", &signal), ("requestId", &request_id), ("method", &method)];
     let meta = match &context.progress_token {
-        Some(token) => Some(convert(&serde_json::json!({ "progressToken": token }))?),
+        Some(token) => Some(convert(&crate::protocol::object! { "progressToken": token.clone() })?),
         None => None,
     };
     if let Some(meta) = &meta {

@@ -74,7 +74,7 @@ pub(crate) fn listen(client: Client, filter: &JsValue, listener: Function) -> Pr
     super::promise(async move {
         let subscription = client.listen(filter?).await.map_err(WebError::from)?;
         let id = subscription.id().to_value();
-        let granted = serde_json::to_value(subscription.granted()).unwrap_or(Value::Null);
+        let granted = subscription.granted().to_value();
         let (stop, stopped) = oneshot::channel();
         let (ended, end) = oneshot::channel();
         // Spawning cannot fail on wasm32 (`runtime::spawn` queues the task).

@@ -28,7 +28,7 @@ use wasm_bindgen::prelude::*;
 
 pub use self::listen::McpSubscription;
 
-use self::convert::{WebError, json_to_js, object_from_js, raw_to_js, serialize_to_js};
+use self::convert::{WebError, json_to_js, object_from_js, raw_to_js, to_js};
 use self::handlers::notify_listener;
 use self::options::{CallOptions, abortable, connect_options};
 use crate::client::{Client, Error, connect_url_with_http};
@@ -159,7 +159,7 @@ async fn list_all(client: &Client, method: &str, key: &str, options: &CallOption
     let mut cursor: Option<String> = None;
     let mut seen = HashSet::new();
     for _ in 0..max_pages {
-        let params = cursor.take().map(|c| serde_json::json!({ "cursor": c }));
+        let params = cursor.take().map(|c| crate::protocol::object! { "cursor": c });
         let page = object_result(method, client.request_raw(method, params, options.engine()).await?)?;
         // The page was checked to be a JSON object.
         let members = raw::members(page.text()).unwrap_or_default();
@@ -337,13 +337,13 @@ impl McpClient {
     /// The server's name and version, from the handshake.
     #[wasm_bindgen(js_name = getServerVersion, unchecked_return_type = "Implementation | undefined")]
     pub fn get_server_version(&self) -> JsValue {
-        self.negotiated_field(|n| serialize_to_js(&n.result.server_info))
+        self.negotiated_field(|n| to_js(&n.result.server_info.to_value()))
     }
 
     /// What the server offers, from the handshake.
     #[wasm_bindgen(js_name = getServerCapabilities, unchecked_return_type = "ServerCapabilities | undefined")]
     pub fn get_server_capabilities(&self) -> JsValue {
-        self.negotiated_field(|n| serialize_to_js(&n.result.capabilities))
+        self.negotiated_field(|n| to_js(&n.result.capabilities.to_value()))
     }
 
     /// The server's instructions for the model, if it gave any.
@@ -552,7 +552,7 @@ impl McpClient {
         #[wasm_bindgen(unchecked_optional_param_type = "RequestOptions")] options: JsValue,
     ) -> Promise {
         let params = match level.as_string() {
-            Some(level) => Ok(Some(serde_json::json!({ "level": level }))),
+            Some(level) => Ok(Some(crate::protocol::object! { "level": level })),
             None => Err(WebError::Type("level must be a string such as \"info\"".into())),
         };
         self.call(methods::LOGGING_SET_LEVEL, params, &options)

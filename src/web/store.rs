@@ -86,8 +86,8 @@ fn decode(text: &str, key: &str) -> Result<AuthRecord, AuthError> {
         .map_err(|e| AuthError::Store(format!("the record under {key:?} is not readable: {e}")))
 }
 
-fn encode(record: &AuthRecord) -> Result<String, AuthError> {
-    serde_json::to_string(record).map_err(|e| AuthError::Store(format!("cannot encode the record: {e}")))
+fn encode(record: &AuthRecord) -> String {
+    crate::protocol::json_text(&record.to_value())
 }
 
 impl TokenStore for WebStorageStore {
@@ -103,12 +103,12 @@ impl TokenStore for WebStorageStore {
 
     fn save<'a>(&'a self, server: &'a str, record: &'a AuthRecord) -> BoxFuture<'a, Result<(), AuthError>> {
         let key = record_key(server);
-        let outcome = encode(record).and_then(|text| {
-            self.storage
-                .set_item(&key, &text)
-                .map(|()| text)
-                .map_err(|e| self.fail("could not be written (full, or not allowed)", &e))
-        });
+        let text = encode(record);
+        let outcome = self
+            .storage
+            .set_item(&key, &text)
+            .map(|()| text)
+            .map_err(|e| self.fail("could not be written (full, or not allowed)", &e));
         boxed(async move {
             let text = outcome?;
             if let Some(ledger) = &self.ledger {
@@ -262,7 +262,7 @@ impl TokenStore for CallbackStore {
 
     fn save<'a>(&'a self, server: &'a str, record: &'a AuthRecord) -> BoxFuture<'a, Result<(), AuthError>> {
         boxed(async move {
-            let text = encode(record)?;
+            let text = encode(record);
             let args = [JsValue::from_str(&record_key(server)), JsValue::from_str(&text)];
             self.call("save", &self.save, &args).await.map(drop)
         })
@@ -329,7 +329,7 @@ mod tests {
         let raw = WebStorage::Local.open().unwrap();
         store.save(server, &record("new")).await.unwrap();
         let new_text = raw.get_item(&key).unwrap().unwrap();
-        raw.set_item(&key, &encode(&record("old")).unwrap()).unwrap();
+        raw.set_item(&key, &encode(&record("old"))).unwrap();
 
         let late_write = move || raw.set_item(&key, &new_text).unwrap();
         assert_eq!(load_while_lagging(&store, server, late_write).await, Some(record("new")));
@@ -338,7 +338,7 @@ mod tests {
         // waited out as well.
         store.clear(server).await.unwrap();
         let (raw, key) = (WebStorage::Local.open().unwrap(), record_key(server));
-        raw.set_item(&key, &encode(&record("new")).unwrap()).unwrap();
+        raw.set_item(&key, &encode(&record("new"))).unwrap();
         let late_clear = move || raw.remove_item(&key).unwrap();
         assert_eq!(load_while_lagging(&store, server, late_clear).await, None);
     }
@@ -379,7 +379,7 @@ mod tests {
         let store = WebStorageStore::new(WebStorage::Local).unwrap();
         let raw = WebStorage::Local.open().unwrap();
         store.save(server, &record("saved")).await.unwrap();
-        raw.set_item(&key, &encode(&record("edited")).unwrap()).unwrap();
+        raw.set_item(&key, &encode(&record("edited"))).unwrap();
         let started = crate::runtime::now_millis();
         let held = store.lock(server).await.unwrap();
         let waited = crate::runtime::now_millis() - started;

@@ -3,7 +3,7 @@
 use p256::ecdsa::signature::Signer;
 use p256::ecdsa::{Signature, SigningKey};
 use p256::pkcs8::DecodePrivateKey;
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use super::super::error::AuthError;
 use super::super::pkce::{base64url, random_bytes};
@@ -61,7 +61,7 @@ impl Es256Key {
     pub fn public_jwk(&self) -> Value {
         let point = self.key.verifying_key().to_encoded_point(false);
         let coordinate = |c: Option<&p256::FieldBytes>| c.map(|c| base64url(c)).unwrap_or_default();
-        json!({"kty": "EC", "crv": "P-256", "x": coordinate(point.x()), "y": coordinate(point.y())})
+        crate::protocol::object! {"kty": "EC", "crv": "P-256", "x": coordinate(point.x()), "y": coordinate(point.y())}
     }
 
     /// The RFC 7638 thumbprint of the public key.

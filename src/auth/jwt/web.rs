@@ -9,7 +9,7 @@
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
 use js_sys::{Array, Object, Promise, Reflect, Uint8Array};
-use serde_json::{Value, json};
+use serde_json::Value;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
 
@@ -103,7 +103,7 @@ impl Es256Key {
         let jwk = call("exportKey", subtle.export_key("jwk", &key)).await?;
         let coordinate = |name: &str| Reflect::get(&jwk, &name.into()).ok().and_then(|c| c.as_string());
         match (coordinate("x"), coordinate("y")) {
-            (Some(x), Some(y)) => Ok(json!({"kty": "EC", "crv": "P-256", "x": x, "y": y})),
+            (Some(x), Some(y)) => Ok(crate::protocol::object! {"kty": "EC", "crv": "P-256", "x": x, "y": y}),
             _ => Err(AuthError::Crypto("WebCrypto exported a P-256 key without its coordinates".into())),
         }
     }

@@ -3,7 +3,7 @@
 //! the store, a Client ID Metadata Document URL when the server accepts
 //! those, and last RFC 7591 dynamic registration.
 
-use serde_json::json;
+use serde_json::Value;
 
 use super::fetch::OAuthErrorBody;
 use super::{Discovery, OAuthProvider};
@@ -14,7 +14,7 @@ use crate::auth::store::ClientRegistration;
 use crate::http::HttpClient;
 use crate::http::url::Url;
 use crate::protocol::fields::{Fields, deserialize_by_fields};
-use crate::protocol::json_text;
+use crate::protocol::{json_text, object};
 use crate::runtime::now_secs;
 
 impl<H: HttpClient> OAuthProvider<H> {
@@ -150,16 +150,16 @@ impl<H: HttpClient> OAuthProvider<H> {
         let redirect = Url::parse(&self.config.redirect_uri)
             .map_err(|e| AuthError::Config(format!("redirect_uri {:?}: {e}", self.config.redirect_uri)))?;
         let application_type = if redirect.scheme == "https" && !redirect.is_loopback() { "web" } else { "native" };
-        let mut body = json!({
-            "client_name": self.config.client_name,
-            "redirect_uris": redirect_uris,
-            "grant_types": ["authorization_code", "refresh_token"],
-            "response_types": ["code"],
+        let mut body = object! {
+            "client_name": self.config.client_name.as_str(),
+            "redirect_uris": redirect_uris.clone(),
+            "grant_types": vec!["authorization_code", "refresh_token"],
+            "response_types": vec!["code"],
             "token_endpoint_auth_method": method,
             "application_type": application_type,
-        });
+        };
         if let Some(scopes) = &self.config.scopes {
-            body["scope"] = json!(scope::join(scopes));
+            body["scope"] = Value::from(scope::join(scopes));
         }
         let headers = vec![
             ("Content-Type".to_owned(), "application/json".to_owned()),

@@ -2,7 +2,7 @@
 //! progress to its callback, notifications to the listeners and the
 //! subscriptions that asked for them, server requests to the handlers.
 
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use super::SessionLoop;
 use super::replies::Made;
@@ -141,7 +141,7 @@ impl<T: Transport> SessionLoop<T> {
             return;
         }
         if method == methods::PING {
-            return self.reply(Message::result(id, json!({})), Made::AtOnce);
+            return self.reply(Message::result(id, crate::protocol::object! {}), Made::AtOnce);
         }
         let Some(handler) = self.handlers.get(&method).cloned() else {
             let error = ErrorObject::new(codes::METHOD_NOT_FOUND, format!("method not found: {method}"));

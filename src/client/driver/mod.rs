@@ -19,7 +19,7 @@ use std::task::{Context, Poll};
 use futures::StreamExt;
 use futures::channel::{mpsc, oneshot};
 use futures::future::{AbortHandle, Abortable};
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use super::error::Error;
 use super::handlers::{Handlers, NotificationListener};
@@ -259,7 +259,7 @@ impl<T: Transport> SessionLoop<T> {
                     && pending.method != methods::INITIALIZE
                     && !(pending.stateless && self.transport.kind() == TransportKind::StreamableHttp)
                 {
-                    let params = json!({ "requestId": id.to_value(), "reason": reason });
+                    let params = crate::protocol::object! { "requestId": id.to_value(), "reason": reason };
                     self.send(Message::notification(methods::CANCELLED, Some(params)), SendPurpose::Notification(None));
                 }
             }

@@ -10,7 +10,7 @@ use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
 use futures::channel::oneshot;
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use super::driver::Command;
 use super::listen::Subscription;
@@ -18,7 +18,7 @@ use super::{Client, Error, Negotiated, RequestOptions, SessionEvent};
 use crate::protocol::stateless::ListenFilter;
 use crate::protocol::types::InitializeResult;
 use crate::protocol::version::supported_versions;
-use crate::protocol::{Era, ProtocolVersion, RawResult, codes, methods};
+use crate::protocol::{Era, ProtocolVersion, RawResult, codes, methods, object};
 use crate::transport::TransportError;
 
 /// The longest `initialize` waits for the server's stream to open.
@@ -92,11 +92,11 @@ impl Client {
 
     async fn send_initialize(&self, version: ProtocolVersion) -> Result<Value, Error> {
         let options = &self.inner.options;
-        let params = json!({
+        let params = object! {
             "protocolVersion": version.as_str(),
             "capabilities": options.capabilities(),
-            "clientInfo": options.client_info,
-        });
+            "clientInfo": options.client_info.to_value(),
+        };
         let mut request = RequestOptions { timeout: options.handshake_timeout, ..RequestOptions::default() };
         let result = self.send_request(methods::INITIALIZE, Some(params), &mut request).await?;
         super::request::to_value(methods::INITIALIZE, &result)
@@ -122,11 +122,11 @@ impl Client {
             match (method, count) {
                 (methods::RESOURCES_SUBSCRIBE, Some(count)) => {
                     *count += 1;
-                    return Ok(RawResult::from(json!({})));
+                    return Ok(RawResult::from(object! {}));
                 }
                 (methods::RESOURCES_UNSUBSCRIBE, Some(count)) if *count > 1 => {
                     *count -= 1;
-                    return Ok(RawResult::from(json!({})));
+                    return Ok(RawResult::from(object! {}));
                 }
                 (methods::RESOURCES_UNSUBSCRIBE, _) => {
                     subscribed.retain(|(subscribed, _)| subscribed != uri);
@@ -182,7 +182,7 @@ impl Client {
         // The server forgot the session's resource subscriptions with it.
         let uris: Vec<String> = self.subscribed().iter().map(|(uri, _)| uri.clone()).collect();
         for uri in uris {
-            let params = Some(json!({ "uri": uri }));
+            let params = Some(object! { "uri": uri.as_str() });
             let mut options = RequestOptions::default();
             if let Err(error) = self.send_request(methods::RESOURCES_SUBSCRIBE, params, &mut options).await {
                 log::warn!("subscribing to {uri} again in the new session: {error}");

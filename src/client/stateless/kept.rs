@@ -92,7 +92,7 @@ async fn keep_listening(client: Weak<Inner>, uri: String, first: Subscription, s
                     // Updates in the gap are lost: what was cached of it is stale.
                     let updated = Notification {
                         method: methods::RESOURCES_UPDATED.into(),
-                        params: Some(serde_json::json!({ "uri": uri })),
+                        params: Some(crate::protocol::object! { "uri": uri.as_str() }),
                     };
                     client.stateless_state().cache.invalidate(&updated);
                     for listener in &client.inner.options.event_listeners {

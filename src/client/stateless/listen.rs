@@ -22,8 +22,7 @@ impl Client {
     ) -> Result<Subscription, Error> {
         let mut subscription = self.subscription(requested, offered.clone(), None);
         let mut params = Map::new();
-        let notifications = serde_json::to_value(&offered).map_err(|e| Error::InvalidArgument(e.to_string()))?;
-        params.insert("notifications".into(), notifications);
+        params.insert("notifications".into(), offered.to_value());
         let (params, headers) = self.stateless_message(SUBSCRIPTIONS_LISTEN, params, version)?;
         let (reply, answer) = oneshot::channel();
         let request = Request {

@@ -29,7 +29,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 
 use super::driver::Command;
 use super::{Client, Error, NotificationListener, RequestOptions};
@@ -38,7 +38,7 @@ use crate::protocol::stateless::tasks::extension_capability;
 use crate::protocol::stateless::{DiscoverResult, ParamHeader, headers, meta};
 use crate::protocol::types::LoggingLevel;
 use crate::protocol::version::newest_stateless;
-use crate::protocol::{Era, ErrorObject, Notification, ProtocolVersion, codes, methods};
+use crate::protocol::{Era, ErrorObject, Notification, ProtocolVersion, codes, methods, object};
 
 /// A stateless request's params, `_meta` stamped, and its HTTP headers.
 pub(crate) type StampedMessage = (Map<String, Value>, Vec<(String, String)>);
@@ -119,14 +119,17 @@ impl Client {
         let options = &self.inner.options;
         let mut capabilities = Map::new();
         if options.handlers.contains_key(methods::ROOTS_LIST) {
-            capabilities.insert("roots".into(), json!({}));
+            capabilities.insert("roots".into(), object! {});
         }
         if options.handlers.contains_key(methods::SAMPLING_CREATE_MESSAGE) {
-            capabilities.insert("sampling".into(), json!({}));
+            capabilities.insert("sampling".into(), object! {});
         }
         if options.handlers.contains_key(methods::ELICITATION_CREATE) {
-            let elicitation =
-                if options.elicitation_url_mode { json!({ "form": {}, "url": {} }) } else { json!({ "form": {} }) };
+            let elicitation = if options.elicitation_url_mode {
+                object! { "form": object! {}, "url": object! {} }
+            } else {
+                object! { "form": object! {} }
+            };
             capabilities.insert("elicitation".into(), elicitation);
         }
         if let Some(experimental) = &options.experimental {
@@ -141,14 +144,14 @@ impl Client {
     /// `params` with the request `_meta` of revision `version`.
     fn stamp(&self, params: Option<Value>, version: ProtocolVersion) -> Result<Map<String, Value>, Error> {
         let capabilities = self.stateless_capabilities();
-        let info = serde_json::to_value(&self.inner.options.client_info).unwrap_or(Value::Null);
+        let info = self.inner.options.client_info.to_value();
         let level = self.stateless_state().log_level;
         super::request::with_meta(params, |meta| {
             meta.insert(meta::PROTOCOL_VERSION.into(), Value::from(version.as_str()));
             meta.insert(meta::CLIENT_CAPABILITIES.into(), capabilities);
             meta.insert(meta::CLIENT_INFO.into(), info);
             if let Some(level) = level {
-                meta.insert(meta::LOG_LEVEL.into(), serde_json::to_value(level).unwrap_or(Value::Null));
+                meta.insert(meta::LOG_LEVEL.into(), Value::from(level.as_str()));
             }
         })
     }

@@ -4,7 +4,7 @@
 
 use std::time::Duration;
 
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 
 use super::cache;
 use crate::client::handlers::RequestContext;
@@ -12,7 +12,7 @@ use crate::client::{Client, Error, RequestOptions};
 use crate::protocol::stateless::result::InputRequest;
 use crate::protocol::stateless::{InputRequired, ResultType, headers};
 use crate::protocol::types::LoggingLevel;
-use crate::protocol::{ErrorObject, ProtocolVersion, RequestId, methods};
+use crate::protocol::{ErrorObject, ProtocolVersion, RequestId, methods, object};
 use crate::transport::TransportKind;
 
 /// The `uri` of `resources/subscribe` or `resources/unsubscribe`.
@@ -58,26 +58,27 @@ impl Client {
         match method {
             // Liveness without `ping`: the one method every server has.
             methods::PING => {
-                return self.send_discover(version, options.timeout).await.map(|_| json!({}));
+                return self.send_discover(version, options.timeout).await.map(|_| object! {});
             }
             methods::LOGGING_SET_LEVEL => {
                 let level = params
                     .as_ref()
                     .and_then(|p| p.get("level"))
-                    .and_then(|l| crate::protocol::raw::from_value::<LoggingLevel>(l).ok())
+                    .and_then(Value::as_str)
+                    .and_then(LoggingLevel::from_name)
                     .ok_or_else(|| Error::InvalidArgument("logging/setLevel needs a `level`".into()))?;
                 self.stateless_state().log_level = Some(level);
-                return Ok(json!({}));
+                return Ok(object! {});
             }
             // No `resources/subscribe` in this revision: a `subscriptions/listen`
             // for the one resource, kept open until unsubscribed, does the same.
             methods::RESOURCES_SUBSCRIBE => {
                 self.keep_resource_listen(uri_param(method, params.as_ref())?).await?;
-                return Ok(json!({}));
+                return Ok(object! {});
             }
             methods::RESOURCES_UNSUBSCRIBE => {
                 self.end_resource_listen(&uri_param(method, params.as_ref())?);
-                return Ok(json!({}));
+                return Ok(object! {});
             }
             methods::INITIALIZE => return Err(not_here("stateless servers have no handshake")),
             _ => {}

@@ -133,6 +133,16 @@ impl ErrorObject {
     pub fn new(code: i64, message: impl Into<String>) -> Self {
         ErrorObject { code, message: message.into(), data: None }
     }
+
+    /// As JSON, the same as its `Serialize` writes it, built by hand: the
+    /// wasm needs no serializer for it (see `protocol::object!`).
+    pub(crate) fn to_value(&self) -> Value {
+        let mut object = super::object! { "code": self.code, "message": self.message.as_str() };
+        if let Some(data) = &self.data {
+            object["data"] = data.clone();
+        }
+        object
+    }
 }
 
 impl fmt::Display for ErrorObject {
@@ -254,7 +264,7 @@ impl Message {
                         object.insert("result".into(), result.to_value().unwrap_or(Value::Null));
                     }
                     Err(error) => {
-                        object.insert("error".into(), serde_json::to_value(error).unwrap_or(Value::Null));
+                        object.insert("error".into(), error.to_value());
                     }
                 }
             }

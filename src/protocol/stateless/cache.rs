@@ -38,7 +38,7 @@ impl CacheHint {
             return None;
         }
         let millis = ttl.and_then(Value::as_f64).filter(|ms| ms.is_finite() && *ms > 0.0).unwrap_or(0.0);
-        let scope = scope.and_then(|s| crate::protocol::raw::from_value(s).ok()).unwrap_or(CacheScope::Private);
+        let scope = scope.and_then(Value::as_str).and_then(CacheScope::from_name).unwrap_or(CacheScope::Private);
         Some(CacheHint { ttl: Duration::from_millis(millis.min(u64::MAX as f64) as u64), scope })
     }
 }

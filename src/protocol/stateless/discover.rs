@@ -1,6 +1,6 @@
 //! `server/discover`: what a stateless server says about itself.
 
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use super::cache::CacheHint;
 use super::meta;
@@ -34,10 +34,10 @@ impl DiscoverResult {
     /// `serverInfo`) and instructions.
     pub fn initialize_result(&self, version: ProtocolVersion) -> Result<InitializeResult, String> {
         let result = &self.result;
-        let mut initialize = json!({
+        let mut initialize = crate::protocol::object! {
             "protocolVersion": version.as_str(),
-            "capabilities": result.get("capabilities").cloned().unwrap_or_else(|| json!({})),
-        });
+            "capabilities": result.get("capabilities").cloned().unwrap_or_else(|| crate::protocol::object! {}),
+        };
         let server_info =
             result.get("_meta").and_then(|m| m.get(meta::SERVER_INFO)).or_else(|| result.get("serverInfo")).cloned();
         if let Some(info) = server_info {

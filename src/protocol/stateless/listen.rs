@@ -46,6 +46,26 @@ impl ListenFilter {
         fields.done(value)
     }
 
+    /// As JSON (a `SubscriptionFilter`), the same as its `Serialize`
+    /// writes it, built by hand: the wasm needs no serializer for it (see
+    /// `protocol::object!`).
+    pub(crate) fn to_value(&self) -> Value {
+        let mut object = crate::protocol::object! {};
+        for (key, on) in [
+            ("toolsListChanged", self.tools_list_changed),
+            ("promptsListChanged", self.prompts_list_changed),
+            ("resourcesListChanged", self.resources_list_changed),
+        ] {
+            if on {
+                object[key] = Value::Bool(true);
+            }
+        }
+        if !self.resource_subscriptions.is_empty() {
+            object["resourceSubscriptions"] = Value::from(self.resource_subscriptions.clone());
+        }
+        object
+    }
+
     /// Every list change: tools, prompts and resources.
     pub fn list_changes() -> Self {
         ListenFilter {
@@ -138,6 +158,10 @@ mod tests {
             serde_json::to_value(&filter).unwrap(),
             json!({"toolsListChanged": true, "resourceSubscriptions": ["file:///a"]})
         );
+        // The hand-built JSON is what `Serialize` writes.
+        for filter in [filter, ListenFilter::default(), ListenFilter::list_changes()] {
+            assert_eq!(filter.to_value(), serde_json::to_value(&filter).unwrap());
+        }
         let granted: ListenFilter = serde_json::from_value(json!({"promptsListChanged": true})).unwrap();
         assert!(granted.prompts_list_changed && !granted.tools_list_changed);
     }

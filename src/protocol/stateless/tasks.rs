@@ -3,7 +3,7 @@
 //! polls with `tasks/get`, feeds with `tasks/update` and may end with
 //! `tasks/cancel` (the method names are in [`crate::protocol::methods`]).
 
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 
 use crate::protocol::ErrorObject;
 
@@ -12,7 +12,7 @@ pub const TASKS_EXTENSION: &str = "io.modelcontextprotocol/tasks";
 
 /// The `extensions` entry of the client capabilities.
 pub fn extension_capability() -> Value {
-    json!({ TASKS_EXTENSION: {} })
+    crate::protocol::object! { TASKS_EXTENSION: crate::protocol::object! {} }
 }
 
 /// A task as `tools/call` (`resultType: "task"`) or `tasks/get` reports

@@ -24,6 +24,16 @@ impl Root {
         let value = Root { uri: fields.required_string("uri"), name: fields.string("name") };
         fields.done(value)
     }
+
+    /// As JSON, the same as its `Serialize` writes it, built by hand: the
+    /// wasm needs no serializer for it (see `protocol::object!`).
+    pub(crate) fn to_value(&self) -> Value {
+        let mut object = crate::protocol::object! { "uri": self.uri.as_str() };
+        if let Some(name) = &self.name {
+            object["name"] = Value::from(name.as_str());
+        }
+        object
+    }
 }
 
 /// The answer to `roots/list`.

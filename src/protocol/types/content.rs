@@ -81,19 +81,27 @@ impl ContentBlock {
 
     /// The block as JSON.
     pub fn to_value(&self) -> Value {
-        use serde_json::json;
+        use crate::protocol::object;
         match self {
-            ContentBlock::Text { text } => json!({"type": "text", "text": text}),
-            ContentBlock::Image { data, mime_type } => json!({"type": "image", "data": data, "mimeType": mime_type}),
-            ContentBlock::Audio { data, mime_type } => json!({"type": "audio", "data": data, "mimeType": mime_type}),
+            ContentBlock::Text { text } => object! {"type": "text", "text": text.as_str()},
+            ContentBlock::Image { data, mime_type } => {
+                object! {"type": "image", "data": data.as_str(), "mimeType": mime_type.as_str()}
+            }
+            ContentBlock::Audio { data, mime_type } => {
+                object! {"type": "audio", "data": data.as_str(), "mimeType": mime_type.as_str()}
+            }
             ContentBlock::ResourceLink { uri, name, mime_type } => {
-                let mut v = json!({"type": "resource_link", "uri": uri, "name": name});
+                let mut v = object! {"type": "resource_link", "uri": uri.as_str(), "name": name.as_str()};
                 if let Some(m) = mime_type {
-                    v["mimeType"] = json!(m);
+                    v["mimeType"] = Value::from(m.as_str());
                 }
                 v
             }
-            ContentBlock::Resource { resource } => json!({"type": "resource", "resource": resource}),
+            ContentBlock::Resource { resource } => {
+                // A typed `ResourceContents`: the typed API's path, not the JS face's.
+                let resource = serde_json::to_value(resource).unwrap_or(Value::Null);
+                object! {"type": "resource", "resource": resource}
+            }
             ContentBlock::Unknown(v) => v.clone(),
         }
     }

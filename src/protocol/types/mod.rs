@@ -59,6 +59,20 @@ impl Implementation {
     pub fn new(name: impl Into<String>, version: impl Into<String>) -> Self {
         Implementation { name: name.into(), version: version.into(), ..Default::default() }
     }
+
+    /// As JSON, the same as its `Serialize` writes it, built by hand: the
+    /// wasm needs no serializer for it (see `protocol::object!`).
+    pub(crate) fn to_value(&self) -> Value {
+        let mut object = crate::protocol::object! { "name": self.name.as_str(), "version": self.version.as_str() };
+        for (key, member) in
+            [("title", &self.title), ("description", &self.description), ("websiteUrl", &self.website_url)]
+        {
+            if let Some(member) = member {
+                object[key] = Value::from(member.as_str());
+            }
+        }
+        object
+    }
 }
 
 /// What the server offers. Each field is present when the server declared it.
@@ -107,6 +121,22 @@ impl ServerCapabilities {
             extensions: fields.object("extensions"),
         };
         fields.done(value)
+    }
+
+    /// As JSON, the same as its `Serialize` writes it (`protocol::build`):
+    /// `getServerCapabilities` of the JS face.
+    #[cfg(any(all(target_arch = "wasm32", feature = "js"), test))]
+    pub(crate) fn to_value(&self) -> Value {
+        crate::protocol::build::Builder::new()
+            .object("prompts", self.prompts.as_ref())
+            .object("resources", self.resources.as_ref())
+            .object("tools", self.tools.as_ref())
+            .object("logging", self.logging.as_ref())
+            .object("completions", self.completions.as_ref())
+            .object("tasks", self.tasks.as_ref())
+            .object("experimental", self.experimental.as_ref())
+            .object("extensions", self.extensions.as_ref())
+            .done()
     }
 
     /// Whether the server offers the extension `name` (2026-07-28).
@@ -198,7 +228,7 @@ pub struct Tool {
 }
 
 fn empty_object_schema() -> Value {
-    serde_json::json!({"type": "object"})
+    crate::protocol::object! {"type": "object"}
 }
 
 /// A page of `tools/list`.
@@ -403,8 +433,10 @@ impl CompletionReference {
     /// As the `ref` JSON object.
     pub fn to_value(&self) -> Value {
         match self {
-            CompletionReference::Prompt(name) => serde_json::json!({"type": "ref/prompt", "name": name}),
-            CompletionReference::Resource(uri) => serde_json::json!({"type": "ref/resource", "uri": uri}),
+            CompletionReference::Prompt(name) => crate::protocol::object! {"type": "ref/prompt", "name": name.as_str()},
+            CompletionReference::Resource(uri) => {
+                crate::protocol::object! {"type": "ref/resource", "uri": uri.as_str()}
+            }
         }
     }
 }
@@ -452,6 +484,22 @@ pub enum LoggingLevel {
     Alert,
     /// Emergency.
     Emergency,
+}
+
+impl LoggingLevel {
+    /// Its name, as its `Serialize` writes it.
+    pub(crate) fn as_str(self) -> &'static str {
+        match self {
+            LoggingLevel::Debug => "debug",
+            LoggingLevel::Info => "info",
+            LoggingLevel::Notice => "notice",
+            LoggingLevel::Warning => "warning",
+            LoggingLevel::Error => "error",
+            LoggingLevel::Critical => "critical",
+            LoggingLevel::Alert => "alert",
+            LoggingLevel::Emergency => "emergency",
+        }
+    }
 }
 
 crate::protocol::objects::read_by_name!(LoggingLevel {

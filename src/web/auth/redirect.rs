@@ -3,6 +3,7 @@
 //! comes back (from the page's URL or what the callback page recorded).
 
 use super::*;
+use crate::protocol::build::Builder;
 use crate::protocol::fields::{Fields, deserialize_by_fields};
 
 /// Redirect mode: the pending flow was saved by `remember`; leave the page.
@@ -42,6 +43,16 @@ impl Stored {
             Stored { pending, return_to: fields.required_string("returnTo"), redirected: fields.string("redirected") };
         fields.done(value)
     }
+
+    /// As JSON text, the same as its `Serialize` writes it (`protocol::build`).
+    fn to_text(&self) -> String {
+        let value = Builder::new()
+            .value("pending", Some(self.pending.to_value()))
+            .text("returnTo", Some(&self.return_to))
+            .text("redirected", self.redirected.as_deref())
+            .done();
+        crate::protocol::json_text(&value)
+    }
 }
 
 /// A pending flow ready to finish.
@@ -72,9 +83,7 @@ impl Pending {
             .and_then(|w| w.location().href().ok())
             .map(|href| without_oauth_params(&href))
             .unwrap_or_default();
-        let stored = Stored { pending: pending.clone(), return_to, redirected: None };
-        let text = serde_json::to_string(&stored)
-            .map_err(|e| AuthError::Store(format!("cannot encode the pending authorization: {e}")))?;
+        let text = Stored { pending: pending.clone(), return_to, redirected: None }.to_text();
         storage.set_item(&Self::key(&pending.state), &text).map_err(|e| {
             AuthError::Store(format!("sessionStorage could not keep the pending authorization: {}", message_of(&e)))
         })
@@ -133,8 +142,7 @@ impl Pending {
         let Ok(mut stored) = crate::protocol::objects::from_str::<Stored>(&text) else { return Ok(None) };
         stored.redirected = Some(url.to_owned());
         let server = stored.pending.server_url.clone();
-        let text = serde_json::to_string(&stored)
-            .map_err(|e| AuthError::Store(format!("cannot encode the pending authorization: {e}")))?;
+        let text = stored.to_text();
         storage.set_item(&key, &text).map_err(|e| AuthError::Store(format!("sessionStorage: {}", message_of(&e))))?;
         Ok(Some(server))
     }
