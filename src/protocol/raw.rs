@@ -38,7 +38,7 @@ pub(crate) fn members_nested_within<'a>(text: &'a str, bounded: Option<&str>) ->
         return skip_space(after).is_empty().then_some(found);
     }
     loop {
-        let (key, after) = split::<String>(rest)?;
+        let (Name(key), after) = split::<Name>(rest)?;
         let after = skip_space(after).strip_prefix(':')?;
         let (value, after) = if bounded == Some(key.as_str()) { bounded_span(after)? } else { span(after)? };
         found.push((key, value));
@@ -152,6 +152,39 @@ fn bounded_span(text: &str) -> Option<(&str, &str)> {
 /// (nested too deep, or a number no `f64` holds); `None` when it can.
 pub(crate) fn unholdable(text: &str) -> Option<String> {
     crate::protocol::objects::from_str::<Nested>(text).err().map(|e| e.to_string())
+}
+
+/// A member's name, read as a JSON string through `deserialize_any` (see
+/// `refuse_kinds!`).
+struct Name(String);
+
+impl<'de> serde::Deserialize<'de> for Name {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Text;
+        impl<'de> serde::de::Visitor<'de> for Text {
+            type Value = Name;
+
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a member name")
+            }
+
+            fn visit_str<E>(self, name: &str) -> Result<Name, E> {
+                Ok(Name(name.to_owned()))
+            }
+
+            crate::protocol::objects::refuse_kinds!("a string"; visit_bool(bool), visit_i64(i64), visit_u64(u64),
+                visit_f64(f64), visit_unit());
+
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(self, _: A) -> Result<Name, A::Error> {
+                Err(serde::de::Error::custom("expected a string"))
+            }
+
+            fn visit_map<A: serde::de::MapAccess<'de>>(self, _: A) -> Result<Name, A::Error> {
+                Err(serde::de::Error::custom("expected a string"))
+            }
+        }
+        deserializer.deserialize_any(Text)
+    }
 }
 
 /// Any JSON value, read for its shape only: containers are walked (so the

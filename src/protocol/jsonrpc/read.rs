@@ -153,8 +153,16 @@ impl<'de> Deserialize<'de> for Parts {
                 }
                 Ok(parts)
             }
+
+            crate::protocol::objects::refuse_kinds!("a JSON object"; visit_bool(bool), visit_i64(i64),
+                visit_u64(u64), visit_f64(f64), visit_str(&str), visit_unit());
+
+            fn visit_seq<A: de::SeqAccess<'de>>(self, _: A) -> Result<Parts, A::Error> {
+                Err(de::Error::custom("expected a JSON object"))
+            }
         }
-        deserializer.deserialize_map(Members)
+        // `deserialize_any`, not `deserialize_map`: see `refuse_kinds!`.
+        deserializer.deserialize_any(Members)
     }
 }
 
