@@ -1,5 +1,7 @@
-//! `Debug` of the types whose impl is written by hand (to leave secrets out
-//! or to show what a field means), through [`debug_struct`].
+//! Formatting with less of `core` than `{:?}` takes: strings quoted for
+//! error messages ([`Quoted`]), and the `Debug` of the types whose impl is
+//! written by hand (to leave secrets out or to show what a field means),
+//! through [`debug_struct`].
 //!
 //! Built with `--cfg mcp_edge_shallow_debug`, as the npm package's nightly
 //! build is (beside `-Zfmt-debug=shallow`, which does the same to derived
@@ -42,5 +44,58 @@ impl Shallow<'_, '_> {
 
     pub(crate) fn finish_non_exhaustive(&mut self) -> fmt::Result {
         self.f.write_str(self.name)
+    }
+}
+
+/// `text` in double quotes, as `{:?}` shows a string, for error messages:
+/// `"`, `\` and control characters escaped the way `str`'s `Debug` escapes
+/// them; other characters as they are (`Debug` also escapes the unicode it
+/// deems unprintable). `str`'s `Debug` brings core's tables of printable
+/// characters and grapheme extenders into the wasm, about 4 KB; the crate
+/// quotes with this instead (docs/size.md, session 32).
+pub(crate) struct Quoted<'a>(pub(crate) &'a str);
+
+impl fmt::Display for Quoted<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        use fmt::Write as _;
+        f.write_char('"')?;
+        let mut rest = self.0;
+        while let Some(at) = rest.find(|c: char| c < ' ' || c == '"' || c == '\\' || c == '\x7f') {
+            f.write_str(&rest[..at])?;
+            // What `find` stopped at is ASCII: one byte.
+            match rest.as_bytes()[at] {
+                b'\n' => f.write_str("\\n")?,
+                b'\r' => f.write_str("\\r")?,
+                b'\t' => f.write_str("\\t")?,
+                b'\0' => f.write_str("\\0")?,
+                b'"' => f.write_str("\\\"")?,
+                b'\\' => f.write_str("\\\\")?,
+                other => write!(f, "\\u{{{other:x}}}")?,
+            }
+            rest = &rest[at + 1..];
+        }
+        f.write_str(rest)?;
+        f.write_char('"')
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Quoted;
+
+    #[test]
+    fn quoted_is_how_debug_shows_a_string() {
+        for text in [
+            "",
+            "plain",
+            "a \"quoted\" word",
+            "back\\slash",
+            "tab\tline\nreturn\r",
+            "nul\0 esc\u{1b} del\u{7f}",
+            "é ✓ 漢字 🦀",
+            "'single'",
+        ] {
+            assert_eq!(Quoted(text).to_string(), format!("{text:?}"));
+        }
     }
 }

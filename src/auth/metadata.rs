@@ -7,6 +7,7 @@ use serde::Serialize;
 
 use super::error::AuthError;
 use super::resource;
+use crate::debug::Quoted;
 use crate::http::url::Url;
 use crate::protocol::fields::{Fields, deserialize_by_fields};
 
@@ -189,7 +190,10 @@ pub fn protected_resource_urls(server_url: &str, resource_metadata: Option<&str>
 pub fn authorization_server_urls(issuer: &str) -> Result<Vec<String>, String> {
     let url = Url::parse(issuer)?;
     if url.query.is_some() || url.fragment.is_some() {
-        return Err(format!("the issuer {issuer:?} has a query or fragment, which RFC 8414 forbids"));
+        return Err(format!(
+            "the issuer {issuer} has a query or fragment, which RFC 8414 forbids",
+            issuer = Quoted(issuer)
+        ));
     }
     let origin = url.origin();
     let path = url.path.trim_end_matches('/');
@@ -291,9 +295,10 @@ pub fn same_issuer(found: &str, expected: &str) -> bool {
 /// unless allowed) with no fragment.
 pub fn check_endpoint(endpoint: &str, source: &str, field: &str, allow_insecure: bool) -> Result<Url, AuthError> {
     let invalid = |reason: String| AuthError::InvalidMetadata { url: source.to_owned(), reason };
-    let url = Url::parse(endpoint).map_err(|e| invalid(format!("{field} {endpoint:?} is not a URL: {e}")))?;
+    let url = Url::parse(endpoint)
+        .map_err(|e| invalid(format!("{field} {endpoint} is not a URL: {e}", endpoint = Quoted(endpoint))))?;
     if url.fragment.is_some() {
-        return Err(invalid(format!("{field} {endpoint:?} has a fragment")));
+        return Err(invalid(format!("{field} {endpoint} has a fragment", endpoint = Quoted(endpoint))));
     }
     if !url.is_secure_or_loopback(allow_insecure) {
         return Err(AuthError::InsecureUrl { url: endpoint.to_owned() });

@@ -1,5 +1,6 @@
 //! The resource indicator of RFC 8707: which MCP server a token is for.
 
+use crate::debug::Quoted;
 use crate::http::url::Url;
 
 /// The canonical URI of an MCP server (RFC 8707, MCP 2025-11-25): absolute,
@@ -8,7 +9,7 @@ use crate::http::url::Url;
 pub fn canonical(server_url: &str) -> Result<String, String> {
     let mut url = Url::parse(server_url)?;
     if url.scheme != "http" && url.scheme != "https" {
-        return Err(format!("{server_url:?} is not an http(s) URL"));
+        return Err(format!("{server_url} is not an http(s) URL", server_url = Quoted(server_url)));
     }
     url.fragment = None;
     url.userinfo = None;

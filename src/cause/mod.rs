@@ -58,7 +58,8 @@ impl fmt::Display for Cause {
 /// Like the text's, so a variant that held a `String` debugs as before.
 impl fmt::Debug for Cause {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        fmt::Debug::fmt(&self.text, f)
+        // Quoted as `{:?}` quotes a string, without `str`'s `Debug`.
+        fmt::Display::fmt(&crate::debug::Quoted(&self.text), f)
     }
 }
 

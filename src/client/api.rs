@@ -4,6 +4,7 @@ use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
 use super::{Client, Error, Negotiated, RequestOptions};
+use crate::debug::Quoted;
 use crate::protocol::types::{
     CallToolResult, CompleteResult, CompletionReference, GetPromptResult, JsonObject, ListPromptsResult,
     ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, LoggingLevel, Prompt, ReadResourceResult,
@@ -83,7 +84,7 @@ impl Client {
                 Some(next) if !seen.insert(next.clone()) => {
                     return Err(Error::InvalidResult {
                         method: method.to_owned(),
-                        reason: format!("the server repeated the cursor {next:?}"),
+                        reason: format!("the server repeated the cursor {next}", next = Quoted(&next)),
                     });
                 }
                 Some(next) => cursor = Some(next),

@@ -50,7 +50,10 @@ pub enum Error {
         reason: Option<String>,
     },
     /// The server chose a protocol version this client does not speak.
-    #[error("the server chose protocol version {answered:?}, which this client does not speak (offered {offered})")]
+    #[error(
+        "the server chose protocol version {}, which this client does not speak (offered {offered})",
+        crate::debug::Quoted(.answered)
+    )]
     UnsupportedVersion {
         /// What we offered.
         offered: String,
@@ -75,7 +78,10 @@ pub enum Error {
     },
     /// A tool's `structuredContent` does not match the `outputSchema` it
     /// was listed with (see [`crate::ClientOptions::validate_structured_content`]).
-    #[error("the structured content of tool {tool:?} does not match its output schema at {error}")]
+    #[error(
+        "the structured content of tool {} does not match its output schema at {error}",
+        crate::debug::Quoted(.tool)
+    )]
     InvalidStructuredContent {
         /// The tool.
         tool: String,

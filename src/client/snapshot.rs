@@ -18,6 +18,7 @@ use serde_json::Value;
 
 use super::negotiate::era::{EraVerdict, remember_era_at};
 use super::{Client, Driver, Error, Negotiated};
+use crate::debug::Quoted;
 use crate::protocol::fields::{Fields, deserialize_by_fields, objects_in};
 use crate::protocol::stateless::{CacheHint, DiscoverResult, ParamHeader};
 use crate::protocol::types::InitializeResult;
@@ -122,7 +123,7 @@ impl Snapshot {
             "stateless" => SnapshotEra::Stateless,
             "handshake" => SnapshotEra::Handshake,
             other => {
-                fields.fail(format!("`era` is {other:?}, not \"handshake\" or \"stateless\""));
+                fields.fail(format!("`era` is {other}, not \"handshake\" or \"stateless\"", other = Quoted(other)));
                 SnapshotEra::Handshake
             }
         };
@@ -181,7 +182,10 @@ impl Snapshot {
 
     fn negotiated_version(&self) -> Result<ProtocolVersion, Error> {
         let version: ProtocolVersion = self.protocol_version.parse().map_err(|_| {
-            Error::InvalidArgument(format!("the snapshot's protocol version {:?} is unknown", self.protocol_version))
+            Error::InvalidArgument(format!(
+                "the snapshot's protocol version {} is unknown",
+                Quoted(&self.protocol_version)
+            ))
         })?;
         let era = match version.era() {
             Era::Handshake => SnapshotEra::Handshake,

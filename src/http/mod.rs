@@ -145,7 +145,7 @@ impl HttpResponse {
 #[non_exhaustive]
 pub enum HttpError {
     /// The URL cannot be used.
-    #[error("invalid URL {url:?}: {reason}")]
+    #[error("invalid URL {}: {reason}", crate::debug::Quoted(.url))]
     InvalidUrl {
         /// The URL.
         url: String,
@@ -162,7 +162,8 @@ pub enum HttpError {
     /// The body is in a content coding this client cannot decode (natively
     /// gzip, deflate and br are decoded; a browser decodes what it knows).
     #[error(
-        "the response from {url} is encoded with {coding:?}, which this client cannot decode (it decodes gzip, deflate and br)"
+        "the response from {url} is encoded with {}, which this client cannot decode (it decodes gzip, deflate and br)",
+        crate::debug::Quoted(.coding)
     )]
     UnsupportedCoding {
         /// The URL.

@@ -9,6 +9,7 @@
 //! for nothing this module needs.
 
 pub use super::form::{encode_form, form_component, parse_form};
+use crate::debug::Quoted;
 
 /// An absolute URL, split. Scheme and host are lowercase; everything else
 /// is kept as written.
@@ -81,7 +82,10 @@ impl Url {
         let port = if port.is_empty() {
             None
         } else {
-            Some(port.parse::<u16>().map_err(|_| format!("the port {port:?} is not a number from 0 to 65535"))?)
+            Some(
+                port.parse::<u16>()
+                    .map_err(|_| format!("the port {port} is not a number from 0 to 65535", port = Quoted(port)))?,
+            )
         };
         let (before_fragment, fragment) = match tail.find('#') {
             Some(hash) => (&tail[..hash], Some(tail[hash + 1..].to_owned())),
@@ -274,7 +278,7 @@ fn is_scheme(text: &str) -> bool {
 pub(crate) fn resolve(base: &str, reference: &str) -> Result<String, String> {
     let b = Reference::split(base);
     let Some(base_scheme) = b.scheme else {
-        return Err(format!("the base {base:?} is not absolute"));
+        return Err(format!("the base {base} is not absolute", base = Quoted(base)));
     };
     if reference.contains(':') && Reference::split(reference).scheme.is_none() {
         // `a:b` with a malformed scheme, or a first segment with a colon:

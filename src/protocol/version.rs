@@ -90,7 +90,8 @@ impl fmt::Display for ProtocolVersion {
 /// A version string this client does not speak.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error(
-    "unsupported protocol version {0:?} (this client speaks 2024-11-05, 2025-03-26, 2025-06-18, 2025-11-25 and 2026-07-28)"
+    "unsupported protocol version {} (this client speaks 2024-11-05, 2025-03-26, 2025-06-18, 2025-11-25 and 2026-07-28)",
+    crate::debug::Quoted(.0)
 )]
 pub struct UnsupportedVersion(pub String);
 

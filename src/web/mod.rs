@@ -32,6 +32,7 @@ use self::convert::{WebError, json_to_js, object_from_js, raw_to_js, to_js};
 use self::handlers::notify_listener;
 use self::options::{CallOptions, abortable, connect_options};
 use crate::client::{Client, Error, connect_url_with_http};
+use crate::debug::Quoted;
 use crate::protocol::{Era, ProtocolVersion, RawResult, methods, raw};
 
 /// A connection to one MCP server, made with `McpClient.connect`.
@@ -190,7 +191,7 @@ async fn list_all(client: &Client, method: &str, key: &str, options: &CallOption
                 return Ok(items);
             }
             Some(Value::String(next)) if !seen.insert(next.clone()) => {
-                return Err(invalid(format!("the server repeated the cursor {next:?}")));
+                return Err(invalid(format!("the server repeated the cursor {next}", next = Quoted(&next))));
             }
             Some(Value::String(next)) => cursor = Some(next),
             Some(_) => return Err(invalid("`nextCursor` is not a string".into())),

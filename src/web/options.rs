@@ -20,6 +20,7 @@ use super::convert::{
 use super::handlers::{HandlerKind, JsHandler, call_listener, call_roots, notify_listener};
 use crate::client::negotiate::TransportChoice;
 use crate::client::{ClientOptions, ConnectOptions, EraChoice, RequestOptions, SessionEvent};
+use crate::debug::Quoted;
 use crate::http::{Credentials, DefaultHttp};
 use crate::protocol::types::{Implementation, Progress};
 use crate::protocol::{ProtocolVersion, methods};
@@ -69,7 +70,8 @@ pub(crate) fn connect_options(url: &str, options: &JsValue) -> Result<Connect, W
         Some("sse") => TransportChoice::Sse,
         Some(other) => {
             return Err(WebError::Type(format!(
-                "options.transport must be \"auto\", \"streamable-http\" or \"sse\", not {other:?}"
+                "options.transport must be \"auto\", \"streamable-http\" or \"sse\", not {other}",
+                other = Quoted(other)
             )));
         }
     };
@@ -99,7 +101,8 @@ pub(crate) fn connect_options(url: &str, options: &JsValue) -> Result<Connect, W
         Some("include") => Some(Credentials::Include),
         Some(other) => {
             return Err(WebError::Type(format!(
-                "options.credentials must be \"omit\", \"same-origin\" or \"include\", not {other:?}"
+                "options.credentials must be \"omit\", \"same-origin\" or \"include\", not {other}",
+                other = Quoted(other)
             )));
         }
     };
@@ -116,7 +119,11 @@ pub(crate) fn connect_options(url: &str, options: &JsValue) -> Result<Connect, W
     if let Some(version) = string_property(options, "protocolVersion", OWNER)? {
         client.protocol_version = version.parse::<ProtocolVersion>().map_err(|_| {
             let known: Vec<&str> = ProtocolVersion::ALL.iter().map(|v| v.as_str()).collect();
-            WebError::Type(format!("options.protocolVersion {version:?} is not one of {}", known.join(", ")))
+            WebError::Type(format!(
+                "options.protocolVersion {version} is not one of {}",
+                known.join(", "),
+                version = Quoted(&version)
+            ))
         })?;
     }
     if let Some(era) = string_property(options, "era", OWNER)? {
@@ -125,7 +132,10 @@ pub(crate) fn connect_options(url: &str, options: &JsValue) -> Result<Connect, W
             "handshake" => EraChoice::Handshake,
             "stateless" => EraChoice::Stateless,
             other => {
-                return Err(WebError::Type(format!("options.era {other:?} is not one of auto, handshake, stateless")));
+                return Err(WebError::Type(format!(
+                    "options.era {other} is not one of auto, handshake, stateless",
+                    other = Quoted(other)
+                )));
             }
         };
     }
@@ -177,7 +187,7 @@ fn headers(options: &JsValue) -> Result<Vec<(String, String)>, WebError> {
         .into_iter()
         .map(|(name, value)| match value {
             Value::String(value) => Ok((name, value)),
-            _ => Err(WebError::Type(format!("options.headers[{name:?}] must be a string"))),
+            _ => Err(WebError::Type(format!("options.headers[{name}] must be a string", name = Quoted(&name)))),
         })
         .collect()
 }

@@ -17,6 +17,7 @@ use web_sys::Storage;
 use super::convert::message_of;
 use super::ledger::Ledger;
 use crate::auth::{AuthError, AuthRecord, StoreLock, TokenStore};
+use crate::debug::Quoted;
 use crate::runtime::{BoxFuture, boxed};
 
 /// The prefix of every key this library writes.
@@ -83,7 +84,7 @@ impl WebStorageStore {
 /// copy of the Deserialize code of the records' parts in the `.wasm`.
 fn decode(text: &str, key: &str) -> Result<AuthRecord, AuthError> {
     crate::protocol::raw::from_slice(text.as_bytes())
-        .map_err(|e| AuthError::Store(format!("the record under {key:?} is not readable: {e}")))
+        .map_err(|e| AuthError::Store(format!("the record under {key} is not readable: {e}", key = Quoted(key))))
 }
 
 fn encode(record: &AuthRecord) -> String {
@@ -158,7 +159,9 @@ impl TokenStore for WebStorageStore {
 /// returned guard is dropped; no lock where the API is missing (old
 /// browsers, insecure contexts), with a debug line.
 async fn web_lock(name: &str) -> Result<StoreLock, AuthError> {
-    let failed = |e: JsValue| AuthError::Store(format!("the Web Lock {name:?} could not be taken: {}", message_of(&e)));
+    let failed = |e: JsValue| {
+        AuthError::Store(format!("the Web Lock {name} could not be taken: {}", message_of(&e), name = Quoted(name)))
+    };
     let get = |target: &JsValue, key: &str| {
         Reflect::get(target, &JsValue::from_str(key)).ok().filter(|v| !v.is_undefined() && !v.is_null())
     };
@@ -185,11 +188,11 @@ async fn web_lock(name: &str) -> Result<StoreLock, AuthError> {
     match futures::future::select(on_grant, settled).await {
         futures::future::Either::Left((Ok(()), _)) => Ok(StoreLock::holding(WebLockRelease(release))),
         futures::future::Either::Left((Err(_), _)) => {
-            Err(AuthError::Store(format!("the Web Lock {name:?} was dropped")))
+            Err(AuthError::Store(format!("the Web Lock {name} was dropped", name = Quoted(name))))
         }
         futures::future::Either::Right((Err(e), _)) => Err(failed(e)),
         futures::future::Either::Right((Ok(_), _)) => {
-            Err(AuthError::Store(format!("the Web Lock {name:?} ended early")))
+            Err(AuthError::Store(format!("the Web Lock {name} ended early", name = Quoted(name))))
         }
     }
 }

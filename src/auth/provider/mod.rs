@@ -50,6 +50,7 @@ use crate::http::url::Url;
 use crate::http::{DefaultHttp, HttpClient, Method};
 use crate::runtime::{BoxFuture, MaybeSend, MaybeSync, boxed};
 
+use crate::debug::Quoted;
 use tokens::authorization_value;
 
 /// A challenge from the MCP server, as the transport saw it.
@@ -249,10 +250,12 @@ impl<H: HttpClient> OAuthProvider<H> {
             None => None,
         };
         if let Some(cimd) = &config.client_metadata_url {
-            let url = Url::parse(cimd).map_err(|e| AuthError::Config(format!("client_metadata_url {cimd:?}: {e}")))?;
+            let url = Url::parse(cimd)
+                .map_err(|e| AuthError::Config(format!("client_metadata_url {cimd}: {e}", cimd = Quoted(cimd))))?;
             if url.scheme != "https" || url.path.len() <= 1 {
                 return Err(AuthError::Config(format!(
-                    "client_metadata_url {cimd:?} must be an https URL with a path"
+                    "client_metadata_url {cimd} must be an https URL with a path",
+                    cimd = Quoted(cimd)
                 )));
             }
         }

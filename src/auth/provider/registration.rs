@@ -147,8 +147,9 @@ impl<H: HttpClient> OAuthProvider<H> {
         } else {
             "none"
         };
-        let redirect = Url::parse(&self.config.redirect_uri)
-            .map_err(|e| AuthError::Config(format!("redirect_uri {:?}: {e}", self.config.redirect_uri)))?;
+        let redirect = Url::parse(&self.config.redirect_uri).map_err(|e| {
+            AuthError::Config(format!("redirect_uri {}: {e}", crate::debug::Quoted(&self.config.redirect_uri)))
+        })?;
         let application_type = if redirect.scheme == "https" && !redirect.is_loopback() { "web" } else { "native" };
         let mut body = object! {
             "client_name": self.config.client_name.as_str(),

@@ -234,7 +234,7 @@ fn parse_tokens(body: &[u8], endpoint: &str, dpop: bool) -> Result<Tokens, AuthE
     } else if response.token_type.eq_ignore_ascii_case("dpop") && dpop {
         "DPoP"
     } else {
-        return Err(invalid(format!("the token_type {:?} is not Bearer", response.token_type)));
+        return Err(invalid(format!("the token_type {} is not Bearer", crate::debug::Quoted(&response.token_type))));
     };
     let expires_in = match response.expires_in {
         Some(Value::Number(n)) => n.as_u64(),

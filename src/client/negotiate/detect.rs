@@ -20,6 +20,7 @@ use std::fmt;
 use std::str::FromStr;
 
 use super::cache::{self, VerdictCache};
+use crate::debug::Quoted;
 use crate::transport::TransportError;
 
 /// Which transport to use for an http(s) URL.
@@ -59,7 +60,7 @@ impl FromStr for TransportChoice {
             "auto" => Ok(TransportChoice::Auto),
             "streamable-http" | "streamable" | "http" => Ok(TransportChoice::StreamableHttp),
             "sse" | "legacy" | "http+sse" => Ok(TransportChoice::Sse),
-            _ => Err(format!("unknown transport {text:?}: expected auto, streamable-http or sse")),
+            _ => Err(format!("unknown transport {text}: expected auto, streamable-http or sse", text = Quoted(text))),
         }
     }
 }

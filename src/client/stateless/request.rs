@@ -9,6 +9,7 @@ use serde_json::{Map, Value};
 use super::cache;
 use crate::client::handlers::RequestContext;
 use crate::client::{Client, Error, RequestOptions};
+use crate::debug::Quoted;
 use crate::protocol::stateless::result::InputRequest;
 use crate::protocol::stateless::{InputRequired, ResultType, headers};
 use crate::protocol::types::LoggingLevel;
@@ -251,7 +252,10 @@ impl Client {
             let Some(handler) = self.inner.options.handlers.get(kind).cloned() else {
                 return Err(Error::InvalidResult {
                     method: method.to_owned(),
-                    reason: format!("the server asked for {kind:?} input, which this client did not declare"),
+                    reason: format!(
+                        "the server asked for {kind} input, which this client did not declare",
+                        kind = Quoted(kind)
+                    ),
                 });
             };
             let context =

@@ -17,6 +17,7 @@ use std::time::Duration;
 use serde_json::{Map, Value};
 
 use crate::client::{Client, Error, RequestOptions};
+use crate::debug::Quoted;
 use crate::protocol::methods::{TASKS_CANCEL, TASKS_GET, TASKS_UPDATE};
 use crate::protocol::stateless::{ResultType, Task};
 use crate::protocol::{ErrorObject, ProtocolVersion};
@@ -85,7 +86,7 @@ impl Client {
             None | Some("complete") => Ok(result),
             Some(other) => Err(Error::InvalidResult {
                 method: method.to_owned(),
-                reason: format!("resultType {other:?} is not one {method} allows"),
+                reason: format!("resultType {other} is not one {method} allows", other = Quoted(other)),
             }),
         }
     }

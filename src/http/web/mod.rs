@@ -21,6 +21,7 @@ mod host;
 mod reader;
 mod thrown;
 
+use crate::debug::Quoted;
 pub(crate) use thrown::message_of;
 
 #[wasm_bindgen]
@@ -496,7 +497,13 @@ impl HttpClient for FetchHttp {
                 };
                 let next = super::url::Url::parse(url).and_then(|base| base.join(&location)).map_err(|reason| {
                     HttpError::Network(
-                        format!("{} {}: a redirect to {location:?}: {reason}", method.as_str(), url).into(),
+                        format!(
+                            "{} {}: a redirect to {location}: {reason}",
+                            method.as_str(),
+                            url,
+                            location = Quoted(&location)
+                        )
+                        .into(),
                     )
                 })?;
                 let next = next.to_string();

@@ -17,6 +17,7 @@ use super::raw::RawResult;
 
 mod read;
 
+use crate::debug::Quoted;
 pub(crate) use read::decode_owned;
 pub use read::{decode, decode_one};
 
@@ -33,7 +34,7 @@ impl fmt::Display for RequestId {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             RequestId::Int(n) => write!(f, "{n}"),
-            RequestId::Str(s) => write!(f, "{s:?}"),
+            RequestId::Str(s) => write!(f, "{s}", s = Quoted(s)),
         }
     }
 }

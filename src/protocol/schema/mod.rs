@@ -24,6 +24,7 @@ use serde_json::{Map, Number, Value};
 
 use self::keywords::Keywords;
 pub(crate) use self::values::{equal, equal_pair, quoted};
+use crate::debug::Quoted;
 
 mod keywords;
 mod values;
@@ -211,7 +212,7 @@ impl Validator<'_> {
             }
             for name in required.iter().filter_map(Value::as_str) {
                 if !object.contains_key(name) {
-                    return fail(path, format!("the required property {name:?} is missing"));
+                    return fail(path, format!("the required property {name} is missing", name = Quoted(name)));
                 }
             }
         }
@@ -228,7 +229,10 @@ impl Validator<'_> {
                 }
                 for needed in needs.as_array().into_iter().flatten().filter_map(Value::as_str) {
                     if !object.contains_key(needed) {
-                        return fail(path, format!("{name:?} needs the property {needed:?}"));
+                        return fail(
+                            path,
+                            format!("{name} needs the property {needed}", name = Quoted(name), needed = Quoted(needed)),
+                        );
                     }
                 }
             }

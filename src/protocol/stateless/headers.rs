@@ -5,6 +5,7 @@
 
 use serde_json::{Map, Value};
 
+use crate::debug::Quoted;
 use crate::protocol::fields::{Fields, deserialize_by_fields};
 use crate::protocol::methods;
 
@@ -88,7 +89,11 @@ pub fn param_headers(input_schema: &Value) -> Result<Vec<ParamHeader>, String> {
     // type of its own costs more wasm than the loop.
     for (at, header) in found.iter().enumerate() {
         if let Some(first) = found[..at].iter().find(|earlier| earlier.name.eq_ignore_ascii_case(&header.name)) {
-            return Err(format!("x-mcp-header {:?} is used twice (also as {:?})", header.name, first.name));
+            return Err(format!(
+                "x-mcp-header {} is used twice (also as {})",
+                Quoted(&header.name),
+                Quoted(&first.name)
+            ));
         }
     }
     Ok(found)
@@ -111,20 +116,24 @@ fn walk(schema: &Value, reachable: bool, path: &mut Vec<String>, found: &mut Vec
             return Err(format!("x-mcp-header on {where_} is not a string"));
         };
         if !reachable || path.is_empty() {
-            return Err(format!("x-mcp-header {name:?} on {where_} is not reached through `properties` alone"));
+            return Err(format!(
+                "x-mcp-header {name} on {where_} is not reached through `properties` alone",
+                name = Quoted(name)
+            ));
         }
         if !is_token(name) {
-            return Err(format!("x-mcp-header {name:?} on {where_} is not an HTTP token"));
+            return Err(format!("x-mcp-header {name} on {where_} is not an HTTP token", name = Quoted(name)));
         }
         match object.get("type").and_then(Value::as_str) {
             Some("integer" | "string" | "boolean") => {}
             other => {
                 return Err(format!(
-                    "x-mcp-header {name:?} is on {where_} of type {}, not integer, string or boolean",
+                    "x-mcp-header {name} is on {where_} of type {}, not integer, string or boolean",
                     other.map_or_else(
                         || object.get("type").map_or_else(|| "none".to_owned(), crate::protocol::json_text),
                         str::to_owned
-                    )
+                    ),
+                    name = Quoted(name)
                 ));
             }
         }

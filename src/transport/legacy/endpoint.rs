@@ -7,6 +7,7 @@ use futures::channel::oneshot;
 use futures::future::{Either, select};
 
 use super::{LegacyError, Shared};
+use crate::debug::Quoted;
 use crate::http::HttpClient;
 use crate::http::url::{self, Reference};
 use crate::runtime::{BoxFuture, boxed, sleep};
@@ -72,7 +73,7 @@ pub(super) fn check_http_url(url: &str) -> Result<(), String> {
     let reference = Reference::split(url);
     match reference.scheme.map(str::to_ascii_lowercase).as_deref() {
         Some("http" | "https") => {}
-        Some(other) => return Err(format!("the scheme is {other:?}")),
+        Some(other) => return Err(format!("the scheme is {other}", other = Quoted(other))),
         None => return Err("it has no scheme".into()),
     }
     match reference.authority {

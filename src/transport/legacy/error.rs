@@ -12,7 +12,7 @@ use crate::cause::Cause;
 #[non_exhaustive]
 pub enum LegacyError {
     /// The SSE URL is not an absolute http(s) URL.
-    #[error("{url:?} is not an http:// or https:// URL: {reason}")]
+    #[error("{} is not an http:// or https:// URL: {reason}", crate::debug::Quoted(.url))]
     InvalidUrl {
         /// The URL.
         url: String,
@@ -40,7 +40,10 @@ pub enum LegacyError {
         event: String,
     },
     /// The `endpoint` event's data is not a usable URI reference.
-    #[error("the server at {url} named {endpoint:?} as its message endpoint, which is not a usable URI: {reason}")]
+    #[error(
+        "the server at {url} named {} as its message endpoint, which is not a usable URI: {reason}",
+        crate::debug::Quoted(.endpoint)
+    )]
     InvalidEndpoint {
         /// The SSE URL.
         url: String,

@@ -5,6 +5,7 @@ use std::sync::Arc;
 
 use super::super::TransportError;
 use super::{SESSION_HEADER, Shared};
+use crate::debug::Quoted;
 use crate::http::{HttpClient, HttpRequest, HttpResponse, Method};
 
 impl<H: HttpClient> Shared<H> {
@@ -26,7 +27,8 @@ impl<H: HttpClient> Shared<H> {
             Some(id) => {
                 if id.is_empty() || !id.bytes().all(|b| (0x21..=0x7e).contains(&b)) {
                     return Err(TransportError::InvalidMessage(format!(
-                        "the server's session id ({SESSION_HEADER}: {id:?}) is not visible ASCII"
+                        "the server's session id ({SESSION_HEADER}: {id}) is not visible ASCII",
+                        id = Quoted(id)
                     )));
                 }
                 state.session_id = Some(id.to_owned());

@@ -39,6 +39,7 @@ use crate::runtime::{BoxFuture, boxed};
 mod cors;
 mod redirect;
 
+use crate::debug::Quoted;
 pub(crate) use cors::ExplainCors;
 pub(crate) use redirect::complete_authorization;
 use redirect::*;
@@ -134,10 +135,10 @@ pub(crate) fn auth_options(server_url: &str, options: &JsValue) -> Result<Option
         Some(value) => match value.as_string().as_deref() {
             Some("popup") | Some("redirect") if !in_page => {
                 return Err(WebError::Type(format!(
-                    "{OWNER}.authorize {:?} needs a page (there is no window here): pass a function that \
+                    "{OWNER}.authorize {} needs a page (there is no window here): pass a function that \
                      takes {{url, redirectUri, state}}, lets the user sign in and resolves with the URL the \
                      authorization server redirected to",
-                    value.as_string().unwrap_or_default()
+                    Quoted(&value.as_string().unwrap_or_default())
                 )));
             }
             Some("popup") => Mode::Popup,
@@ -177,8 +178,9 @@ pub(crate) fn auth_options(server_url: &str, options: &JsValue) -> Result<Option
         }
         Some(other) => {
             return Err(WebError::Type(format!(
-                "{OWNER}.tokenEndpointAuthMethod {other:?} is not one of client_secret_basic, \
-                 client_secret_post, private_key_jwt, none"
+                "{OWNER}.tokenEndpointAuthMethod {other} is not one of client_secret_basic, \
+                 client_secret_post, private_key_jwt, none",
+                other = Quoted(&other)
             )));
         }
     };
@@ -254,8 +256,9 @@ fn grant(auth: &JsValue) -> Result<Option<Grant>, WebError> {
         "authorization_code" => Ok(Some(Grant::AuthorizationCode)),
         #[cfg(not(feature = "machine-grants"))]
         "client_credentials" | "jwt_bearer" | "identity_assertion" => Err(WebError::Type(format!(
-            "{OWNER}.grant {kind:?} is not in this build of mcp-edge (mcp-edge/lite has the authorization code \
-             grant only): import `mcp-edge`, or build with the `machine-grants` feature"
+            "{OWNER}.grant {kind} is not in this build of mcp-edge (mcp-edge/lite has the authorization code \
+             grant only): import `mcp-edge`, or build with the `machine-grants` feature",
+            kind = Quoted(kind)
         ))),
         #[cfg(feature = "machine-grants")]
         "client_credentials" => Ok(Some(Grant::ClientCredentials)),
@@ -287,8 +290,9 @@ fn grant(auth: &JsValue) -> Result<Option<Grant>, WebError> {
             }))
         }
         other => Err(WebError::Type(format!(
-            "{OWNER}.grant {other:?} is not one of authorization_code, client_credentials, jwt_bearer, \
-             identity_assertion"
+            "{OWNER}.grant {other} is not one of authorization_code, client_credentials, jwt_bearer, \
+             identity_assertion",
+            other = Quoted(other)
         ))),
     }
 }
