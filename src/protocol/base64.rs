@@ -1,11 +1,13 @@
 //! Base64 encoding (RFC 4648): the standard alphabet with padding (HTTP
 //! Basic credentials, `Mcp-Param-*` header values) and base64url without
-//! padding (PKCE, JWTs). Encoding only; the one decoder the crate needs
-//! (a PEM key, feature `private-key-jwt`) is the `base64` crate's.
+//! padding (PKCE, JWTs); and the decoder of the standard alphabet a PEM
+//! key needs in the browser (its DER goes to WebCrypto; natively p256
+//! reads the PEM itself).
 //!
 //! Written here rather than taken from the `base64` crate: its generic
-//! engine was 1.8 KB of the lite wasm for these two uses, this is a
-//! fraction of it (docs/size.md, session 29).
+//! engine was 1.8 KB of the lite wasm for the two encodings (docs/size.md,
+//! session 29), and its decoder 3.3 KB of the full one (session 32); these
+//! are a fraction of either.
 
 const STANDARD: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 const URL_SAFE: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
@@ -37,6 +39,40 @@ fn encode(bytes: &[u8], alphabet: &[u8; 64], pad: bool) -> String {
     out
 }
 
+/// The bytes of `text` in the standard alphabet with its padding (as a
+/// PEM body holds them); `None` for anything else: a character outside the
+/// alphabet, padding out of place, a length that is no multiple of four,
+/// or bits set after the last byte (so each byte string has one spelling,
+/// as the `base64` crate decodes).
+#[cfg(any(all(target_arch = "wasm32", any(feature = "private-key-jwt", feature = "dpop")), test))]
+pub(crate) fn decode_standard(text: &str) -> Option<Vec<u8>> {
+    let text = text.as_bytes();
+    if !text.len().is_multiple_of(4) {
+        return None;
+    }
+    let padding = text.iter().rev().take(2).take_while(|&&c| c == b'=').count();
+    let digits = &text[..text.len() - padding];
+    let mut out = Vec::with_capacity(text.len() / 4 * 3);
+    let mut group = 0u32;
+    for (i, &c) in digits.iter().enumerate() {
+        let value = STANDARD.iter().position(|&a| a == c)? as u32;
+        group = group << 6 | value;
+        if i % 4 == 3 {
+            out.extend_from_slice(&group.to_be_bytes()[1..]);
+            group = 0;
+        }
+    }
+    // A last group of 2 or 3 characters gives 1 or 2 bytes; what is left of
+    // its bits must be 0.
+    match digits.len() % 4 {
+        0 => {}
+        2 if group & 0xf == 0 => out.push((group >> 4) as u8),
+        3 if group & 0x3 == 0 => out.extend_from_slice(&((group >> 2) as u16).to_be_bytes()),
+        _ => return None,
+    }
+    Some(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -59,6 +95,15 @@ mod tests {
     }
 
     #[test]
+    fn decoding_refuses_what_is_not_canonical_base64() {
+        assert_eq!(decode_standard("Zm9vYmFy").as_deref(), Some(&b"foobar"[..]));
+        assert_eq!(decode_standard(""), Some(Vec::new()));
+        for bad in ["Zm9", "Zm9v=", "Zg=", "Z===", "Zm-v", "Zm9v\n", "Zh==", "Zm9=", "=Zm9", "Zg==Zg=="] {
+            assert_eq!(decode_standard(bad), None, "{bad}");
+        }
+    }
+
+    #[test]
     fn the_alphabets_differ_in_their_last_two_characters() {
         assert_eq!(standard(&[0xfb, 0xff, 0xbf]), "+/+/");
         assert_eq!(url_safe(&[0xfb, 0xff, 0xbf]), "-_-_");
@@ -72,6 +117,7 @@ mod tests {
         for length in 0..bytes.len() {
             let part = &bytes[..length];
             assert_eq!(STANDARD.decode(standard(part)).expect("standard"), part);
+            assert_eq!(decode_standard(&standard(part)).as_deref(), Some(part));
             assert_eq!(URL_SAFE_NO_PAD.decode(url_safe(part)).expect("url-safe"), part);
         }
     }

@@ -6,8 +6,6 @@
 //! exported) and imported for each use: a `CryptoKey` is a JS object, and
 //! the OAuth state that holds the key is plain data.
 
-use base64::Engine;
-use base64::engine::general_purpose::STANDARD;
 use js_sys::{Array, Object, Promise, Reflect, Uint8Array};
 use serde_json::Value;
 use wasm_bindgen::prelude::*;
@@ -174,7 +172,7 @@ fn pem_body(pem: &str) -> Option<(&str, Vec<u8>)> {
     let (label, rest) = rest.split_once("-----")?;
     let (body, _) = rest.split_once(&format!("-----END {label}-----"))?;
     let body: String = body.chars().filter(|c| !c.is_ascii_whitespace()).collect();
-    Some((label, STANDARD.decode(body).ok()?))
+    Some((label, crate::protocol::base64::decode_standard(&body)?))
 }
 
 fn contains(haystack: &[u8], needle: &[u8]) -> bool {
@@ -224,6 +222,7 @@ vi+4kmfASZFlyZfV1yoUASiG5HblS5pp7aUCkPf61vwwrEvikYOaBeE2
     const Y: &str = "l9XXKhQBKIbkduVLmmntpQKQ9_rW_DCsS-KRg5oF4TY";
 
     fn decode(part: &str) -> Vec<u8> {
+        use base64::Engine as _;
         base64::engine::general_purpose::URL_SAFE_NO_PAD.decode(part).unwrap()
     }
 
@@ -279,8 +278,10 @@ vi+4kmfASZFlyZfV1yoUASiG5HblS5pp7aUCkPf61vwwrEvikYOaBeE2
         // (after the 3-byte SEQUENCE head, the version, the algorithm and
         // the OCTET STRING head: 29 bytes).
         let (_, der) = pem_body(PEM).unwrap();
-        let sec1 =
-            format!("-----BEGIN EC PRIVATE KEY-----\n{}\n-----END EC PRIVATE KEY-----", STANDARD.encode(&der[29..]));
+        let sec1 = format!(
+            "-----BEGIN EC PRIVATE KEY-----\n{}\n-----END EC PRIVATE KEY-----",
+            crate::protocol::base64::standard(&der[29..])
+        );
         let again = Es256Key::from_pem(&sec1, None).unwrap();
         assert_eq!(again.public_jwk().await.unwrap(), jwk);
         let jwt = signed_client_assertion(&again, "client", "https://as.example", 1).await.unwrap();
