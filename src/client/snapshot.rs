@@ -168,6 +168,36 @@ impl From<Snapshot> for Wire {
 }
 
 impl Snapshot {
+    /// As JSON, the same as its `Serialize` (through [`Wire`]) writes it
+    /// (`protocol::build`): what `McpClient.snapshot` returns.
+    #[cfg(any(all(target_arch = "wasm32", feature = "js", feature = "persist"), test))]
+    pub(crate) fn to_value(&self) -> Value {
+        let era = match self.era {
+            SnapshotEra::Handshake => "handshake",
+            SnapshotEra::Stateless => "stateless",
+        };
+        let tool_headers = (!self.tool_headers.is_empty()).then(|| {
+            let by_tool = self.tool_headers.iter().map(|(name, headers)| {
+                (name.clone(), Value::Array(headers.iter().map(ParamHeader::to_value).collect()))
+            });
+            Value::Object(by_tool.collect())
+        });
+        crate::protocol::build::Builder::new()
+            .value("version", Some(Value::from(self.version)))
+            .text("era", Some(era))
+            .text("protocolVersion", Some(&self.protocol_version))
+            .text("transport", Some(&self.transport))
+            .text("sessionId", self.session.session_id.as_deref())
+            .text("lastEventId", self.session.last_event_id.as_deref())
+            .value("server", Some(self.server.to_value()))
+            .value("discover", self.discover.clone())
+            .value("discoveredAt", self.discovered_at.map(Value::from))
+            .text("verdictKey", self.verdict_key.as_deref())
+            .value("takenAt", Some(Value::from(self.taken_at)))
+            .value("toolHeaders", tool_headers)
+            .done()
+    }
+
     /// Whether the `server/discover` result is still fresh at `now`
     /// (milliseconds since the epoch): within its `ttlMs` (absent means 0,
     /// R4.30). A restored client uses it either way (the era verdict lets
@@ -330,6 +360,44 @@ mod tests {
 
     /// A value that is not a snapshot is refused in the user's words, not
     /// by the name of the private type it is read through.
+    #[test]
+    fn a_snapshot_is_written_as_serialize_writes_it() {
+        let server: InitializeResult = crate::protocol::fields::from_value(
+            serde_json::json!({
+                "protocolVersion": "2025-11-25",
+                "capabilities": { "tools": { "listChanged": true } },
+                "serverInfo": { "name": "s", "version": "1" },
+                "instructions": "be kind",
+            }),
+            "an object",
+        )
+        .expect("reads");
+        let mut snapshot = Snapshot {
+            version: SNAPSHOT_VERSION,
+            era: SnapshotEra::Handshake,
+            protocol_version: "2025-11-25".into(),
+            transport: "streamable-http".into(),
+            session: TransportSession { session_id: Some("abc".into()), last_event_id: None },
+            server,
+            discover: None,
+            discovered_at: None,
+            verdict_key: None,
+            taken_at: 1.5,
+            tool_headers: HashMap::new(),
+        };
+        let serialized = |snapshot: &Snapshot| serde_json::to_value(snapshot).expect("serializes");
+        assert_eq!(snapshot.to_value(), serialized(&snapshot));
+        snapshot.era = SnapshotEra::Stateless;
+        snapshot.session = TransportSession::default();
+        snapshot.server.instructions = None;
+        snapshot.discover = Some(serde_json::json!({ "ttlMs": 5 }));
+        snapshot.discovered_at = Some(2.0);
+        snapshot.verdict_key = Some("key".into());
+        let header = ParamHeader { path: vec!["region".into()], name: "Region".into() };
+        snapshot.tool_headers.insert("get".into(), vec![header]);
+        assert_eq!(snapshot.to_value(), serialized(&snapshot));
+    }
+
     #[test]
     fn a_value_that_is_not_a_snapshot_is_refused_as_such() {
         for text in ["null", "\"x\"", "[]", "3"] {

@@ -6,8 +6,6 @@
 //! values, through JSON text and `JSON.parse` for large ones (`to_js`).
 
 use js_sys::{Function, Object, Reflect};
-#[cfg(feature = "persist")]
-use serde::Serialize;
 use serde_json::{Map, Value};
 use wasm_bindgen::{JsCast, JsValue};
 
@@ -167,13 +165,6 @@ pub(crate) fn raw_to_js(result: &RawResult) -> Result<JsValue, WebError> {
 pub(crate) fn json_to_js(text: &str) -> Result<JsValue, WebError> {
     js_sys::JSON::parse(text)
         .map_err(|e| WebError::Convert(format!("cannot convert the value for JS: {}", message_of(&e))))
-}
-
-/// Any serializable value as a plain JS value (a snapshot, the verdicts).
-#[cfg(feature = "persist")]
-pub(crate) fn serialize_to_js(value: &impl Serialize) -> Result<JsValue, WebError> {
-    let text = serde_json::to_string(value).map_err(|e| WebError::Convert(format!("cannot encode the value: {e}")))?;
-    json_to_js(&text)
 }
 
 /// A JS value as JSON; `None` for `undefined` and for what JSON cannot

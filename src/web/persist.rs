@@ -14,7 +14,7 @@ mod imp {
     use serde_json::Value;
     use wasm_bindgen::JsValue;
 
-    use super::super::convert::{WebError, from_js, serialize_to_js};
+    use super::super::convert::{WebError, from_js, to_js};
     use super::super::options::connect_options;
     use super::super::{McpClient, promise};
     use crate::client::negotiate::persist::{self, Verdicts};
@@ -38,13 +38,13 @@ mod imp {
 
     pub(crate) fn snapshot(client: &Client) -> JsValue {
         match client.snapshot() {
-            Some(snapshot) => serialize_to_js(&snapshot).unwrap_or(JsValue::UNDEFINED),
+            Some(snapshot) => to_js(&snapshot.to_value()).unwrap_or(JsValue::UNDEFINED),
             None => JsValue::UNDEFINED,
         }
     }
 
     pub(crate) fn export_verdicts() -> JsValue {
-        serialize_to_js(&persist::export()).unwrap_or(JsValue::UNDEFINED)
+        to_js(&persist::export().to_value()).unwrap_or(JsValue::UNDEFINED)
     }
 
     pub(crate) fn import_verdicts(verdicts: &JsValue) -> Result<(), WebError> {

@@ -45,6 +45,11 @@ pub struct Verdicts {
 deserialize_by_fields!(Reached);
 
 impl Reached {
+    #[cfg(any(all(target_arch = "wasm32", feature = "js", feature = "persist"), test))]
+    fn to_value(&self) -> serde_json::Value {
+        crate::protocol::object! { "verdict": self.verdict.as_str(), "at": self.at }
+    }
+
     fn from_fields(fields: &mut Fields) -> Result<Self, String> {
         let value = Reached { verdict: fields.required_string("verdict"), at: fields.required_number("at") };
         fields.done(value)
@@ -54,6 +59,16 @@ impl Reached {
 deserialize_by_fields!(Verdicts);
 
 impl Verdicts {
+    /// As JSON, the same as its `Serialize` writes it (`protocol::build`):
+    /// what `McpClient.exportVerdicts` returns.
+    #[cfg(any(all(target_arch = "wasm32", feature = "js", feature = "persist"), test))]
+    pub(crate) fn to_value(&self) -> serde_json::Value {
+        let by_key = |verdicts: &HashMap<String, Reached>| {
+            serde_json::Value::Object(verdicts.iter().map(|(key, reached)| (key.clone(), reached.to_value())).collect())
+        };
+        crate::protocol::object! { "version": self.version, "era": by_key(&self.era), "transport": by_key(&self.transport) }
+    }
+
     fn from_fields(fields: &mut Fields) -> Result<Self, String> {
         let reached = |found, key: &str| object_in(found, key, Reached::from_fields);
         let value = Verdicts {
@@ -144,6 +159,7 @@ mod tests {
         let exported = export();
         assert_eq!(exported.era["persist:new"].verdict, "handshake");
         assert_eq!(exported.era["persist:stateless"].at, long_ago.floor());
+        assert_eq!(exported.to_value(), serde_json::to_value(&exported).expect("serializes"));
         let json = serde_json::to_string(&exported).expect("serializes");
         assert_eq!(serde_json::from_str::<Verdicts>(&json).expect("reads"), exported);
     }

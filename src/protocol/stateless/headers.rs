@@ -34,6 +34,13 @@ pub struct ParamHeader {
 deserialize_by_fields!(ParamHeader);
 
 impl ParamHeader {
+    /// As JSON, the same as its `Serialize` writes it (`protocol::build`):
+    /// part of a snapshot.
+    #[cfg(any(all(target_arch = "wasm32", feature = "js", feature = "persist"), test))]
+    pub(crate) fn to_value(&self) -> Value {
+        crate::protocol::build::Builder::new().texts("path", Some(&self.path)).text("name", Some(&self.name)).done()
+    }
+
     pub(crate) fn from_fields(fields: &mut Fields) -> Result<Self, String> {
         let path = fields.required_strings("path");
         let value = ParamHeader { path, name: fields.required_string("name") };

@@ -187,6 +187,18 @@ pub struct InitializeResult {
 deserialize_by_fields!(InitializeResult);
 
 impl InitializeResult {
+    /// As JSON, the same as its `Serialize` writes it (`protocol::build`):
+    /// a snapshot's `server`.
+    #[cfg(any(all(target_arch = "wasm32", feature = "js", feature = "persist"), test))]
+    pub(crate) fn to_value(&self) -> Value {
+        crate::protocol::build::Builder::new()
+            .text("protocolVersion", Some(&self.protocol_version))
+            .value("capabilities", Some(self.capabilities.to_value()))
+            .value("serverInfo", Some(self.server_info.to_value()))
+            .text("instructions", self.instructions.as_deref())
+            .done()
+    }
+
     pub(crate) fn from_fields(fields: &mut Fields) -> Result<Self, String> {
         let value = InitializeResult {
             protocol_version: fields.required_string("protocolVersion"),
