@@ -11,7 +11,7 @@
 
 use crate::auth::{challenge, metadata};
 use crate::http::url::{self, Url};
-use crate::protocol::{jsonrpc, raw, schema};
+use crate::protocol::{json, jsonrpc, raw, schema};
 use crate::transport::sse::{SseEvent, SseParser};
 
 /// The SSE parser: the whole input at once, then split at a point chosen by
@@ -111,10 +111,13 @@ pub fn metadata(data: &[u8]) {
     }
 }
 
-/// The span reader every result goes through (`protocol::raw`): what it
-/// reads as an object's members or an array's elements is what serde_json
-/// reads, member by member, and it refuses nothing serde_json reads as an
-/// object or array. `mentions` finds a needle exactly where `contains`
+/// The crate's JSON reader (`protocol::json`) and the span reader every
+/// result goes through (`protocol::raw`): a `Value` read is the one
+/// serde_json reads (floats to their last two bits), and refused where
+/// serde_json refuses it; a syntax check passes what serde_json skips;
+/// what the span reader reads as an object's members or an array's
+/// elements is what serde_json reads, member by member, and it refuses
+/// nothing serde_json reads as an object or array. `mentions` finds a needle exactly where `contains`
 /// does (the first line is the needle, the first byte picks its anchor).
 pub fn raw(data: &[u8]) {
     use serde_json::Value;
@@ -126,6 +129,12 @@ pub fn raw(data: &[u8]) {
 
     let parsed = serde_json::from_str::<Value>(text);
     let skips = serde_json::from_str::<serde::de::IgnoredAny>(text).is_ok();
+    match (json::parse(text), &parsed) {
+        (Ok(ours), Ok(theirs)) => assert!(json::same_value(&ours, theirs), "{text:?}: {ours:?} vs {theirs:?}"),
+        (Err(_), Err(_)) => {}
+        (ours, theirs) => panic!("{text:?}: {ours:?} vs {theirs:?}"),
+    }
+    assert_eq!(json::check(text).is_ok(), skips, "checking {text:?}");
     match (raw::members(text), &parsed) {
         (Some(members), parsed) => {
             assert!(skips, "members of what serde_json does not read: {text:?}");

@@ -50,7 +50,7 @@ impl FileTokenStore {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
             Err(e) => return Err(AuthError::Store(format!("cannot read {}: {e}", path.display()))),
         };
-        match crate::protocol::objects::from_str(&text) {
+        match crate::protocol::fields::from_bytes(text.as_bytes(), "an object") {
             Ok(record) => Ok(Some(record)),
             Err(e) => {
                 // A damaged file is not fatal: the flow starts over and replaces it.

@@ -211,14 +211,14 @@ pub fn authorization_server_urls(issuer: &str) -> Result<Vec<String>, String> {
     })
 }
 
-fn parse_json<T: serde::de::DeserializeOwned>(body: &[u8], url: &str) -> Result<T, AuthError> {
+fn parse_json<T: crate::protocol::fields::FromFields>(body: &[u8], url: &str) -> Result<T, AuthError> {
     if body.len() > MAX_METADATA_BYTES {
         return Err(AuthError::InvalidMetadata {
             url: url.to_owned(),
             reason: format!("the document is larger than {MAX_METADATA_BYTES} bytes"),
         });
     }
-    crate::protocol::raw::from_slice(body)
+    crate::protocol::fields::from_bytes(body, "an object")
         .map_err(|e| AuthError::InvalidMetadata { url: url.to_owned(), reason: format!("not the expected JSON: {e}") })
 }
 

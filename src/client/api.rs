@@ -62,21 +62,21 @@ impl Client {
         decode(method, &result)
     }
 
-    /// Follows `nextCursor` until the last page. Stops with an error when a
-    /// server repeats a cursor or exceeds `max_pages` (a loop, not a list).
+    /// Follows `nextCursor` until the last page, each read by `read`.
+    /// Stops with an error when a server repeats a cursor or exceeds
+    /// `max_pages` (a loop, not a list).
     async fn list_all<P, T>(
         &self,
         method: &str,
+        read: fn(&str, &RawResult) -> Result<P, Error>,
         mut page: impl FnMut(P) -> (Vec<T>, Option<String>),
-    ) -> Result<Vec<T>, Error>
-    where
-        P: DeserializeOwned,
-    {
+    ) -> Result<Vec<T>, Error> {
         let mut items = Vec::new();
         let mut cursor: Option<String> = None;
         let mut seen = std::collections::HashSet::new();
         for _ in 0..self.inner.options.max_pages {
-            let result: P = self.call(method, cursor_params(cursor.as_deref())).await?;
+            let result = self.request_raw(method, cursor_params(cursor.as_deref()), RequestOptions::default()).await?;
+            let result = read(method, &result)?;
             let (mut page_items, next) = page(result);
             items.append(&mut page_items);
             match next {
@@ -108,7 +108,7 @@ impl Client {
 
     /// Every tool, across all pages.
     pub async fn list_all_tools(&self) -> Result<Vec<Tool>, Error> {
-        self.list_all(methods::TOOLS_LIST, |r: ListToolsResult| (r.tools, r.next_cursor)).await
+        self.list_all(methods::TOOLS_LIST, decode, |r: ListToolsResult| (r.tools, r.next_cursor)).await
     }
 
     /// Lists every page of tools for what listing does in the engine (the
@@ -116,10 +116,14 @@ impl Client {
     /// them: the typed `Tool` decoder stays out of builds that never ask
     /// for it, such as the JS face's `.wasm`.
     pub(crate) async fn relist_tools(&self) -> Result<(), Error> {
-        // Read as a `Value` (whose reader the wasm has anyway), not by a
-        // reader of its own.
+        // Read as a `Value` by the crate's reader (the only one the wasm
+        // has), not by serde.
         let next_cursor = |page: Value| page.get("nextCursor").and_then(Value::as_str).map(str::to_owned);
-        self.list_all(methods::TOOLS_LIST, |page: Value| (Vec::<()>::new(), next_cursor(page))).await.map(drop)
+        self.list_all(methods::TOOLS_LIST, crate::client::request::to_value, |page: Value| {
+            (Vec::<()>::new(), next_cursor(page))
+        })
+        .await
+        .map(drop)
     }
 
     /// `tools/call` with default options.
@@ -155,7 +159,7 @@ impl Client {
 
     /// Every resource, across all pages.
     pub async fn list_all_resources(&self) -> Result<Vec<Resource>, Error> {
-        self.list_all(methods::RESOURCES_LIST, |r: ListResourcesResult| (r.resources, r.next_cursor)).await
+        self.list_all(methods::RESOURCES_LIST, decode, |r: ListResourcesResult| (r.resources, r.next_cursor)).await
     }
 
     /// One page of `resources/templates/list`.
@@ -165,7 +169,7 @@ impl Client {
 
     /// Every resource template, across all pages.
     pub async fn list_all_resource_templates(&self) -> Result<Vec<ResourceTemplate>, Error> {
-        self.list_all(methods::RESOURCES_TEMPLATES_LIST, |r: ListResourceTemplatesResult| {
+        self.list_all(methods::RESOURCES_TEMPLATES_LIST, decode, |r: ListResourceTemplatesResult| {
             (r.resource_templates, r.next_cursor)
         })
         .await
@@ -196,7 +200,7 @@ impl Client {
 
     /// Every prompt, across all pages.
     pub async fn list_all_prompts(&self) -> Result<Vec<Prompt>, Error> {
-        self.list_all(methods::PROMPTS_LIST, |r: ListPromptsResult| (r.prompts, r.next_cursor)).await
+        self.list_all(methods::PROMPTS_LIST, decode, |r: ListPromptsResult| (r.prompts, r.next_cursor)).await
     }
 
     /// `prompts/get` with string arguments.

@@ -401,7 +401,7 @@ mod tests {
     #[test]
     fn a_value_that_is_not_a_snapshot_is_refused_as_such() {
         for text in ["null", "\"x\"", "[]", "3"] {
-            let error = crate::protocol::raw::from_slice::<Snapshot>(text.as_bytes()).unwrap_err().to_string();
+            let error = crate::protocol::objects::from_str::<Snapshot>(text).unwrap_err().to_string();
             assert!(error.contains("expected a snapshot (an object)"), "{text}: {error}");
             assert!(!error.contains("Wire"), "{text}: {error}");
         }

@@ -175,7 +175,7 @@ impl<H: HttpClient> Budgeted<H> {
 /// A JSON-RPC response body (the client answering a server request).
 fn is_reply(request: &HttpRequest) -> bool {
     let Some(body) = &request.body else { return false };
-    match crate::protocol::objects::from_str::<serde_json::Value>(body) {
+    match crate::protocol::json::parse(body) {
         Ok(serde_json::Value::Object(message)) => !message.contains_key("method"),
         _ => false,
     }

@@ -254,6 +254,16 @@ pub(crate) fn from_value<T: FromFields>(value: Value, expecting: &str) -> Result
     }
 }
 
+/// A `T` from JSON (UTF-8 bytes), parsed by the crate's reader
+/// (`protocol::json`) and read field by field: no serde reader of the
+/// text, and none of `T`.
+pub(crate) fn from_bytes<T: FromFields>(bytes: &[u8], expecting: &str) -> Result<T, String> {
+    match super::json::parse_bytes(bytes) {
+        Ok(value) => from_value(value, expecting),
+        Err(error) => Err(error.to_string()),
+    }
+}
+
 /// `found`, an array of objects, each read by `read`; `key` names it in
 /// the error.
 pub(crate) fn objects_in<T>(

@@ -7,6 +7,7 @@
 pub(crate) mod base64;
 pub(crate) mod build;
 pub(crate) mod fields;
+pub(crate) mod json;
 pub(crate) mod jsonrpc;
 pub mod methods;
 pub(crate) mod objects;

@@ -11,8 +11,11 @@
 //! then never instantiated, and an array where a struct belongs is refused
 //! ("invalid type: sequence, expected struct ...").
 //!
-//! Every reading of JSON text in the crate goes through here: a type read
-//! both with and without the wrapper would be compiled twice.
+//! Every typed reading of JSON text (the derived readers of the Rust API)
+//! goes through here: a type read both with and without the wrapper would
+//! be compiled twice. A `Value`, and the types read field by field, are
+//! read by the crate's own reader (`protocol::json`), which is all the
+//! wasm module has.
 
 use std::fmt;
 
@@ -75,23 +78,6 @@ macro_rules! read_by_name {
     };
 }
 pub(crate) use read_by_name;
-
-/// Visitor methods for the kinds of JSON value a visitor does not take, each
-/// an error in the crate's words: `refuse_kinds!("a string"; visit_bool(bool),
-/// visit_unit())`. serde's defaults, and a typed read such as
-/// `deserialize_map` or `deserialize_string` of serde_json's reader, name
-/// the kind met in serde_json's `invalid type` text, and that text alone
-/// compiles `str`'s `Debug` quoting and float formatting into the wasm;
-/// the crate's hand-written visitors read through `deserialize_any` with
-/// these instead (docs/size.md, session 32).
-macro_rules! refuse_kinds {
-    ($expected:literal; $($method:ident($($arg:ty)?)),+ $(,)?) => {$(
-        fn $method<E: serde::de::Error>(self $(, _: $arg)?) -> Result<Self::Value, E> {
-            Err(E::custom(concat!("expected ", $expected)))
-        }
-    )+};
-}
-pub(crate) use refuse_kinds;
 
 /// A deserializer whose structs are maps.
 struct Objects<D>(D);

@@ -11,63 +11,48 @@
 use std::fmt;
 use std::sync::Arc;
 
-use serde::de::{DeserializeOwned, IgnoredAny};
+use serde::de::DeserializeOwned;
 use serde_json::Value;
+
+use super::json;
 
 /// A JSON object's members in order, each value left as its text. The
 /// codec, the output-schema check and the JS face all read results through
-/// this one shape (and [`elements`]) rather than a derived struct each, and
-/// the spans come from serde_json's own skipping parser: every
-/// `Deserialize` instance costs kilobytes in the wasm module, and
-/// serde_json's `raw_value` feature would add more to every serializer.
+/// this one shape (and [`elements`]) rather than a derived struct each; the
+/// spans come from the crate's JSON reader (`protocol::json`).
 pub(crate) type Members<'a> = Vec<(String, &'a str)>;
 
 /// The members of the JSON object `text`; `None` when it is not one (the
-/// caller asks serde_json for the precise error).
+/// caller asks the reader for the precise error).
 pub(crate) fn members(text: &str) -> Option<Members<'_>> {
     members_nested_within(text, None)
 }
 
 /// [`members`], with the value of the member `bounded` (if any) also held
-/// to the nesting a `Value` can hold, in the same pass: `None` when it
-/// nests deeper (serde_json's own limit: 128 levels are refused).
+/// to what a `Value` can hold, in the same pass: `None` when it nests
+/// deeper (serde_json's own limit: 128 levels are refused) or has a number
+/// no `f64` holds.
 pub(crate) fn members_nested_within<'a>(text: &'a str, bounded: Option<&str>) -> Option<Members<'a>> {
-    let mut rest = skip_space(text).strip_prefix('{')?;
+    let mut reader = json::Reader::new(text);
     let mut found = Vec::new();
-    if let Some(after) = skip_space(rest).strip_prefix('}') {
-        return skip_space(after).is_empty().then_some(found);
-    }
-    loop {
-        let (Name(key), after) = split::<Name>(rest)?;
-        let after = skip_space(after).strip_prefix(':')?;
-        let (value, after) = if bounded == Some(key.as_str()) { bounded_span(after)? } else { span(after)? };
-        found.push((key, value));
-        let after = skip_space(after);
-        if let Some(after) = after.strip_prefix(',') {
-            rest = after;
-            continue;
-        }
-        return skip_space(after.strip_prefix('}')?).is_empty().then_some(found);
-    }
+    reader
+        .members(|name, reader| {
+            let value = reader.span(bounded == Some(&*name))?;
+            found.push((name.into_owned(), value));
+            Ok(())
+        })
+        .ok()?;
+    reader.end().ok()?;
+    Some(found)
 }
 
 /// The elements of the JSON array `text`, each left as its text.
 pub(crate) fn elements(text: &str) -> Option<Vec<&str>> {
-    let mut rest = skip_space(text).strip_prefix('[')?;
+    let mut reader = json::Reader::new(text);
     let mut found = Vec::new();
-    if let Some(after) = skip_space(rest).strip_prefix(']') {
-        return skip_space(after).is_empty().then_some(found);
-    }
-    loop {
-        let (value, after) = span(rest)?;
-        found.push(value);
-        let after = skip_space(after);
-        if let Some(after) = after.strip_prefix(',') {
-            rest = after;
-            continue;
-        }
-        return skip_space(after.strip_prefix(']')?).is_empty().then_some(found);
-    }
+    reader.elements(|reader| reader.span(false).map(|value| found.push(value))).ok()?;
+    reader.end().ok()?;
+    Some(found)
 }
 
 /// The text of the member `key` (the last, if given twice, as in a `Value`).
@@ -78,31 +63,21 @@ pub(crate) fn member_text<'a>(members: &Members<'a>, key: &str) -> Option<&'a st
 /// A member's value (`None` when absent; the text was checked, so only a
 /// nesting deeper than the parser allows reads as `null`).
 pub(crate) fn member(members: &Members<'_>, key: &str) -> Option<Value> {
-    member_text(members, key).map(|text| crate::protocol::objects::from_str(text).unwrap_or(Value::Null))
+    member_text(members, key).map(|text| json::parse(text).unwrap_or(Value::Null))
 }
 
 /// A `T` read from a `Value` by way of its text.
 ///
 /// `serde_json::from_value` makes every `Deserialize` impl it reaches a
 /// second copy in the wasm module, for serde_json's `Value` deserializer
-/// (with the byte-slice parser, [`from_slice`], 10 KB of the lite wasm
-/// net, 1.9 KB gzip; docs/size.md). The paths that turn a `Value` into a
+/// (with its byte-slice parser, 10 KB of the lite wasm net, 1.9 KB gzip;
+/// docs/size.md). The paths that turn a `Value` into a
 /// type are cold (JS options, the handshake, a server request's params,
 /// error objects), so they pay one serialization instead, and the module
 /// keeps one parser: the one reading text. The message leaves out the
 /// position, which would point into text the caller never saw.
 pub(crate) fn from_value<T: DeserializeOwned>(value: &Value) -> serde_json::Result<T> {
     from_text(&super::json_text(value))
-}
-
-/// A `T` read from JSON bytes: checked as UTF-8 and parsed as text, so the
-/// wasm module has no second copy of the parser for byte slices (see
-/// [`from_value`]).
-pub(crate) fn from_slice<T: DeserializeOwned>(bytes: &[u8]) -> serde_json::Result<T> {
-    match std::str::from_utf8(bytes) {
-        Ok(text) => crate::protocol::objects::from_str(text),
-        Err(e) => Err(serde::de::Error::custom(format_args!("not UTF-8: {e}"))),
-    }
 }
 
 /// [`serde_json::from_str`] with the error's position left out.
@@ -121,122 +96,11 @@ fn without_position(e: serde_json::Error) -> serde_json::Error {
     serde::de::Error::custom(message)
 }
 
-/// JSON's whitespace (not Unicode's) skipped, byte by byte: the four are
-/// ASCII, and `trim_start_matches` of a `char` array decodes each character
-/// first and compiles to more (-0.5 KB gzip of the full wasm).
-fn skip_space(text: &str) -> &str {
-    let spaces = text.bytes().take_while(|b| matches!(b, b' ' | b'\t' | b'\n' | b'\r')).count();
-    // ASCII bytes end where a character ends.
-    text.get(spaces..).unwrap_or_default()
-}
-
-/// The JSON value at the start of `text` (after whitespace), checked by
-/// serde_json's skipping parser: its text and what follows it.
-fn span(text: &str) -> Option<(&str, &str)> {
-    let text = skip_space(text);
-    let (IgnoredAny, rest) = split::<IgnoredAny>(text)?;
-    Some((&text[..text.len() - rest.len()], rest))
-}
-
-/// [`span`] with serde_json's nesting limit: the value is walked with
-/// `deserialize_any` (which counts the depth), not skipped (which does
-/// not), so one pass both finds its end and checks its depth. A second pass
-/// over a 1 MB result for the depth alone cost 0.4 ms in Node.
-fn bounded_span(text: &str) -> Option<(&str, &str)> {
-    let text = skip_space(text);
-    let (Nested, rest) = split::<Nested>(text)?;
-    Some((&text[..text.len() - rest.len()], rest))
-}
-
-/// Why the JSON value `text` cannot be read as [`bounded_span`] reads it
-/// (nested too deep, or a number no `f64` holds); `None` when it can.
+/// Why the JSON value `text` cannot be held in a `Value` (nested too deep,
+/// or a number no `f64` holds); `None` when it can.
 pub(crate) fn unholdable(text: &str) -> Option<String> {
-    crate::protocol::objects::from_str::<Nested>(text).err().map(|e| e.to_string())
-}
-
-/// A member's name, read as a JSON string through `deserialize_any` (see
-/// `refuse_kinds!`).
-struct Name(String);
-
-impl<'de> serde::Deserialize<'de> for Name {
-    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct Text;
-        impl<'de> serde::de::Visitor<'de> for Text {
-            type Value = Name;
-
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("a member name")
-            }
-
-            fn visit_str<E>(self, name: &str) -> Result<Name, E> {
-                Ok(Name(name.to_owned()))
-            }
-
-            crate::protocol::objects::refuse_kinds!("a string"; visit_bool(bool), visit_i64(i64), visit_u64(u64),
-                visit_f64(f64), visit_unit());
-
-            fn visit_seq<A: serde::de::SeqAccess<'de>>(self, _: A) -> Result<Name, A::Error> {
-                Err(serde::de::Error::custom("expected a string"))
-            }
-
-            fn visit_map<A: serde::de::MapAccess<'de>>(self, _: A) -> Result<Name, A::Error> {
-                Err(serde::de::Error::custom("expected a string"))
-            }
-        }
-        deserializer.deserialize_any(Text)
-    }
-}
-
-/// Any JSON value, read for its shape only: containers are walked (so the
-/// parser counts their depth), everything else is skipped.
-struct Nested;
-
-impl<'de> serde::Deserialize<'de> for Nested {
-    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        deserializer.deserialize_any(Nested)
-    }
-}
-
-impl<'de> serde::de::Visitor<'de> for Nested {
-    type Value = Nested;
-
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("a JSON value")
-    }
-
-    fn visit_bool<E>(self, _: bool) -> Result<Nested, E> {
-        Ok(Nested)
-    }
-
-    fn visit_i64<E>(self, _: i64) -> Result<Nested, E> {
-        Ok(Nested)
-    }
-
-    fn visit_u64<E>(self, _: u64) -> Result<Nested, E> {
-        Ok(Nested)
-    }
-
-    fn visit_f64<E>(self, _: f64) -> Result<Nested, E> {
-        Ok(Nested)
-    }
-
-    fn visit_str<E>(self, _: &str) -> Result<Nested, E> {
-        Ok(Nested)
-    }
-
-    fn visit_unit<E>(self) -> Result<Nested, E> {
-        Ok(Nested)
-    }
-
-    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut items: A) -> Result<Nested, A::Error> {
-        while items.next_element::<Nested>()?.is_some() {}
-        Ok(Nested)
-    }
-
-    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut entries: A) -> Result<Nested, A::Error> {
-        while entries.next_entry::<IgnoredAny, Nested>()?.is_some() {}
-        Ok(Nested)
-    }
+    let mut reader = json::Reader::new(text);
+    reader.span(true).and_then(|_| reader.end()).err().map(|e| e.to_string())
 }
 
 /// Whether `needle` occurs in `text`, looked for by its byte at `anchor`
@@ -261,14 +125,6 @@ pub(crate) fn mentions(text: &str, needle: &str, anchor: usize) -> bool {
         from = at + 1;
     }
     false
-}
-
-/// One `T` read from the start of `text`, and the text after it.
-fn split<T: DeserializeOwned>(text: &str) -> Option<(T, &str)> {
-    let mut stream = serde_json::Deserializer::from_str(text).into_iter::<T>();
-    let value = stream.next()?.ok()?;
-    let end = stream.byte_offset();
-    Some((value, text.get(end..)?))
 }
 
 /// The JSON text of one result, valid JSON by construction.
@@ -296,7 +152,7 @@ impl RawResult {
 
     /// The result as a JSON value.
     pub fn to_value(&self) -> Result<Value, serde_json::Error> {
-        crate::protocol::objects::from_str(self.text())
+        Ok(json::parse(self.text())?)
     }
 
     /// The result read into `T`, which may name only the fields it needs.

@@ -178,9 +178,7 @@ pub(crate) fn from_js(value: &JsValue, what: &str) -> Result<Option<Value>, WebE
     let Some(text) = JsValue::from(text).as_string() else {
         return Ok(None);
     };
-    crate::protocol::objects::from_str(&text)
-        .map(Some)
-        .map_err(|e| WebError::Type(format!("{what} is not valid JSON: {e}")))
+    crate::protocol::json::parse(&text).map(Some).map_err(|e| WebError::Type(format!("{what} is not valid JSON: {e}")))
 }
 
 /// A JS value that must be a JSON object, or absent (`undefined`/`null`).

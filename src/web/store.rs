@@ -80,10 +80,9 @@ impl WebStorageStore {
     }
 }
 
-/// from_slice, as the auth module reads JSON: one reader type means one
-/// copy of the Deserialize code of the records' parts in the `.wasm`.
+/// Read field by field, as the auth module reads its JSON.
 fn decode(text: &str, key: &str) -> Result<AuthRecord, AuthError> {
-    crate::protocol::raw::from_slice(text.as_bytes())
+    crate::protocol::fields::from_bytes(text.as_bytes(), "an object")
         .map_err(|e| AuthError::Store(format!("the record under {key} is not readable: {e}", key = Quoted(key))))
 }
 

@@ -115,7 +115,7 @@ impl OAuthErrorBody {
     }
 
     pub(super) fn parse(body: &[u8]) -> OAuthErrorBody {
-        let mut parsed: OAuthErrorBody = crate::protocol::raw::from_slice(body).unwrap_or_default();
+        let mut parsed: OAuthErrorBody = crate::protocol::fields::from_bytes(body, "an object").unwrap_or_default();
         // Never echo more than a line of whatever the server sent.
         parsed.error_description = parsed.error_description.map(|d| d.chars().take(300).collect());
         parsed.error = parsed.error.map(|e| e.chars().take(100).collect());

@@ -209,8 +209,9 @@ impl<H: HttpClient> OAuthProvider<H> {
                 description: error.error_description,
             });
         }
-        let jag: Value = crate::protocol::raw::from_slice(&answer.body).map_err(|e| {
-            AuthError::InvalidTokenResponse { endpoint: idp_token_endpoint.clone(), reason: e.to_string() }
+        let jag = crate::protocol::json::parse_bytes(&answer.body).map_err(|e| AuthError::InvalidTokenResponse {
+            endpoint: idp_token_endpoint.clone(),
+            reason: e.to_string(),
         })?;
         let assertion = jag.get("access_token").and_then(Value::as_str).filter(|t| !t.is_empty()).ok_or_else(|| {
             AuthError::InvalidTokenResponse {

@@ -197,7 +197,7 @@ impl<H: HttpClient> OAuthProvider<H> {
             }
         }
         let registered: Registered =
-            crate::protocol::raw::from_slice(&answer.body).map_err(|e| AuthError::Registration {
+            crate::protocol::fields::from_bytes(&answer.body, "an object").map_err(|e| AuthError::Registration {
                 endpoint: endpoint.to_owned(),
                 status: answer.status,
                 error: None,

@@ -224,8 +224,8 @@ fn parse_tokens(body: &[u8], endpoint: &str, dpop: bool) -> Result<Tokens, AuthE
         }
     }
     let invalid = |reason: String| AuthError::InvalidTokenResponse { endpoint: endpoint.to_owned(), reason };
-    let response: TokenResponse =
-        crate::protocol::raw::from_slice(body).map_err(|e| invalid(format!("not a token response: {e}")))?;
+    let response: TokenResponse = crate::protocol::fields::from_bytes(body, "an object")
+        .map_err(|e| invalid(format!("not a token response: {e}")))?;
     if response.access_token.is_empty() {
         return Err(invalid("the access_token is empty".into()));
     }

@@ -146,7 +146,7 @@ impl Client {
                 Box::pin(self.restart_session(generation)).await?;
                 // Text this crate wrote parses back; should it not (nesting
                 // deeper than the parser allows), the retry is not made.
-                let params = match kept.map(|text| crate::protocol::objects::from_str::<Value>(&text)).transpose() {
+                let params = match kept.map(|text| crate::protocol::json::parse(&text)).transpose() {
                     Ok(params) => params,
                     Err(_) => return Err(Error::Transport(TransportError::SessionExpired)),
                 };

@@ -1,15 +1,13 @@
 //! Reading messages: one payload (a message or a batch) into [`Message`]s,
 //! with a typed error for whatever a peer sends that is not one.
 
-use std::fmt;
 use std::sync::Arc;
 
-use serde::Deserialize;
-use serde::de::{self, Deserializer};
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use super::{DecodeError, ErrorObject, Message, Notification, Request, RequestId, Response};
 use crate::protocol::JsonText;
+use crate::protocol::json::{self, JsonError};
 use crate::protocol::raw::{self, RawResult};
 
 /// Decodes one payload: a single message, or a batch of them.
@@ -64,17 +62,13 @@ fn decode_text(payload: &str, shared: Option<&Arc<String>>) -> Result<Message, D
         // hash each key on the way in and again on the way out, and a
         // progress flood is thousands of these a second.
         let text = payload.strip_prefix('\u{feff}').unwrap_or(payload);
-        if let Ok(mut parts) = crate::protocol::objects::from_str::<Parts>(text) {
+        if let Some(mut parts) = Parts::read(text) {
             let result = parts.result.take().map(RawResult::from);
             return classify(parts, result);
         }
-        // Not readable so (a member given twice, or not JSON): the `Value`
-        // route says precisely why, or takes the last of a repeated member.
-        let Value::Object(mut object) = parse(payload)? else {
-            return Err(DecodeError::Invalid("a message must be a JSON object".into()));
-        };
-        let result = object.remove("result").map(RawResult::from);
-        return classify(Parts::from_map(object), result);
+        // Not JSON: the `Value` route says precisely why.
+        parse(payload)?;
+        return Err(DecodeError::Invalid("a message must be a JSON object".into()));
     }
     // The members stay text; all but `result` are small and parsed here.
     // The result is held to the nesting a `Value` can hold as it is read:
@@ -107,11 +101,8 @@ fn decode_text(payload: &str, shared: Option<&Arc<String>>) -> Result<Message, D
 
 /// The members of a message the codec reads, each as the server gave it:
 /// `None` when absent, `Some(Value::Null)` for an explicit `null` (as in a
-/// map of the message). Others are skipped; a member given twice is an
-/// error here, and the caller reads the message as a map instead (where
-/// the last one counts). Read by hand, not derived: a derived impl also
-/// reads arrays and wraps each member's reader (measured: 1 KB more gzip
-/// of wasm than this).
+/// map of the message). Others are skipped; of a member given twice the
+/// last counts, as in a map.
 #[derive(Default)]
 struct Parts {
     jsonrpc: Option<Value>,
@@ -122,98 +113,31 @@ struct Parts {
     result: Option<Value>,
 }
 
-impl<'de> Deserialize<'de> for Parts {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct Members;
-        impl<'de> de::Visitor<'de> for Members {
-            type Value = Parts;
-
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("a JSON-RPC message")
-            }
-
-            fn visit_map<A: de::MapAccess<'de>>(self, mut map: A) -> Result<Parts, A::Error> {
-                let mut parts = Parts::default();
-                while let Some(key) = map.next_key::<Key>()? {
-                    let slot = match key {
-                        Key::Jsonrpc => &mut parts.jsonrpc,
-                        Key::Id => &mut parts.id,
-                        Key::Method => &mut parts.method,
-                        Key::Params => &mut parts.params,
-                        Key::Error => &mut parts.error,
-                        Key::Result => &mut parts.result,
-                        Key::Other => {
-                            map.next_value::<de::IgnoredAny>()?;
-                            continue;
-                        }
-                    };
-                    if slot.replace(map.next_value()?).is_some() {
-                        return Err(de::Error::custom("a member given twice"));
-                    }
-                }
-                Ok(parts)
-            }
-
-            crate::protocol::objects::refuse_kinds!("a JSON object"; visit_bool(bool), visit_i64(i64),
-                visit_u64(u64), visit_f64(f64), visit_str(&str), visit_unit());
-
-            fn visit_seq<A: de::SeqAccess<'de>>(self, _: A) -> Result<Parts, A::Error> {
-                Err(de::Error::custom("expected a JSON object"))
-            }
-        }
-        // `deserialize_any`, not `deserialize_map`: see `refuse_kinds!`.
-        deserializer.deserialize_any(Members)
-    }
-}
-
-/// A member's name, as far as the codec cares.
-enum Key {
-    Jsonrpc,
-    Id,
-    Method,
-    Params,
-    Error,
-    Result,
-    Other,
-}
-
-impl<'de> Deserialize<'de> for Key {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct Name;
-        impl de::Visitor<'_> for Name {
-            type Value = Key;
-
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("a member name")
-            }
-
-            fn visit_str<E: de::Error>(self, name: &str) -> Result<Key, E> {
-                Ok(match name {
-                    "jsonrpc" => Key::Jsonrpc,
-                    "id" => Key::Id,
-                    "method" => Key::Method,
-                    "params" => Key::Params,
-                    "error" => Key::Error,
-                    "result" => Key::Result,
-                    _ => Key::Other,
-                })
-            }
-        }
-        deserializer.deserialize_str(Name)
-    }
-}
-
 impl Parts {
-    /// The members of a message read as a map (`result` left to the caller).
-    fn from_map(mut object: Map<String, Value>) -> Self {
-        Parts {
-            jsonrpc: object.remove("jsonrpc"),
-            id: object.remove("id"),
-            method: object.remove("method"),
-            params: object.remove("params"),
-            error: object.remove("error"),
-            result: None,
-        }
+    /// The members of the message `text`, each read as it comes: a `Value`
+    /// map of the message would hash each key on the way in and again on
+    /// the way out, and a progress flood is thousands of these a second.
+    /// `None` when `text` is not a JSON object.
+    fn read(text: &str) -> Option<Parts> {
+        let mut parts = Parts::default();
+        let mut reader = json::Reader::new(text);
+        reader
+            .members(|name, reader| {
+                let slot = match &*name {
+                    "jsonrpc" => &mut parts.jsonrpc,
+                    "id" => &mut parts.id,
+                    "method" => &mut parts.method,
+                    "params" => &mut parts.params,
+                    "error" => &mut parts.error,
+                    "result" => &mut parts.result,
+                    _ => return reader.span(false).map(drop),
+                };
+                *slot = Some(reader.value()?);
+                Ok(())
+            })
+            .ok()?;
+        reader.end().ok()?;
+        Some(parts)
     }
 }
 
@@ -221,34 +145,27 @@ impl Parts {
 /// browsers do for a JSON body (so native and web agree).
 fn parse(payload: &str) -> Result<Value, DecodeError> {
     let payload = payload.strip_prefix('\u{feff}').unwrap_or(payload);
-    crate::protocol::objects::from_str(payload).map_err(|error| not_json(payload, &error))
+    json::parse(payload).map_err(|error| not_json(payload, &error))
 }
 
-/// Why `payload`, which the span reader refused, is not JSON: serde_json's
-/// own words and position.
+/// Why `payload`, which the span reader refused, is not JSON: the
+/// reader's words and position.
 fn syntax_error(payload: &str) -> DecodeError {
-    match crate::protocol::objects::from_str::<serde::de::IgnoredAny>(payload) {
+    match json::check(payload) {
         Err(error) => not_json(payload, &error),
-        // Cannot happen (both are serde_json's parser); said plainly if it does.
-        Ok(_) => DecodeError::NotJson("the payload cannot be read".into()),
+        // Cannot happen (the same reader); said plainly if it does.
+        Ok(()) => DecodeError::NotJson("the payload cannot be read".into()),
     }
 }
 
 /// A syntax error, naming what JSON-RPC peers are known to send instead of
 /// JSON (`NaN`, `Infinity`).
-fn not_json(payload: &str, error: &serde_json::Error) -> DecodeError {
-    let at = offset(payload, error.line(), error.column());
-    let rest = payload.get(at.saturating_sub(1)..).unwrap_or_default().trim_start_matches(['-', '+']);
+fn not_json(payload: &str, error: &JsonError) -> DecodeError {
+    let rest = payload.get(error.offset()..).unwrap_or_default().trim_start_matches(['-', '+']);
     match ["NaN", "Infinity"].into_iter().find(|word| rest.starts_with(word)) {
         Some(word) => DecodeError::NotJson(format!("{error} ({word} is not a JSON number)")),
         None => DecodeError::NotJson(error.to_string()),
     }
-}
-
-/// The byte offset of a 1-based line and column (serde_json's positions).
-fn offset(text: &str, line: usize, column: usize) -> usize {
-    let start: usize = text.split_inclusive('\n').take(line.saturating_sub(1)).map(str::len).sum();
-    (start + column).min(text.len())
 }
 
 /// Classifies a message's members (all but `result`, given apart).

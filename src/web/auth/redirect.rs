@@ -104,11 +104,10 @@ impl Pending {
             }
         }
         let mut found = None;
-        // from_slice, as the auth module reads metadata and tokens: one
-        // reader type means one copy of their Deserialize code in the .wasm.
+        // Read field by field, as the auth module reads its documents.
         for key in keys {
             let Ok(Some(text)) = storage.get_item(&key) else { continue };
-            let Ok(stored) = crate::protocol::objects::from_str::<Stored>(&text) else {
+            let Ok(stored) = crate::protocol::fields::from_bytes::<Stored>(text.as_bytes(), "an object") else {
                 let _ = storage.remove_item(&key);
                 continue;
             };
@@ -139,7 +138,9 @@ impl Pending {
         let storage = Self::storage()?;
         let key = Self::key(&state);
         let Ok(Some(text)) = storage.get_item(&key) else { return Ok(None) };
-        let Ok(mut stored) = crate::protocol::objects::from_str::<Stored>(&text) else { return Ok(None) };
+        let Ok(mut stored) = crate::protocol::fields::from_bytes::<Stored>(text.as_bytes(), "an object") else {
+            return Ok(None);
+        };
         stored.redirected = Some(url.to_owned());
         let server = stored.pending.server_url.clone();
         let text = stored.to_text();

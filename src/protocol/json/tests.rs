@@ -1,0 +1,224 @@
+//! The reader against serde_json: the same values, the same refusals.
+
+use serde_json::Value;
+
+use super::*;
+
+/// Both readers agree on `text`: the same value, or both refuse it.
+fn agree(text: &str) {
+    let ours = parse(text);
+    let theirs = serde_json::from_str::<Value>(text);
+    match (&ours, &theirs) {
+        (Ok(ours), Ok(theirs)) => assert!(same_value(ours, theirs), "{text:?}: {ours:?} vs {theirs:?}"),
+        (Err(_), Err(_)) => {}
+        _ => panic!("{text:?}: {ours:?} vs {theirs:?}"),
+    }
+    let skipped = check(text).is_ok();
+    let ignored = serde_json::from_str::<serde::de::IgnoredAny>(text).is_ok();
+    assert_eq!(skipped, ignored, "checking {text:?}");
+}
+
+#[test]
+fn documents_read_as_serde_json_reads_them() {
+    let deep = |n: usize| "[".repeat(n) + &"]".repeat(n);
+    let cases = [
+        "null",
+        "true",
+        "false",
+        " 1 ",
+        "-1",
+        "0",
+        "-0",
+        "-0.0",
+        "1.5",
+        "1e3",
+        "1E+3",
+        "1e-3",
+        "2.5e-3",
+        "18446744073709551615",
+        "18446744073709551616",
+        "-9223372036854775808",
+        "-9223372036854775809",
+        "123456789012345678901234567890",
+        "0.30000000000000004",
+        "1e308",
+        "1e309",
+        "-1e309",
+        "1e-400",
+        "0e999999999999",
+        "4.9406564584124654e-324",
+        "2.2250738585072014e-308",
+        "1.7976931348623157e308",
+        "123.456e-200",
+        "1.0000000000000000000000001",
+        "9007199254740993",
+        "0.1e23",
+        "1e22",
+        "1e23",
+        "7e-22",
+        "3.14159e31",
+        r#""""#,
+        r#""a""#,
+        r#""\u00e9\n\t\"\\\/\b\f\r""#,
+        r#""\ud83d\ude00""#,
+        r#""\ud83d""#,
+        r#""\ude00""#,
+        r#""\ud83dx""#,
+        r#""\ud83d\u0041""#,
+        r#"{"\ud83d":1}"#,
+        r#""\x""#,
+        r#""\u12""#,
+        r#""\u12g4""#,
+        "\"a\u{1}\"",
+        "\"é ✓\"",
+        "[]",
+        "[ ]",
+        "[1,2,[3,{}]]",
+        "{}",
+        "{ }",
+        r#"{"a":1,"b":[true,null],"a":2}"#,
+        r#"{"a" : { "b" : "c" } }"#,
+        "",
+        " ",
+        "[",
+        "]",
+        "{",
+        "}",
+        "[1,]",
+        "[,1]",
+        r#"{"a":1,}"#,
+        r#"{"a"}"#,
+        r#"{"a":}"#,
+        "{1:2}",
+        "[1 2]",
+        r#"{"a":1 "b":2}"#,
+        "01",
+        "-",
+        "1.",
+        ".5",
+        "1e",
+        "1e+",
+        "+1",
+        "--1",
+        "1.5.2",
+        "tru",
+        "nul",
+        "falsey",
+        "NaN",
+        "Infinity",
+        "-Infinity",
+        "[1]x",
+        "\u{feff}1",
+        "\"abc",
+        "[\"a\"",
+        r#"{"a":"#,
+        "1 2",
+        "\"\\",
+        "\"\\u",
+        "\t\r\n[\n1\n]\n",
+        "[1e99999]",
+        "[-1e99999]",
+        "1e-99999",
+    ];
+    for text in cases {
+        agree(text);
+    }
+    for n in [1, 126, 127, 128, 129, 300] {
+        agree(&deep(n));
+        agree(&format!("{}1{}", "[".repeat(n), "]".repeat(n)));
+        agree(&format!("{}{}", r#"{"a":"#.repeat(n), "}".repeat(n)));
+    }
+}
+
+#[test]
+fn generated_documents_read_as_serde_json_reads_them() {
+    // A fixed generator (xorshift) of JSON-like texts, some broken: the
+    // same inputs every run, thousands of them, bounded.
+    let mut state: u64 = 0x9E37_79B9_7F4A_7C15;
+    let mut next = move |n: u64| {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state % n
+    };
+    let pieces = [
+        "{",
+        "}",
+        "[",
+        "]",
+        ",",
+        ":",
+        "\"a\"",
+        "\"\\u00ff\"",
+        "\"\\ud800\\udc00\"",
+        "1",
+        "-0",
+        "1.5e3",
+        "1e400",
+        "18446744073709551616",
+        "true",
+        "null",
+        " ",
+        "\"k\":",
+        "0.1",
+        "-12.5E-7",
+        "\"",
+        "\\",
+        "x",
+    ];
+    for _ in 0..20_000 {
+        let length = next(12) + 1;
+        let text: String = (0..length).map(|_| pieces[next(pieces.len() as u64) as usize]).collect();
+        agree(&text);
+    }
+}
+
+#[test]
+fn an_error_says_what_and_where() {
+    let error = parse("{\"a\":\n  [1, x]}").err().map(|e| e.to_string());
+    assert_eq!(error.as_deref(), Some("expected value at line 2 column 7"));
+    let error = parse("[1] 2").err();
+    assert_eq!(error.as_ref().map(JsonError::offset), Some(4));
+    assert!(error.is_some_and(|e| e.to_string().starts_with("trailing characters ")));
+}
+
+#[test]
+fn a_string_without_escapes_is_lent_from_the_text() {
+    let mut reader = Reader::new(r#"{"plain":1,"esc\u0061ped":2}"#);
+    let mut names = Vec::new();
+    let read = reader.members(|name, reader| {
+        names.push((name.to_string(), matches!(name, Cow::Borrowed(_))));
+        reader.value().map(drop)
+    });
+    assert_eq!(read, Ok(()));
+    assert_eq!(names, [("plain".to_owned(), true), ("escaped".to_owned(), false)]);
+}
+
+#[test]
+fn spans_are_the_values_text() {
+    let mut reader = Reader::new(r#"[ {"a": [1, 2]} , "x" ,3]"#);
+    let mut spans = Vec::new();
+    assert_eq!(reader.elements(|reader| reader.span(false).map(|span| spans.push(span))), Ok(()));
+    assert_eq!(spans, [r#"{"a": [1, 2]}"#, r#""x""#, "3"]);
+    let held = Reader::new(&format!("{}{}", "[".repeat(200), "]".repeat(200))).span(true).err();
+    assert!(held.is_some_and(|e| e.to_string().starts_with("recursion limit exceeded ")));
+    let out_of_range = Reader::new("1e999").span(true).err();
+    assert!(out_of_range.is_some_and(|e| e.to_string().starts_with("number out of range ")));
+    assert_eq!(Reader::new("1e999").span(false), Ok("1e999"));
+}
+
+#[test]
+fn a_plain_run_ends_where_a_byte_at_a_time_ends_it() {
+    let slow = |bytes: &[u8]| bytes.iter().take_while(|&&b| !matches!(b, b'"' | b'\\' | 0..0x20)).count();
+    for length in 0..24 {
+        for at in 0..=length {
+            for special in [b'"', b'\\', 0x00, 0x1F, b'!', b'[', b']', 0x20, 0x7F, 0x80, 0xC3, 0xFF] {
+                let mut bytes = vec![b'a'; length];
+                if at < length {
+                    bytes[at] = special;
+                }
+                assert_eq!(plain_run(&bytes), slow(&bytes), "{special:#x} at {at} of {length}");
+            }
+        }
+    }
+}
