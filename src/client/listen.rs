@@ -266,7 +266,8 @@ impl Subscription {
 
 /// The session was closed on purpose: nothing to reopen.
 fn is_closed_by_us(error: &TransportError) -> bool {
-    matches!(error, TransportError::Closed(reason) if reason.contains("client closed") || reason.contains("detached"))
+    use crate::protocol::raw::mentions;
+    matches!(error, TransportError::Closed(reason) if mentions(reason, "client closed", 0) || mentions(reason, "detached", 0))
 }
 
 impl Reopen {

@@ -127,7 +127,7 @@ impl Client {
 /// A result's text as a JSON value (it was checked to be JSON, so only a
 /// nesting deeper than the parser allows fails here).
 pub(crate) fn to_value(method: &str, result: &RawResult) -> Result<Value, Error> {
-    result.to_value().map_err(|e| Error::InvalidResult { method: method.to_owned(), reason: e.to_string() })
+    result.value().map_err(|e| Error::InvalidResult { method: method.to_owned(), reason: e.to_string() })
 }
 
 /// Puts `_meta.progressToken` (the request id) into the params object.

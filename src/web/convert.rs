@@ -114,7 +114,8 @@ pub(crate) fn to_js(value: &Value) -> Result<JsValue, WebError> {
     if few_nodes(value, &mut budget) {
         return Ok(direct(value));
     }
-    let text = serde_json::to_string(value).map_err(|e| WebError::Convert(format!("cannot encode the value: {e}")))?;
+    // Writing a `Value` cannot fail (its keys are strings).
+    let text = crate::protocol::json_text(value);
     js_sys::JSON::parse(&text)
         .map_err(|e| WebError::Convert(format!("cannot convert the value for JS: {}", message_of(&e))))
 }

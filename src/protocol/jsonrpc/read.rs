@@ -55,7 +55,7 @@ fn decode_text(payload: &str, shared: Option<&Arc<String>>) -> Result<Message, D
         parse(payload)?;
         return Err(DecodeError::Invalid("a message must be a JSON object".into()));
     }
-    if !payload.contains(r#""result""#) {
+    if !raw::mentions(payload, r#""result""#, 1) {
         // No result to keep as text (a notification, a request, an error;
         // a "result" key spelled with escapes is still found): the members
         // read straight into `Parts`. A `Value` map of the message would

@@ -158,3 +158,29 @@ fn numbers_in_messages_read_as_json_wrote_them() {
     assert_eq!(message(json!({"multipleOf": 0.25}), json!(1.3)), "1.3 is not a multiple of 0.25");
     assert_eq!(validate(&json!({"minimum": 1.5, "multipleOf": 0.5}), &json!(2)), Ok(()));
 }
+
+/// A `$ref` resolves as serde_json's `Value::pointer` resolves the pointer
+/// (after the fragment's `%25` and `%22`), escapes and array indexes too.
+#[test]
+fn a_reference_resolves_as_a_json_pointer_does() {
+    let root = json!({"a/b": {"c~d": [10, 11, {"e%f": 1, "g\"h": 2}]}, "": {"x": 3}, "0": 4, "list": [5, 6]});
+    let validator = Validator { root: &root, steps: Cell::new(0) };
+    for (reference, pointer) in [
+        ("#", Some("")),
+        ("#/a~1b/c~0d/1", Some("/a~1b/c~0d/1")),
+        ("#/a~1b/c~0d/2/e%25f", Some("/a~1b/c~0d/2/e%f")),
+        ("#/a~1b/c~0d/2/g%22h", Some("/a~1b/c~0d/2/g\"h")),
+        ("#//x", Some("//x")),
+        ("#/0", Some("/0")),
+        ("#/list/0", Some("/list/0")),
+        ("#/list/01", Some("/list/01")),
+        ("#/list/+1", Some("/list/+1")),
+        ("#/list/2", Some("/list/2")),
+        ("#/missing", Some("/missing")),
+        ("#a", None),
+        ("other.json#/a", None),
+    ] {
+        let expected = pointer.and_then(|pointer| root.pointer(pointer));
+        assert_eq!(validator.resolve(reference), expected, "{reference}");
+    }
+}

@@ -29,7 +29,7 @@ impl HttpClient for ExplainCors {
                     let Some(target) = Url::parse(&url).ok().map(|u| u.origin()).filter(|o| *o != page_origin) else {
                         return Err(HttpError::Network(reason));
                     };
-                    let who = if url.contains("/.well-known/oauth-protected-resource") {
+                    let who = if crate::protocol::raw::mentions(&url, "/.well-known/oauth-protected-resource", 2) {
                         format!("the MCP server at {target} (its protected resource metadata)")
                     } else {
                         format!("the authorization server at {target}")
