@@ -111,10 +111,11 @@ pub fn metadata(data: &[u8]) {
     }
 }
 
-/// The crate's JSON reader (`protocol::json`) and the span reader every
-/// result goes through (`protocol::raw`): a `Value` read is the one
-/// serde_json reads (floats to their last two bits), and refused where
-/// serde_json refuses it; a syntax check passes what serde_json skips;
+/// The crate's JSON reader and writer (`protocol::json`) and the span
+/// reader every result goes through (`protocol::raw`): a `Value` read is
+/// the one serde_json reads (floats to their last two bits), and refused
+/// where serde_json refuses it; a `Value` is written as serde_json writes
+/// it; a syntax check passes what serde_json skips;
 /// what the span reader reads as an object's members or an array's
 /// elements is what serde_json reads, member by member, and it refuses
 /// nothing serde_json reads as an object or array. `mentions` finds a needle exactly where `contains`
@@ -133,6 +134,10 @@ pub fn raw(data: &[u8]) {
         (Ok(ours), Ok(theirs)) => assert!(json::same_value(&ours, theirs), "{text:?}: {ours:?} vs {theirs:?}"),
         (Err(_), Err(_)) => {}
         (ours, theirs) => panic!("{text:?}: {ours:?} vs {theirs:?}"),
+    }
+    if let Ok(value) = &parsed {
+        let theirs = serde_json::to_string(value).unwrap_or_default();
+        assert_eq!(crate::protocol::json_text(value), theirs, "writing {text:?}");
     }
     assert_eq!(json::check(text).is_ok(), skips, "checking {text:?}");
     match (raw::members(text), &parsed) {

@@ -16,6 +16,11 @@
 //! the last place beyond. The typed readers of the Rust API keep serde.
 //!
 //! The fuzz target `raw` checks it against serde_json on every input.
+//!
+//! [`write`] is the way back, compact JSON as serde_json writes it, for the
+//! same reason: serde's `Serialize` of a `Value` drives a generic
+//! serializer through a dozen trait methods, where writing the seven kinds
+//! of value is one short recursive function.
 
 use std::borrow::Cow;
 use std::fmt;
@@ -556,6 +561,76 @@ fn plain_run(bytes: &[u8]) -> usize {
     }
     let rest = bytes.get(run..).unwrap_or_default();
     run + rest.iter().take_while(|&&b| !matches!(b, b'"' | b'\\' | 0..0x20)).count()
+}
+
+/// `value` appended to `out` as compact JSON, byte for byte as serde_json
+/// writes it: strings escaped as it escapes them, numbers as `Number`
+/// shows them (integers as such, floats in their shortest form).
+pub(crate) fn write(value: &Value, out: &mut String) {
+    match value {
+        Value::Null => out.push_str("null"),
+        Value::Bool(true) => out.push_str("true"),
+        Value::Bool(false) => out.push_str("false"),
+        Value::Number(number) => {
+            use fmt::Write as _;
+            // Writing to a `String` cannot fail.
+            let _ = write!(out, "{number}");
+        }
+        Value::String(text) => write_string(text, out),
+        Value::Array(items) => {
+            out.push('[');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                write(item, out);
+            }
+            out.push(']');
+        }
+        Value::Object(members) => {
+            out.push('{');
+            for (i, (name, member)) in members.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                write_string(name, out);
+                out.push(':');
+                write(member, out);
+            }
+            out.push('}');
+        }
+    }
+}
+
+/// `text` appended to `out` as a JSON string: `"` and `\` escaped, and the
+/// control characters (`\n` and the like where JSON has a short form,
+/// `\u00XX` otherwise); everything else as it is.
+pub(crate) fn write_string(text: &str, out: &mut String) {
+    out.push('"');
+    let mut rest = text;
+    loop {
+        let plain = plain_run(rest.as_bytes());
+        out.push_str(rest.get(..plain).unwrap_or_default());
+        let Some(byte) = rest.as_bytes().get(plain).copied() else { break };
+        match byte {
+            b'"' => out.push_str("\\\""),
+            b'\\' => out.push_str("\\\\"),
+            b'\n' => out.push_str("\\n"),
+            b'\r' => out.push_str("\\r"),
+            b'\t' => out.push_str("\\t"),
+            0x08 => out.push_str("\\b"),
+            0x0c => out.push_str("\\f"),
+            _ => {
+                const HEX: &[u8; 16] = b"0123456789abcdef";
+                out.push_str("\\u00");
+                out.push(char::from(HEX[usize::from(byte >> 4)]));
+                out.push(char::from(HEX[usize::from(byte & 0xf)]));
+            }
+        }
+        // The byte written was ASCII: the rest starts at a character.
+        rest = rest.get(plain + 1..).unwrap_or_default();
+    }
+    out.push('"');
 }
 
 /// An empty object or array (`null` when nothing is built).

@@ -27,12 +27,13 @@ pub use version::{Era, ProtocolVersion, UnsupportedVersion};
 pub(crate) use build::object;
 
 /// `value` as compact JSON text. The crate writes a `Value` through this
-/// (serde_json's writer into a `String`) and [`JsonText`], never through
+/// (the crate's own writer, `json::write`) and [`JsonText`], never through
 /// `Value`'s own `Display`: that one is two more copies of serde_json's
 /// writer in the wasm, a compact and a pretty one (docs/size.md, session 29).
 pub(crate) fn json_text(value: &serde_json::Value) -> String {
-    // Writing a `Value` cannot fail: its keys are strings.
-    serde_json::to_string(value).unwrap_or_default()
+    let mut out = String::new();
+    json::write(value, &mut out);
+    out
 }
 
 /// Shows a `Value` as compact JSON in `format!` and `write!`, through

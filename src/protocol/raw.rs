@@ -223,7 +223,7 @@ impl From<&Value> for RawResult {
     fn from(value: &Value) -> Self {
         // A `Value` always serializes (its map keys are strings); the
         // fallback only keeps this infallible.
-        RawResult::whole(serde_json::to_string(value).unwrap_or_else(|_| "null".into()))
+        RawResult::whole(super::json_text(value))
     }
 }
 

@@ -4,6 +4,13 @@ use serde_json::Value;
 
 use super::*;
 
+/// `value` as [`write`] writes it.
+fn written(value: &Value) -> Option<String> {
+    let mut out = String::new();
+    write(value, &mut out);
+    Some(out)
+}
+
 /// Both readers agree on `text`: the same value, or both refuse it.
 fn agree(text: &str) {
     let ours = parse(text);
@@ -12,6 +19,9 @@ fn agree(text: &str) {
         (Ok(ours), Ok(theirs)) => assert!(same_value(ours, theirs), "{text:?}: {ours:?} vs {theirs:?}"),
         (Err(_), Err(_)) => {}
         _ => panic!("{text:?}: {ours:?} vs {theirs:?}"),
+    }
+    if let Ok(value) = &theirs {
+        assert_eq!(written(value), serde_json::to_string(value).ok(), "writing {text:?}");
     }
     let skipped = check(text).is_ok();
     let ignored = serde_json::from_str::<serde::de::IgnoredAny>(text).is_ok();
@@ -221,4 +231,24 @@ fn a_plain_run_ends_where_a_byte_at_a_time_ends_it() {
             }
         }
     }
+}
+
+#[test]
+fn strings_are_written_as_serde_json_writes_them() {
+    let every_ascii: String = (0u8..128).map(char::from).collect();
+    for text in [
+        "",
+        "plain",
+        "quote \" and backslash \\",
+        "é ✓ 😀",
+        "\u{7f}\u{80}\u{2028}",
+        &every_ascii,
+        &every_ascii.repeat(3),
+    ] {
+        let value = Value::String(text.to_owned());
+        assert_eq!(written(&value), serde_json::to_string(&value).ok(), "{text:?}");
+    }
+    let value =
+        serde_json::json!({"a": [1, -2, 2.5, 1e300, -0.0, 18446744073709551615u64, null, true, {"b\n": "c"}], "": {}});
+    assert_eq!(written(&value), serde_json::to_string(&value).ok());
 }

@@ -214,29 +214,37 @@ impl Message {
 
     /// Compact JSON with no raw newline, ready for a stdio line or a POST body.
     pub fn to_json(&self) -> String {
-        // Written member by member: a `Value` tree of the message would deep-
-        // copy the params (or re-parse the result) only to serialize them.
-        // A request or notification goes through one serializer pass into
-        // one buffer (no `format!`: the formatting machinery and a string
-        // per member cost a sequential call a few microseconds in wasm).
-        // Serialising strings and `Value`s cannot fail.
-        match self {
-            Message::Request(r) => {
-                let envelope =
-                    Envelope { jsonrpc: "2.0", id: Some(&r.id), method: &r.method, params: r.params.as_ref() };
-                serde_json::to_string(&envelope).unwrap_or_default()
-            }
-            Message::Notification(n) => {
-                let envelope = Envelope { jsonrpc: "2.0", id: None, method: &n.method, params: n.params.as_ref() };
-                serde_json::to_string(&envelope).unwrap_or_default()
-            }
+        // Written member by member into one buffer: a `Value` tree of the
+        // message would deep-copy the params (or re-parse the result) only
+        // to write them, and `format!` would cost a sequential call a few
+        // microseconds in wasm.
+        let mut out = String::from(r#"{"jsonrpc":"2.0""#);
+        let (id, method, params) = match self {
+            Message::Request(r) => (Some(&r.id), &r.method, &r.params),
+            Message::Notification(n) => (None, &n.method, &n.params),
             Message::Response(Response { id, outcome: Ok(result) }) => {
                 // The result's text goes in as it is, never parsed again.
-                let id = id.as_ref().map_or(Value::Null, RequestId::to_value);
-                format!(r#"{{"jsonrpc":"2.0","id":{},"result":{}}}"#, super::JsonText(&id), result.text())
+                out.push_str(r#","id":"#);
+                id_text(id.as_ref(), &mut out);
+                out.push_str(r#","result":"#);
+                out.push_str(result.text());
+                out.push('}');
+                return out;
             }
-            Message::Response(_) => serde_json::to_string(&self.to_value()).unwrap_or_default(),
+            Message::Response(_) => return super::json_text(&self.to_value()),
+        };
+        if let Some(id) = id {
+            out.push_str(r#","id":"#);
+            id_text(Some(id), &mut out);
         }
+        out.push_str(r#","method":"#);
+        super::json::write_string(method, &mut out);
+        if let Some(params) = params {
+            out.push_str(r#","params":"#);
+            super::json::write(params, &mut out);
+        }
+        out.push('}');
+        out
     }
 
     /// The message as a JSON value.
@@ -280,15 +288,17 @@ impl Serialize for Message {
     }
 }
 
-/// A request or notification as [`Message::to_json`] writes it.
-#[derive(Serialize)]
-struct Envelope<'a> {
-    jsonrpc: &'static str,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    id: Option<&'a RequestId>,
-    method: &'a str,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    params: Option<&'a Value>,
+/// An id as JSON (`null` for none).
+fn id_text(id: Option<&RequestId>, out: &mut String) {
+    match id {
+        None => out.push_str("null"),
+        Some(RequestId::Int(n)) => {
+            use fmt::Write as _;
+            // Writing to a `String` cannot fail.
+            let _ = write!(out, "{n}");
+        }
+        Some(RequestId::Str(text)) => super::json::write_string(text, out),
+    }
 }
 
 /// Why bytes from a peer are not a JSON-RPC message.
