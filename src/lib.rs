@@ -84,6 +84,7 @@ pub mod auth;
 mod cause;
 mod client;
 mod debug;
+mod hash;
 pub mod http;
 pub mod protocol;
 mod runtime;

@@ -18,8 +18,6 @@ mod popup;
 mod store;
 mod types;
 
-use std::collections::HashSet;
-
 use futures::TryFutureExt as _;
 use futures::future::{LocalBoxFuture, ready};
 use js_sys::{Function, Promise};
@@ -158,7 +156,7 @@ async fn list_all(client: &Client, method: &str, key: &str, options: &CallOption
     let max_pages = client.options().max_pages;
     let mut items = String::from("[");
     let mut cursor: Option<String> = None;
-    let mut seen = HashSet::new();
+    let mut seen = crate::hash::HashSet::default();
     for _ in 0..max_pages {
         let params = cursor.take().map(|c| crate::protocol::object! { "cursor": c });
         let page = object_result(method, client.request_raw(method, params, options.engine()).await?)?;

@@ -10,7 +10,6 @@
 //! headers) and is told which era it is in. Here: commands, sends and
 //! closing; what comes in from the server is in `inbound.rs`.
 
-use std::collections::HashMap;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
@@ -23,6 +22,7 @@ use serde_json::Value;
 
 use super::error::Error;
 use super::handlers::{Handlers, NotificationListener};
+use crate::hash::HashMap;
 use crate::protocol::stateless::ListenFilter;
 use crate::protocol::types::Progress;
 use crate::protocol::{Message, Notification, ProtocolVersion, RawResult, Request, RequestId, Response, methods};
@@ -154,12 +154,12 @@ impl<T: Transport> SessionLoop<T> {
             transport,
             commands,
             commands_done: false,
-            pending: HashMap::new(),
+            pending: HashMap::default(),
             sends: FutureSet::default(),
             running_handlers: FutureSet::default(),
             replies: Replies::default(),
-            handler_aborts: HashMap::new(),
-            send_aborts: HashMap::new(),
+            handler_aborts: HashMap::default(),
+            send_aborts: HashMap::default(),
             handlers,
             listeners: listeners.into_iter().map(|listener| (0, listener)).collect(),
             watches: Vec::new(),

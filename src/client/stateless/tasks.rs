@@ -11,7 +11,6 @@
 //! deadline passes) has the task cancelled with `tasks/cancel`, never with
 //! `notifications/cancelled`.
 
-use std::collections::HashSet;
 use std::time::Duration;
 
 use serde_json::{Map, Value};
@@ -105,7 +104,7 @@ impl Client {
         let task_id = task_id.to_owned();
         let mut guard = CancelTaskOnDrop { client: self.clone(), task_id: Some(task_id.clone()), version };
         let deadline = now_millis() + limit.as_secs_f64() * 1000.0;
-        let mut answered: HashSet<String> = HashSet::new();
+        let mut answered: crate::hash::HashSet<String> = crate::hash::HashSet::default();
         let mut task = created;
         loop {
             let view = Task::of(&task);

@@ -1,7 +1,9 @@
 //! Reading an SSE reply stream, and resuming it with GET and
 //! `Last-Event-ID` when it ends before the answer.
 
-use std::collections::{HashSet, VecDeque};
+use std::collections::VecDeque;
+
+use crate::hash::HashSet;
 
 use futures::StreamExt;
 
