@@ -10,7 +10,6 @@ mod fuzz;
 mod npm_test;
 mod oauth_browser;
 mod package;
-mod patch;
 mod peers;
 mod setup;
 mod size;

@@ -273,10 +273,6 @@ fn wasm_pack(toolchain: Toolchain, stem: &str, features: Option<&str>, out: &Pat
             args.extend(["--config".into(), setting.to_string()]);
         }
     }
-    if toolchain == Toolchain::Nightly {
-        // serde_core without core's float formatting: see crate::patch.
-        args.extend(crate::patch::cargo_args()?);
-    }
     wasm_pack_crate(toolchain, &root(), stem, &args, &target, out, !lite)
 }
 
