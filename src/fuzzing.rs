@@ -113,7 +113,7 @@ pub fn metadata(data: &[u8]) {
 
 /// The crate's JSON reader and writer (`protocol::json`) and the span
 /// reader every result goes through (`protocol::raw`): a `Value` read is
-/// the one serde_json reads (floats to their last two bits), and refused
+/// the one serde_json reads (floats bit for bit), and refused
 /// where serde_json refuses it; a `Value` is written as serde_json writes
 /// it; a syntax check passes what serde_json skips;
 /// what the span reader reads as an object's members or an array's
@@ -131,7 +131,7 @@ pub fn raw(data: &[u8]) {
     let parsed = serde_json::from_str::<Value>(text);
     let skips = serde_json::from_str::<serde::de::IgnoredAny>(text).is_ok();
     match (json::parse(text), &parsed) {
-        (Ok(ours), Ok(theirs)) => assert!(json::same_value(&ours, theirs), "{text:?}: {ours:?} vs {theirs:?}"),
+        (Ok(ours), Ok(theirs)) => assert_eq!(&ours, theirs, "{text:?}"),
         (Err(_), Err(_)) => {}
         (ours, theirs) => panic!("{text:?}: {ours:?} vs {theirs:?}"),
     }

@@ -11,9 +11,10 @@
 //! and it reads the same values: the same numbers (`u64`, then `i64`,
 //! then `f64`; `-0` is a float), the last of a member given twice, and
 //! serde_json's limit of 128 levels for a `Value`. Its floats are
-//! serde_json's too (without `float_roundtrip`): exact when the digits
-//! and the power of ten both fit an `f64` exactly, within a unit or two in
-//! the last place beyond. The typed readers of the Rust API keep serde.
+//! serde_json's too (without `float_roundtrip`), bit for bit: the digits as
+//! an `f64` times or divided by the nearest `f64` to the power of ten, whose
+//! table is computed once rather than kept in the module. The typed
+//! readers of the Rust API keep serde.
 //!
 //! The fuzz target `raw` checks it against serde_json on every input.
 //!
@@ -24,6 +25,7 @@
 
 use std::borrow::Cow;
 use std::fmt;
+use std::sync::OnceLock;
 
 use serde_json::{Map, Number, Value};
 
@@ -642,61 +644,72 @@ fn empty(object: bool, build: bool) -> Value {
     }
 }
 
-/// Powers of ten up to 10^15, exact in an `f64`.
-const SMALL: [f64; 16] = [1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15];
-/// Powers of ten by steps of 16: exact up to 10^16, then the nearest `f64`.
-const LARGE: [f64; 20] = [
-    1e0, 1e16, 1e32, 1e48, 1e64, 1e80, 1e96, 1e112, 1e128, 1e144, 1e160, 1e176, 1e192, 1e208, 1e224, 1e240, 1e256,
-    1e272, 1e288, 1e304,
-];
-
-/// 10^`power` for `power` up to 319 (infinite past 308): exact up to 10^22,
-/// so a number of up to 15 digits with a power of ten up to 22 is read
-/// exactly (one rounding, of the product or quotient).
-fn power_of_ten(power: usize) -> f64 {
-    match (SMALL.get(power % 16), LARGE.get(power / 16)) {
-        (Some(small), Some(large)) => small * large,
-        _ => f64::INFINITY,
-    }
+/// 10^`power` as the `f64` nearest to it, for `power` up to 308 (`None`
+/// past): serde_json's table of powers of ten, computed once from the exact
+/// integers instead of kept as 2.5 KB of data in the module. A number is
+/// then read as serde_json reads it, bit for bit: its digits as an `f64`,
+/// times or divided by the power (so a value read, written and read again
+/// is the same value, as with serde_json; a product of two rounded powers
+/// was not).
+fn power_of_ten(power: usize) -> Option<f64> {
+    static POWERS: OnceLock<Vec<f64>> = OnceLock::new();
+    let powers = POWERS.get_or_init(|| {
+        // 10^k as base-2^32 digits, least significant first.
+        let mut exact: Vec<u32> = vec![1];
+        let mut powers = Vec::with_capacity(309);
+        for _ in 0..=308 {
+            powers.push(nearest(&exact));
+            let mut carry = 0;
+            for digit in &mut exact {
+                let product = u64::from(*digit) * 10 + carry;
+                *digit = product as u32;
+                carry = product >> 32;
+            }
+            if carry > 0 {
+                exact.push(carry as u32);
+            }
+        }
+        powers
+    });
+    powers.get(power).copied()
 }
 
-/// `digits` times 10^`exponent` as an `f64`, `None` past its range (as
-/// serde_json: tiny values are zero, huge ones an error).
+/// The `f64` nearest to the integer whose base-2^32 digits are `digits`
+/// (least significant first, the last one not zero), ties to even: its top
+/// 64 bits, the lowest of them set if any bit below them is (so that the
+/// conversion of those 64 bits rounds as the whole would), scaled.
+fn nearest(digits: &[u32]) -> f64 {
+    let Some(&top) = digits.last() else { return 0.0 };
+    let bits = digits.len() * 32 - top.leading_zeros() as usize;
+    let shift = bits.saturating_sub(64);
+    let (word, offset) = (shift / 32, shift % 32);
+    let digit = |i: usize| u128::from(digits.get(i).copied().unwrap_or(0));
+    let window = digit(word) | digit(word + 1) << 32 | digit(word + 2) << 64;
+    let below =
+        digits.get(..word).unwrap_or_default().iter().any(|d| *d != 0) || digit(word) & ((1 << offset) - 1) != 0;
+    let high = (window >> offset) as u64 | u64::from(below);
+    // 2^shift, exact: shift is at most 960 for 10^308.
+    high as f64 * f64::from_bits((shift as u64 + 1023) << 52)
+}
+
+/// `digits` times 10^`exponent` as an `f64`, `None` past its range: as
+/// serde_json computes it (without `float_roundtrip`), tiny values zero.
 fn float_of(digits: u64, mut exponent: i64) -> Option<f64> {
     let mut f = digits as f64;
-    if f == 0.0 {
-        return Some(0.0);
-    }
-    while exponent < -308 {
-        f /= 1e308;
-        exponent += 308;
-        if f == 0.0 {
-            return Some(0.0);
+    loop {
+        match power_of_ten(usize::try_from(exponent.unsigned_abs()).unwrap_or(usize::MAX)) {
+            Some(power) if exponent >= 0 => {
+                f *= power;
+                return f.is_finite().then_some(f);
+            }
+            Some(power) => return Some(f / power),
+            None if f == 0.0 => return Some(f),
+            None if exponent >= 0 => return None,
+            None => {
+                f /= 1e308;
+                exponent += 308;
+            }
         }
-    }
-    let f = if exponent >= 0 {
-        f * power_of_ten(usize::try_from(exponent).unwrap_or(usize::MAX))
-    } else {
-        f / power_of_ten(usize::try_from(-exponent).unwrap_or(0))
-    };
-    f.is_finite().then_some(f)
-}
-
-/// Equal as values, a float allowed to differ in its last two bits (both
-/// readers round when a power of ten is not exact): what the fuzz target
-/// and the tests hold this reader to against serde_json.
-#[cfg(any(test, feature = "fuzzing"))]
-pub(crate) fn same_value(a: &Value, b: &Value) -> bool {
-    match (a, b) {
-        (Value::Number(x), Value::Number(y)) if x.is_f64() && y.is_f64() => {
-            let (x, y) = (x.as_f64().unwrap_or_default(), y.as_f64().unwrap_or_default());
-            x == y || (x.to_bits().abs_diff(y.to_bits()) <= 2 && x.is_sign_negative() == y.is_sign_negative())
-        }
-        (Value::Array(x), Value::Array(y)) => x.len() == y.len() && x.iter().zip(y).all(|(x, y)| same_value(x, y)),
-        (Value::Object(x), Value::Object(y)) => {
-            x.len() == y.len() && x.iter().zip(y).all(|((k, v), (l, w))| k == l && same_value(v, w))
-        }
-        _ => a == b,
     }
 }
 

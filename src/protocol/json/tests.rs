@@ -16,7 +16,7 @@ fn agree(text: &str) {
     let ours = parse(text);
     let theirs = serde_json::from_str::<Value>(text);
     match (&ours, &theirs) {
-        (Ok(ours), Ok(theirs)) => assert!(same_value(ours, theirs), "{text:?}: {ours:?} vs {theirs:?}"),
+        (Ok(ours), Ok(theirs)) => assert_eq!(ours, theirs, "{text:?}"),
         (Err(_), Err(_)) => {}
         _ => panic!("{text:?}: {ours:?} vs {theirs:?}"),
     }
@@ -251,4 +251,39 @@ fn strings_are_written_as_serde_json_writes_them() {
     let value =
         serde_json::json!({"a": [1, -2, 2.5, 1e300, -0.0, 18446744073709551615u64, null, true, {"b\n": "c"}], "": {}});
     assert_eq!(written(&value), serde_json::to_string(&value).ok());
+}
+
+#[test]
+fn powers_of_ten_are_the_nearest_floats() {
+    for power in 0..=308 {
+        let expected = format!("1e{power}").parse::<f64>().ok();
+        assert_eq!(power_of_ten(power), expected, "10^{power}");
+    }
+    assert_eq!(power_of_ten(309), None);
+}
+
+#[test]
+fn floats_past_the_exact_powers_read_as_serde_json_reads_them() {
+    for text in [
+        "1e39",
+        "1e+39",
+        "1.0000000000000001e39",
+        "777777777777777777777777777777777777777777777777777777777777777777777777777777777777777777777",
+        "1.7976931348623157e308",
+        "2.2250738585072014e-308",
+        "5e-324",
+        "1e-320",
+        "123456789.123456789e-250",
+        "9.999999999999999e22",
+        "1e23",
+        "8.98846567431158e307",
+        "4.9e-324",
+        "1e-400",
+    ] {
+        agree(text);
+        // Written and read again, the same value (as with serde_json).
+        if let Ok(value) = parse(text) {
+            assert_eq!(written(&value).map(|t| parse(&t)), Some(Ok(value)), "{text}");
+        }
+    }
 }
