@@ -55,8 +55,8 @@ fn run_sse(limit: usize, chunks: &[&[u8]]) -> SseRun {
 /// last place away: floats are read as serde_json reads them (without its
 /// `float_roundtrip`), digits and power of ten each rounded, and a float's
 /// shortest text can then read as its neighbour (`9.999999999999999e55` as
-/// `1e56`). The fuzzer found that on serde_json's reader before the crate
-/// had its own (fuzz/corpus/jsonrpc/float-round-trip).
+/// `1e56`). serde_json's own reader, which the codec used before, does the
+/// same; the fuzzer found it (fuzz/corpus/jsonrpc/float-shortest-text).
 pub fn jsonrpc(data: &[u8]) {
     let Ok(text) = std::str::from_utf8(data) else { return };
     let Ok(messages) = jsonrpc::decode(text) else { return };
