@@ -73,7 +73,7 @@ impl Client {
     ) -> Result<Vec<T>, Error> {
         let mut items = Vec::new();
         let mut cursor: Option<String> = None;
-        let mut seen = crate::hash::HashSet::default();
+        let mut seen = crate::hash::Names::default();
         for _ in 0..self.inner.options.max_pages {
             let result = self.request_raw(method, cursor_params(cursor.as_deref()), RequestOptions::default()).await?;
             let result = read(method, &result)?;

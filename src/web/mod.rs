@@ -156,7 +156,7 @@ async fn list_all(client: &Client, method: &str, key: &str, options: &CallOption
     let max_pages = client.options().max_pages;
     let mut items = String::from("[");
     let mut cursor: Option<String> = None;
-    let mut seen = crate::hash::HashSet::default();
+    let mut seen = crate::hash::Names::default();
     for _ in 0..max_pages {
         let params = cursor.take().map(|c| crate::protocol::object! { "cursor": c });
         let page = object_result(method, client.request_raw(method, params, options.engine()).await?)?;

@@ -104,7 +104,7 @@ impl Client {
         let task_id = task_id.to_owned();
         let mut guard = CancelTaskOnDrop { client: self.clone(), task_id: Some(task_id.clone()), version };
         let deadline = now_millis() + limit.as_secs_f64() * 1000.0;
-        let mut answered: crate::hash::HashSet<String> = crate::hash::HashSet::default();
+        let mut answered = crate::hash::Names::default();
         let mut task = created;
         loop {
             let view = Task::of(&task);
@@ -130,10 +130,12 @@ impl Client {
                 }
                 "input_required" => {
                     let requests = view.input_requests;
-                    let fresh = requests.into_iter().flatten().filter(|(key, _)| !answered.contains(*key));
+                    let fresh = requests.into_iter().flatten().filter(|(key, _)| !answered.contains(key));
                     let responses = self.answer_requests(method, fresh).await?;
                     if !responses.is_empty() {
-                        answered.extend(responses.keys().cloned());
+                        for key in responses.keys() {
+                            answered.insert(key.clone());
+                        }
                         let mut params = Map::new();
                         params.insert("inputResponses".into(), Value::Object(responses));
                         self.task_request(TASKS_UPDATE, &task_id, params, version).await?;

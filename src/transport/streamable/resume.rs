@@ -3,7 +3,7 @@
 
 use std::collections::VecDeque;
 
-use crate::hash::HashSet;
+use crate::hash::Names;
 
 use futures::StreamExt;
 
@@ -172,7 +172,7 @@ pub(super) struct StreamOutcome {
 /// the current id are always new.
 #[derive(Default)]
 pub(super) struct SeenEvents {
-    ids: HashSet<String>,
+    ids: Names,
     order: VecDeque<String>,
     current: Option<String>,
 }
