@@ -2,6 +2,9 @@
 
 use serde_json::Value;
 
+use std::borrow::Cow;
+
+use super::number::power_of_ten;
 use super::*;
 
 /// `value` as [`write`] writes it.
