@@ -169,13 +169,13 @@ impl<'a> Reader<'a> {
     /// true for an object), not the call stack, so no text nests it deeper
     /// than the heap allows.
     pub(super) fn walk(&mut self, walk: Walk) -> Result<(), JsonError> {
-        let mut kinds: Vec<bool> = Vec::new();
+        let mut kinds = Kinds::default();
         'value: loop {
             self.space();
             match self.peek() {
                 Some(byte @ (b'{' | b'[')) => {
                     let object = byte == b'{';
-                    if walk != Walk::Skip && kinds.len() + 1 >= MAX_DEPTH {
+                    if walk != Walk::Skip && kinds.depth + 1 >= MAX_DEPTH {
                         return Err(self.fail("recursion limit exceeded"));
                     }
                     self.at += 1;
@@ -183,7 +183,7 @@ impl<'a> Reader<'a> {
                     if self.peek() == Some(if object { b'}' } else { b']' }) {
                         self.at += 1;
                     } else {
-                        kinds.push(object);
+                        kinds.open(object);
                         if object {
                             self.name(walk != Walk::Skip, false)?;
                         }
@@ -196,14 +196,14 @@ impl<'a> Reader<'a> {
             }
             // A whole value: each container it ends is in turn one.
             loop {
-                let Some(&object) = kinds.last() else { return Ok(()) };
+                let Some(object) = kinds.innermost() else { return Ok(()) };
                 if !self.close(object)? {
                     if object {
                         self.name(walk != Walk::Skip, false)?;
                     }
                     continue 'value;
                 }
-                kinds.pop();
+                kinds.close();
             }
         }
     }
@@ -348,5 +348,43 @@ impl<'a> Reader<'a> {
             code = code * 16 + digit;
         }
         Ok(code)
+    }
+}
+
+/// The containers open around [`Reader::walk`]'s cursor: how many, and one
+/// bit each (set for an object), the innermost lowest. The 128 innermost
+/// are in one word, so a check within the depth a `Value` holds takes
+/// nothing from the heap (a span of every member of every message was an
+/// allocation each); deeper ones, which only a check of syntax reaches,
+/// wait in `outer`, 128 to a word.
+#[derive(Default)]
+struct Kinds {
+    depth: usize,
+    bits: u128,
+    outer: Vec<u128>,
+}
+
+impl Kinds {
+    fn open(&mut self, object: bool) {
+        if self.depth > 0 && self.depth.is_multiple_of(128) {
+            self.outer.push(self.bits);
+            self.bits = 0;
+        }
+        self.bits = self.bits << 1 | u128::from(object);
+        self.depth += 1;
+    }
+
+    /// Whether the innermost open container is an object; `None` when
+    /// none is open.
+    fn innermost(&self) -> Option<bool> {
+        (self.depth > 0).then_some(self.bits & 1 == 1)
+    }
+
+    fn close(&mut self) {
+        self.bits >>= 1;
+        self.depth = self.depth.saturating_sub(1);
+        if self.depth > 0 && self.depth.is_multiple_of(128) {
+            self.bits = self.outer.pop().unwrap_or_default();
+        }
     }
 }

@@ -138,6 +138,12 @@ fn documents_read_as_serde_json_reads_them() {
     }
     for n in [1, 126, 127, 128, 129, 300] {
         agree(&deep(n));
+        // Objects and arrays in turn, past the 128 kept in one word.
+        let open: String = (0..n).map(|i| if i % 3 == 0 { r#"{"k":"# } else { "[" }).collect();
+        let close: String = (0..n).rev().map(|i| if i % 3 == 0 { "}" } else { "]" }).collect();
+        agree(&format!("{open}1{close}"));
+        agree(&format!("{open}1{close}]"));
+        agree(&format!("{open}1{}", &close[..close.len() - 1]));
         agree(&format!("{}1{}", "[".repeat(n), "]".repeat(n)));
         agree(&format!("{}{}", r#"{"a":"#.repeat(n), "}".repeat(n)));
     }

@@ -55,70 +55,51 @@ fn decode_text(payload: &str, shared: Option<&Arc<String>>) -> Result<Message, D
         parse(payload)?;
         return Err(DecodeError::Invalid("a message must be a JSON object".into()));
     }
-    if !raw::mentions(payload, r#""result""#, 1) {
-        // No result to keep as text (a notification, a request, an error;
-        // a "result" key spelled with escapes is still found): the members
-        // read straight into `Parts`. A `Value` map of the message would
-        // hash each key on the way in and again on the way out, and a
-        // progress flood is thousands of these a second.
-        let text = payload.strip_prefix('\u{feff}').unwrap_or(payload);
-        if let Some(mut parts) = Parts::read(text) {
-            let result = parts.result.take().map(RawResult::from);
-            return classify(parts, result);
-        }
-        // Not JSON: the `Value` route says precisely why.
-        parse(payload)?;
-        return Err(DecodeError::Invalid("a message must be a JSON object".into()));
-    }
-    // The members stay text; all but `result` are small and parsed here.
-    // The result is held to the nesting a `Value` can hold as it is read:
-    // one deeper is refused now, not when somebody parses it.
-    let Some(members) = raw::members_nested_within(payload, Some("result")) else {
-        // Valid JSON whose result is not (nested too deep, or a number out
-        // of range) says so; anything else is a syntax error.
-        let members = raw::members(payload);
-        let unholdable =
-            members.as_ref().and_then(|members| raw::member_text(members, "result")).and_then(raw::unholdable);
-        return Err(match unholdable {
-            Some(reason) => DecodeError::NotJson(format!("the result cannot be read: {reason}")),
-            None => syntax_error(payload),
-        });
-    };
-    let result = raw::member_text(&members, "result").map(|text| match shared {
+    let Some(mut parts) = Parts::read(payload) else { return Err(not_readable(payload)) };
+    let result = parts.result.take().map(|text| match shared {
         Some(payload) => RawResult::within(payload, text),
         None => RawResult::from_checked(text),
     });
-    let parts = Parts {
-        jsonrpc: raw::member(&members, "jsonrpc"),
-        id: raw::member(&members, "id"),
-        method: raw::member(&members, "method"),
-        params: raw::member(&members, "params"),
-        error: raw::member(&members, "error"),
-        result: None,
-    };
     classify(parts, result)
+}
+
+/// Why a message [`Parts::read`] refused cannot be read: a result nested
+/// deeper than a `Value` holds, or with a number no `f64` holds, says so;
+/// anything else is the reader's own error and position.
+fn not_readable(payload: &str) -> DecodeError {
+    let members = raw::members(payload);
+    let unholdable = members.as_ref().and_then(|members| raw::member_text(members, "result")).and_then(raw::unholdable);
+    match (unholdable, parse(payload)) {
+        (Some(reason), _) => DecodeError::NotJson(format!("the result cannot be read: {reason}")),
+        (None, Err(error)) => error,
+        // Cannot happen (the same reader); said plainly if it does.
+        (None, Ok(_)) => DecodeError::NotJson("the message cannot be read".into()),
+    }
 }
 
 /// The members of a message the codec reads, each as the server gave it:
 /// `None` when absent, `Some(Value::Null)` for an explicit `null` (as in a
-/// map of the message). Others are skipped; of a member given twice the
-/// last counts, as in a map.
+/// map of the message), and the result as its text. Others are skipped; of
+/// a member given twice the last counts, as in a map.
 #[derive(Default)]
-struct Parts {
+struct Parts<'a> {
     jsonrpc: Option<Value>,
     id: Option<Value>,
     method: Option<Value>,
     params: Option<Value>,
     error: Option<Value>,
-    result: Option<Value>,
+    result: Option<&'a str>,
 }
 
-impl Parts {
-    /// The members of the message `text`, each read as it comes: a `Value`
-    /// map of the message would hash each key on the way in and again on
-    /// the way out, and a progress flood is thousands of these a second.
-    /// `None` when `text` is not a JSON object.
-    fn read(text: &str) -> Option<Parts> {
+impl<'a> Parts<'a> {
+    /// The members of the message `text` in one pass, each read as it
+    /// comes (a `Value` map of the message would hash each key on the way
+    /// in and again on the way out, and a progress flood is thousands of
+    /// these a second). The result is not built: its text is checked to
+    /// be one value a `Value` can hold (so one nested deeper is refused
+    /// now, not when somebody parses it) and kept. `None` when `text` is
+    /// not such an object.
+    fn read(text: &'a str) -> Option<Parts<'a>> {
         let mut parts = Parts::default();
         let mut reader = json::Reader::new(text);
         reader
@@ -129,7 +110,7 @@ impl Parts {
                     "method" => &mut parts.method,
                     "params" => &mut parts.params,
                     "error" => &mut parts.error,
-                    "result" => &mut parts.result,
+                    "result" => return reader.span(true).map(|text| parts.result = Some(text)),
                     _ => return reader.span(false).map(drop),
                 };
                 *slot = Some(reader.value()?);
@@ -169,7 +150,7 @@ fn not_json(payload: &str, error: &JsonError) -> DecodeError {
 }
 
 /// Classifies a message's members (all but `result`, given apart).
-fn classify(parts: Parts, result: Option<RawResult>) -> Result<Message, DecodeError> {
+fn classify(parts: Parts<'_>, result: Option<RawResult>) -> Result<Message, DecodeError> {
     match &parts.jsonrpc {
         Some(Value::String(v)) if v == "2.0" => {}
         Some(other) => {
@@ -242,6 +223,30 @@ mod tests {
         for payload in payloads {
             assert_eq!(decode_owned(payload.to_owned()), decode(payload), "{payload}");
         }
+    }
+
+    #[test]
+    fn a_result_may_nest_as_deep_as_a_value_and_no_deeper() {
+        let nested = |depth: usize| format!("{}{}", "[".repeat(depth), "]".repeat(depth));
+        // Other members are skipped whatever their depth.
+        let message = |result: &str| format!(r#"{{"jsonrpc":"2.0","id":1,"result":{result},"other":{}}}"#, nested(133));
+        let result_of = |payload: &str| match decode_one(payload) {
+            Ok(Message::Response(Response { outcome: Ok(result), .. })) => Ok(result.text().to_owned()),
+            other => Err(format!("{other:?}")),
+        };
+        let holdable = nested(127);
+        assert_eq!(result_of(&message(&holdable)), Ok(holdable));
+        let too_deep = result_of(&message(&nested(128)));
+        assert!(
+            too_deep.as_ref().is_err_and(|e| e.contains("the result cannot be read: recursion limit exceeded")),
+            "{too_deep:?}"
+        );
+        let huge = result_of(&message(r#"{"n":1e400}"#));
+        assert!(huge.as_ref().is_err_and(|e| e.contains("number out of range")), "{huge:?}");
+        // Brackets inside strings (escaped quotes too) do not count; every
+        // kind of value is read.
+        let quoted = format!(r#"{{"a":"\"{}\\","b":[1,-2.5e3,true,null,{{"c":"d"}}]}}"#, "[".repeat(300));
+        assert_eq!(result_of(&message(&quoted)), Ok(quoted));
     }
 
     #[test]
