@@ -12,13 +12,17 @@
 //! megabyte of bits on the heap, not a stack overflow). It reads the same
 //! values: the same numbers (`u64`, then `i64`,
 //! then `f64`; `-0` is a float), the last of a member given twice, and
-//! serde_json's limit of 128 levels for a `Value`. Its floats are
-//! serde_json's too (without `float_roundtrip`), bit for bit: the digits as
-//! an `f64` times or divided by the nearest `f64` to the power of ten, whose
-//! table is computed once rather than kept in the module. The typed
-//! readers of the Rust API keep serde.
+//! serde_json's limit of 128 levels for a `Value`. Its floats are the
+//! nearest `f64` to the text, ties to even, as serde_json reads them with
+//! `float_roundtrip` and `JSON.parse` does: the digits as an `f64` times or
+//! divided by the nearest `f64` to the power of ten (a table computed once
+//! rather than kept in the module), exact when both are, else corrected by
+//! exact integers (`number.rs`). So a float passes through unchanged: a JS
+//! argument read from `JSON.stringify`'s text is written out as the same
+//! number. The typed readers of the Rust API keep serde.
 //!
-//! The fuzz target `raw` checks it against serde_json on every input.
+//! The fuzz target `raw` checks it against serde_json (with
+//! `float_roundtrip`) on every input.
 //!
 //! [`write`] is the way back, compact JSON as serde_json writes it, for the
 //! same reason: serde's `Serialize` of a `Value` drives a generic

@@ -221,7 +221,7 @@ impl<'a> Reader<'a> {
             Some(b't') => self.word("true", Value::Bool(true))?,
             Some(b'f') => self.word("false", Value::Bool(false))?,
             Some(b'n') => self.word("null", Value::Null)?,
-            Some(b'-' | b'0'..=b'9') => match (self.number()?, walk) {
+            Some(b'-' | b'0'..=b'9') => match (self.number(walk == Walk::Build)?, walk) {
                 (Some(number), Walk::Build) => Value::Number(number),
                 (None, Walk::Build | Walk::Hold) => return Err(self.fail("number out of range")),
                 _ => Value::Null,

@@ -271,6 +271,93 @@ fn powers_of_ten_are_the_nearest_floats() {
     assert_eq!(power_of_ten(309), None);
 }
 
+/// The float `text` reads as, by the standard library's reader (correctly
+/// rounded), against the crate's (on wasm32, the host's `parseFloat`
+/// where the fast path is not exact).
+fn float_agrees(text: &str) {
+    let expected = text.parse::<f64>().ok().filter(|f| f.is_finite());
+    let ours = parse(text).ok().and_then(|value| value.as_f64());
+    assert_eq!(ours.map(f64::to_bits), expected.map(f64::to_bits), "{text}: {ours:?}, not {expected:?}");
+}
+
+#[test]
+fn floats_read_as_the_nearest_float() {
+    for text in [
+        // Shortest texts whose digits and power, each rounded, multiply
+        // to a neighbour of the float they name.
+        "9.999999999999999e55",
+        "0.30000000000000004",
+        "2.2250738585072011e-308",
+        "2.2250738585072012e-308",
+        "4.9406564584124654e-324",
+        "2.4703282292062327e-324",
+        "2.4703282292062328e-324",
+        "1.7976931348623157e308",
+        "1.7976931348623158e308",
+        "179769313486231580793728971405301e276",
+        // Halfway between two floats, and just either side of it: ties
+        // go to the even one.
+        "9007199254740993",
+        "9007199254740993.0000000000000000000000000000000000001",
+        "9007199254740992.9999999999999999999999999999999999999",
+        "9007199254740995",
+        "1.00000000000000011102230246251565404236316680908203125",
+        "1.00000000000000011102230246251565404236316680908203124",
+        "1.00000000000000011102230246251565404236316680908203126",
+        // More digits than are kept exactly, the cut ones not all zero.
+        &format!("1.00000000000000011102230246251565404236316680908203125{}1", "0".repeat(900)),
+        &format!("0.{}1e-100", "0".repeat(1000)),
+        &format!("{}e-1000", "9".repeat(1200)),
+        "0e999999",
+        "0.000e-5",
+        "123456789012345678901234567890e-20",
+    ] {
+        float_agrees(text);
+    }
+}
+
+/// The same in the browser, where the host's `parseFloat` reads what the
+/// fast path does not (core's reader is not in the module).
+#[cfg(target_arch = "wasm32")]
+#[wasm_bindgen_test::wasm_bindgen_test]
+fn floats_read_as_the_nearest_float_in_wasm() {
+    floats_read_as_the_nearest_float();
+    generated_floats_read_as_the_nearest_float();
+}
+
+#[test]
+fn generated_floats_read_as_the_nearest_float() {
+    // A fixed generator (xorshift): digit strings of 1 to 40 digits, a
+    // point somewhere, a power from the whole range; bounded.
+    let mut state: u64 = 0x2545_F491_4F6C_DD1D;
+    let mut next = move |n: u64| {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state % n
+    };
+    for _ in 0..20_000 {
+        let length = next(40) + 1;
+        let mut digits: String = (0..length).map(|_| char::from(b'0' + next(10) as u8)).collect();
+        if next(2) == 0 {
+            digits.insert(next(length) as usize + 1, '.');
+            if digits.ends_with('.') {
+                digits.push('5');
+            }
+        }
+        // JSON has no leading zeros but the one before a point.
+        if digits.starts_with('0') && digits.len() > 1 && !digits.starts_with("0.") {
+            digits.replace_range(..1, "1");
+        }
+        let text = format!("{digits}e{}", next(700) as i64 - 350);
+        float_agrees(&text);
+        // And the shortest text of a random float, read back as itself.
+        let float = f64::from_bits(next(0x7FF0_0000_0000_0000));
+        float_agrees(&float.to_string());
+        float_agrees(&format!("{float:e}"));
+    }
+}
+
 #[test]
 fn floats_past_the_exact_powers_read_as_serde_json_reads_them() {
     for text in [
@@ -290,7 +377,8 @@ fn floats_past_the_exact_powers_read_as_serde_json_reads_them() {
         "1e-400",
     ] {
         agree(text);
-        // Written and read again, the same value (as with serde_json).
+        float_agrees(text);
+        // Written and read again, the same value.
         if let Ok(value) = parse(text) {
             assert_eq!(written(&value).map(|t| parse(&t)), Some(Ok(value)), "{text}");
         }

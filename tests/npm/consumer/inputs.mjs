@@ -153,6 +153,17 @@ async function run(Client) {
       const result = await client.callTool(params, { timeout, maxTotalTimeout: timeout });
       if (result?.content?.[0]?.text !== '{"text":"x"}') throw new Error(`timeout ${timeout}: answered ${JSON.stringify(result)}`);
     }
+    // Numbers reach the server as the caller gave them: floats whose
+    // digits and power of ten, each rounded, name a neighbour, halfway
+    // cases, the ends of the range (JSON.stringify's text, read by the
+    // module and written again; the echo gives back what arrived).
+    const floats = {
+      a: 9.999999999999999e55, b: 0.30000000000000004, c: 5e-324, d: 1.7976931348623157e308,
+      e: 2.2250738585072011e-308, f: 123456789012345680000, g: -0.1, h: 1.0000000000000002, i: 4.35e-200,
+      j: Array.from({ length: 200 }, (_, k) => Math.sin(k + 1) * 10 ** ((k % 61) * 10 - 300)),
+    };
+    const echoed = await client.callTool({ name: 'echo', arguments: floats });
+    if (echoed?.content?.[0]?.text !== JSON.stringify(floats)) throw new Error(`floats changed on the way: ${echoed?.content?.[0]?.text}`);
     const negative = await settle(() => client.callTool(params, { timeout: -1 }));
     if (negative.error?.name !== 'TypeError') throw new Error(`timeout -1: ${negative.how} ${negative.error ?? ''}`);
   } finally {
