@@ -149,17 +149,22 @@ fn documents_read_as_serde_json_reads_them() {
     }
 }
 
-#[test]
-fn generated_documents_read_as_serde_json_reads_them() {
-    // A fixed generator (xorshift) of JSON-like texts, some broken: the
-    // same inputs every run, thousands of them, bounded.
-    let mut state: u64 = 0x9E37_79B9_7F4A_7C15;
-    let mut next = move |n: u64| {
+/// A fixed generator (xorshift from `seed`): `next(n)` is below `n`.
+fn generator(seed: u64) -> impl FnMut(u64) -> u64 {
+    let mut state = seed;
+    move |n| {
         state ^= state << 13;
         state ^= state >> 7;
         state ^= state << 17;
         state % n
-    };
+    }
+}
+
+#[test]
+fn generated_documents_read_as_serde_json_reads_them() {
+    // JSON-like texts, some broken: the same inputs every run, thousands
+    // of them, bounded.
+    let mut next = generator(0x9E37_79B9_7F4A_7C15);
     let pieces = [
         "{",
         "}",
@@ -327,15 +332,9 @@ fn floats_read_as_the_nearest_float_in_wasm() {
 
 #[test]
 fn generated_floats_read_as_the_nearest_float() {
-    // A fixed generator (xorshift): digit strings of 1 to 40 digits, a
-    // point somewhere, a power from the whole range; bounded.
-    let mut state: u64 = 0x2545_F491_4F6C_DD1D;
-    let mut next = move |n: u64| {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        state % n
-    };
+    // Digit strings of 1 to 40 digits, a point somewhere, a power from the
+    // whole range; the same every run, bounded.
+    let mut next = generator(0x2545_F491_4F6C_DD1D);
     for _ in 0..20_000 {
         let length = next(40) + 1;
         let mut digits: String = (0..length).map(|_| char::from(b'0' + next(10) as u8)).collect();
