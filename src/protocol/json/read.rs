@@ -30,14 +30,7 @@ impl<'a> Reader<'a> {
         &mut self,
         mut each: impl FnMut(Cow<'a, str>, &mut Self) -> Result<(), JsonError>,
     ) -> Result<(), JsonError> {
-        self.space();
-        if self.peek() != Some(b'{') {
-            return Err(self.fail("expected a JSON object"));
-        }
-        self.at += 1;
-        self.space();
-        if self.peek() == Some(b'}') {
-            self.at += 1;
+        if self.open(b'{', b'}', "expected a JSON object")? {
             return Ok(());
         }
         loop {
@@ -49,20 +42,29 @@ impl<'a> Reader<'a> {
         }
     }
 
+    /// Steps into the container that must open at the cursor (`expected`
+    /// otherwise); true if it closes at once, stepped past.
+    fn open(&mut self, opening: u8, closing: u8, expected: &'static str) -> Result<bool, JsonError> {
+        self.space();
+        if self.peek() != Some(opening) {
+            return Err(self.fail(expected));
+        }
+        self.at += 1;
+        self.space();
+        let empty = self.peek() == Some(closing);
+        if empty {
+            self.at += 1;
+        }
+        Ok(empty)
+    }
+
     /// Reads the array at the cursor, calling `each` with this reader before
     /// every element, which `each` must read.
     pub(crate) fn elements(
         &mut self,
         mut each: impl FnMut(&mut Self) -> Result<(), JsonError>,
     ) -> Result<(), JsonError> {
-        self.space();
-        if self.peek() != Some(b'[') {
-            return Err(self.fail("expected a JSON array"));
-        }
-        self.at += 1;
-        self.space();
-        if self.peek() == Some(b']') {
-            self.at += 1;
+        if self.open(b'[', b']', "expected a JSON array")? {
             return Ok(());
         }
         loop {
