@@ -33,7 +33,7 @@ use std::fmt;
 
 use serde_json::Value;
 
-pub(crate) use self::write::{write, write_string};
+pub(crate) use self::write::{Shown, write, write_string};
 
 mod number;
 mod read;

@@ -328,6 +328,40 @@ fn floats_read_as_the_nearest_float() {
 fn floats_read_as_the_nearest_float_in_wasm() {
     floats_read_as_the_nearest_float();
     generated_floats_read_as_the_nearest_float();
+    floats_written_read_back_as_themselves();
+}
+
+/// A float written is read back as itself, and still as a float (a
+/// fraction or an exponent, the sign of zero): natively by serde_json's
+/// writer, on wasm32 by the host's (`Shown`).
+#[test]
+fn floats_written_read_back_as_themselves() {
+    let mut next = generator(0x9E37_79B9_7F4A_7C15);
+    let generated = (0..20_000).map(|_| f64::from_bits(next(0x7FF0_0000_0000_0000)));
+    let chosen = [
+        0.0,
+        -0.0,
+        1.0,
+        -1.0,
+        0.1,
+        1e20,
+        1e21,
+        1e-7,
+        123456789012345680000.0,
+        4.35e-200,
+        f64::MAX,
+        f64::MIN_POSITIVE,
+        5e-324,
+    ];
+    for float in chosen.into_iter().chain(generated) {
+        for float in [float, -float] {
+            let value = Value::from(float);
+            let text = written(&value).unwrap_or_default();
+            assert!(text.contains(['.', 'e']), "{float:e} written as {text}");
+            let read = parse(&text).ok().and_then(|value| value.as_f64());
+            assert_eq!(read.map(f64::to_bits), Some(float.to_bits()), "{float:e} written as {text}");
+        }
+    }
 }
 
 #[test]

@@ -17,7 +17,7 @@ pub(crate) fn write(value: &Value, out: &mut String) {
         Value::Number(number) => {
             use fmt::Write as _;
             // Writing to a `String` cannot fail.
-            let _ = write!(out, "{number}");
+            let _ = write!(out, "{}", Shown(number));
         }
         Value::String(text) => write_string(text, out),
         Value::Array(items) => {
@@ -43,6 +43,52 @@ pub(crate) fn write(value: &Value, out: &mut String) {
             out.push('}');
         }
     }
+}
+
+/// A number as JSON text: an integer as such, a float in its shortest
+/// form. serde_json's `Number` formatting natively; on wasm32 the host's
+/// (`Number.prototype.toString`), which keeps serde_json's float writer
+/// (zmij, some 2 KB of the wasm) out of the module. The host writes the
+/// same shortest digits with other exponent rules (`1e+21`, `100000000000000000000`
+/// for `1e20`); the marks of a float are kept as serde_json writes them: a
+/// fraction or an exponent always (`1.0`, not `1`), and the sign of zero.
+pub(crate) struct Shown<'a>(pub(crate) &'a serde_json::Number);
+
+impl fmt::Display for Shown<'_> {
+    #[cfg(not(target_arch = "wasm32"))]
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(self.0, f)
+    }
+
+    #[cfg(target_arch = "wasm32")]
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let number = self.0;
+        if let Some(whole) = number.as_u64() {
+            return fmt::Display::fmt(&whole, f);
+        }
+        if let Some(whole) = number.as_i64() {
+            return fmt::Display::fmt(&whole, f);
+        }
+        // A `Number` holds only finite floats.
+        let float = number.as_f64().unwrap_or_default();
+        let text = host_text(float);
+        if float == 0.0 && float.is_sign_negative() {
+            f.write_str("-")?;
+        }
+        f.write_str(&text)?;
+        if !text.contains(['.', 'e']) {
+            f.write_str(".0")?;
+        }
+        Ok(())
+    }
+}
+
+#[cfg(target_arch = "wasm32")]
+#[wasm_bindgen::prelude::wasm_bindgen]
+extern "C" {
+    /// `String(float)`: the shortest text that reads back as `float`.
+    #[wasm_bindgen(js_name = String)]
+    fn host_text(float: f64) -> String;
 }
 
 /// `text` appended to `out` as a JSON string: `"` and `\` escaped, and the

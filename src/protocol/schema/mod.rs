@@ -26,6 +26,7 @@ use serde_json::{Map, Number, Value};
 use self::keywords::Keywords;
 pub(crate) use self::values::{equal, equal_pair, quoted};
 use crate::debug::Quoted;
+use crate::protocol::json::Shown;
 
 mod keywords;
 mod values;
@@ -385,27 +386,27 @@ fn bound(keyword: Option<&Value>) -> Option<(f64, &Number)> {
     }
 }
 
-/// The messages print each number as JSON writes it (serde_json's `Number`
+/// The messages print each number as JSON writes it (`json::Shown`: serde_json's `Number`
 /// formatting, with itoa and zmij), not with `{}` of an `f64`: that would
 /// keep core's float formatting (some 11 KB of the shipped wasm) in the module.
 fn check_number(schema: &Keywords<'_>, value: &Number, path: &str) -> Result<(), SchemaError> {
     let n = value.as_f64().unwrap_or(f64::NAN);
     if let Some((_, min)) = bound(schema.minimum).filter(|(min, _)| n < *min) {
-        return fail(path, format!("{value} is less than the minimum {min}"));
+        return fail(path, format!("{} is less than the minimum {}", Shown(value), Shown(min)));
     }
     if let Some((_, max)) = bound(schema.maximum).filter(|(max, _)| n > *max) {
-        return fail(path, format!("{value} is more than the maximum {max}"));
+        return fail(path, format!("{} is more than the maximum {}", Shown(value), Shown(max)));
     }
     if let Some((_, min)) = bound(schema.exclusive_minimum).filter(|(min, _)| n <= *min) {
-        return fail(path, format!("{value} is not more than {min}"));
+        return fail(path, format!("{} is not more than {}", Shown(value), Shown(min)));
     }
     if let Some((_, max)) = bound(schema.exclusive_maximum).filter(|(max, _)| n >= *max) {
-        return fail(path, format!("{value} is not less than {max}"));
+        return fail(path, format!("{} is not less than {}", Shown(value), Shown(max)));
     }
     if let Some((step, shown)) = bound(schema.multiple_of).filter(|(step, _)| *step > 0.0) {
         let quotient = n / step;
         if !quotient.is_finite() || (quotient - quotient.round()).abs() > 1e-9 {
-            return fail(path, format!("{value} is not a multiple of {shown}"));
+            return fail(path, format!("{} is not a multiple of {}", Shown(value), Shown(shown)));
         }
     }
     Ok(())

@@ -70,7 +70,7 @@ pub fn argument_value(value: &Value) -> Option<String> {
             Some(integer) if (-MAX_SAFE_INTEGER..=MAX_SAFE_INTEGER).contains(&integer) => Some(integer.to_string()),
             Some(_) => None,
             None if number.as_u64().is_some() => None,
-            None => Some(number.to_string()),
+            None => Some(crate::protocol::json::Shown(number).to_string()),
         },
         Value::Null | Value::Array(_) | Value::Object(_) => None,
     }
