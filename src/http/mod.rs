@@ -115,7 +115,10 @@ impl HttpResponse {
         // chunks was copied some 2 MB over within wasm. `limit` caps what a
         // false `Content-Length` can make us allocate (HTTP ends such a
         // response with an error when the body falls short).
-        let declared = self.header("content-length").and_then(|n| n.parse::<usize>().ok()).map(|n| n.min(limit));
+        let declared = self
+            .header("content-length")
+            .and_then(|n| n.parse::<u64>().ok())
+            .map(|n| usize::try_from(n).unwrap_or(usize::MAX).min(limit));
         let mut body = self.body;
         let mut bytes = Vec::new();
         while let Some(chunk) = body.next().await {

@@ -118,7 +118,7 @@ pub(crate) fn connect_options(url: &str, options: &JsValue) -> Result<Connect, W
     }
     if let Some(version) = string_property(options, "protocolVersion", OWNER)? {
         client.protocol_version = version.parse::<ProtocolVersion>().map_err(|_| {
-            let known: Vec<&str> = ProtocolVersion::ALL.iter().map(|v| v.as_str()).collect();
+            let known: Vec<String> = ProtocolVersion::ALL.iter().map(|v| v.as_str().to_owned()).collect();
             WebError::Type(format!(
                 "options.protocolVersion {version} is not one of {}",
                 known.join(", "),

@@ -162,7 +162,7 @@ impl Validator<'_> {
                 Value::Object(members) => members.get(&*step)?,
                 // An index as JSON pointers write it: digits, no leading 0.
                 Value::Array(items) if step == "0" || !step.starts_with(['0', '+']) => {
-                    items.get(step.parse::<usize>().ok()?)?
+                    items.get(usize::try_from(step.parse::<u64>().ok()?).ok()?)?
                 }
                 _ => return None,
             };

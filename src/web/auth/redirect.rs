@@ -182,17 +182,14 @@ pub(super) fn without_oauth_params(url: &str) -> String {
         Some((base, query)) => (base, query),
         None => return url.to_owned(),
     };
-    let kept: Vec<&str> = query
-        .split('&')
-        .filter(|pair| {
-            let name = pair.split('=').next().unwrap_or_default();
-            !pair.is_empty() && !OAUTH_PARAMS.contains(&name)
-        })
-        .collect();
+    let kept = query.split('&').filter(|pair| {
+        let name = pair.split('=').next().unwrap_or_default();
+        !pair.is_empty() && !OAUTH_PARAMS.contains(&name)
+    });
     let mut out = base.to_owned();
-    if !kept.is_empty() {
-        out.push('?');
-        out.push_str(&kept.join("&"));
+    for (i, pair) in kept.enumerate() {
+        out.push(if i == 0 { '?' } else { '&' });
+        out.push_str(pair);
     }
     if let Some(fragment) = fragment {
         out.push('#');
