@@ -67,7 +67,7 @@ impl Cursor<'_> {
         while self.peek().is_some_and(is_tchar) {
             self.at += 1;
         }
-        (self.at > start).then(|| String::from_utf8_lossy(&self.bytes[start..self.at]).into_owned())
+        (self.at > start).then(|| crate::protocol::utf8_lossy(&self.bytes[start..self.at]).into_owned())
     }
 
     fn quoted(&mut self) -> Result<String, ChallengeError> {
@@ -79,7 +79,7 @@ impl Cursor<'_> {
                 None => return Err(ChallengeError { at: self.at, reason: "unterminated quoted string" }),
                 Some(b'"') => {
                     self.at += 1;
-                    return Ok(String::from_utf8_lossy(&value).into_owned());
+                    return Ok(crate::protocol::utf8_lossy(&value).into_owned());
                 }
                 Some(b'\\') => {
                     self.at += 1;
@@ -147,7 +147,7 @@ impl Cursor<'_> {
         let end = self.at;
         self.skip_ows();
         if matches!(self.peek(), None | Some(b',')) {
-            Some(String::from_utf8_lossy(&self.bytes[start..end]).into_owned())
+            Some(crate::protocol::utf8_lossy(&self.bytes[start..end]).into_owned())
         } else {
             self.at = start;
             None

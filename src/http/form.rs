@@ -77,7 +77,7 @@ fn decode(text: &str) -> String {
         out.push(byte);
         at += 1;
     }
-    String::from_utf8(out).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
+    String::from_utf8(out).unwrap_or_else(|e| crate::protocol::utf8_lossy(e.as_bytes()).into_owned())
 }
 
 #[cfg(test)]

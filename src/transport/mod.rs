@@ -319,20 +319,16 @@ pub(crate) fn poll_channel(
     Poll::Ready(event)
 }
 
-/// Bytes from a peer as text, invalid sequences replaced. Valid UTF-8 (the
-/// rule) is checked by `str::from_utf8`, which is several times faster
-/// than the lossy decoder's byte-by-byte walk over a large body.
+/// Bytes from a peer as text, invalid sequences replaced
+/// ([`protocol::utf8_lossy`](crate::protocol::utf8_lossy)).
 pub(crate) fn utf8_text(bytes: &[u8]) -> std::borrow::Cow<'_, str> {
-    match std::str::from_utf8(bytes) {
-        Ok(text) => std::borrow::Cow::Borrowed(text),
-        Err(_) => String::from_utf8_lossy(bytes),
-    }
+    crate::protocol::utf8_lossy(bytes)
 }
 
 /// [`utf8_text`] of bytes given up: valid UTF-8 becomes a `String` in
 /// place, without a copy.
 pub(crate) fn utf8_string(bytes: Vec<u8>) -> String {
-    String::from_utf8(bytes).unwrap_or_else(|invalid| String::from_utf8_lossy(invalid.as_bytes()).into_owned())
+    String::from_utf8(bytes).unwrap_or_else(|invalid| utf8_text(invalid.as_bytes()).into_owned())
 }
 
 fn stderr_suffix(lines: &[String]) -> String {

@@ -417,3 +417,25 @@ fn floats_past_the_exact_powers_read_as_serde_json_reads_them() {
         }
     }
 }
+
+/// The crate's lossy UTF-8 decoding (`protocol::utf8_lossy`, which the
+/// transports and the OAuth challenge reader use) replaces what std's does.
+#[test]
+fn invalid_utf8_is_replaced_as_std_replaces_it() {
+    let mut next = generator(0xD1B5_4A32_D192_ED03);
+    // Bytes drawn mostly from the ranges UTF-8 sequences are made of.
+    let pieces: [&[u8]; 8] =
+        [b"a", "é".as_bytes(), "€".as_bytes(), "😀".as_bytes(), &[0x80], &[0xE2, 0x82], &[0xF0, 0x9F], &[0xFF]];
+    for _ in 0..5_000 {
+        let length = next(12);
+        let mut bytes = Vec::new();
+        for _ in 0..length {
+            if next(4) == 0 {
+                bytes.push(next(256) as u8);
+            } else {
+                bytes.extend_from_slice(pieces[next(pieces.len() as u64) as usize]);
+            }
+        }
+        assert_eq!(crate::protocol::utf8_lossy(&bytes), String::from_utf8_lossy(&bytes), "{bytes:x?}");
+    }
+}
