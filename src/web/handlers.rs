@@ -15,7 +15,6 @@ use web_sys::AbortController;
 use super::convert::{from_js, message_of, object_with, thrown_to_error_object, to_js};
 use crate::client::handlers::check_elicitation_content;
 use crate::client::{HandlerResult, RequestContext, RequestHandler, apply_elicitation_defaults};
-use crate::protocol::types::Root;
 use crate::protocol::{ErrorObject, Notification, codes};
 use crate::runtime::{BoxFuture, boxed};
 
@@ -24,6 +23,8 @@ use crate::runtime::{BoxFuture, boxed};
 pub(crate) enum HandlerKind {
     /// `sampling/createMessage`.
     Sampling,
+    /// `roots/list`: the function answers the list itself, `[{uri, name?}]`.
+    Roots,
     /// `elicitation/create`; with `fill_defaults`, an accepted form gets the
     /// schema's defaults for the fields the handler left out; with
     /// `validate`, it is then checked against the requested schema.
@@ -34,6 +35,7 @@ impl HandlerKind {
     fn name(self) -> &'static str {
         match self {
             HandlerKind::Sampling => "sampling",
+            HandlerKind::Roots => "roots",
             HandlerKind::Elicitation { .. } => "elicitation",
         }
     }
@@ -112,11 +114,13 @@ impl RequestHandler for JsHandler {
             abort.0 = None;
             let answered = answered?;
             let result = match from_js(&answered, "the handler's result") {
-                Ok(Some(Value::Object(result))) => result,
+                Ok(Some(Value::Array(roots))) if matches!(kind, HandlerKind::Roots) => roots_answer(roots)?,
+                Ok(Some(Value::Object(result))) if !matches!(kind, HandlerKind::Roots) => result,
                 Ok(_) => {
                     return Err(internal(format!(
-                        "the {name} handler returned {}, not an object",
-                        describe(&answered)
+                        "the {name} handler returned {}, not {}",
+                        describe(&answered),
+                        if matches!(kind, HandlerKind::Roots) { ROOTS_SHAPE } else { "an object" }
                     )));
                 }
                 Err(error) => {
@@ -160,13 +164,27 @@ fn finish(
     Ok(result)
 }
 
-/// Calls a `roots` function (no arguments) and reads its list.
-pub(crate) async fn call_roots(function: Function) -> Result<Vec<Root>, ErrorObject> {
-    let answered = call(&function, &[], "roots").await?;
-    let value =
-        from_js(&answered, "the roots handler's result").map_err(|e| internal(format!("{e}")))?.unwrap_or(Value::Null);
-    crate::protocol::fields::objects_in(value, "roots", Root::from_fields)
-        .map_err(|e| internal(format!("the roots handler must return an array of {{uri, name?}}: {e}")))
+/// What a `roots` function returns.
+const ROOTS_SHAPE: &str = "an array of {uri, name?}";
+
+/// The `roots/list` result of the list a `roots` function returned, as it
+/// returned it (members such as `_meta` kept) once each root has a string
+/// `uri` and, if any, a string `name`.
+fn roots_answer(roots: Vec<Value>) -> Result<Map<String, Value>, ErrorObject> {
+    for (i, root) in roots.iter().enumerate() {
+        let problem = match root {
+            Value::Object(root) if !root.get("uri").is_some_and(Value::is_string) => "has no string `uri`",
+            Value::Object(root) if root.get("name").is_some_and(|name| !name.is_string()) => {
+                "has a `name` that is not a string"
+            }
+            Value::Object(_) => continue,
+            _ => "is not an object",
+        };
+        return Err(internal(format!("the roots handler must return {ROOTS_SHAPE}: root {i} {problem}")));
+    }
+    let mut answer = Map::new();
+    answer.insert("roots".into(), Value::Array(roots));
+    Ok(answer)
 }
 
 /// Calls a notification listener with `{method, params?}`. A listener that
@@ -191,5 +209,43 @@ pub(crate) fn notify_listener(function: &Function, notification: &Notification) 
 pub(crate) fn call_listener(function: &Function, event: &str) {
     if let Err(thrown) = function.call0(&JsValue::UNDEFINED) {
         log::warn!("the {event} listener threw: {}", message_of(&thrown));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+    use wasm_bindgen_test::{wasm_bindgen_test, wasm_bindgen_test_configure};
+
+    use super::*;
+
+    wasm_bindgen_test_configure!(run_in_browser);
+
+    #[wasm_bindgen_test]
+    fn a_roots_list_is_answered_as_it_was_returned() {
+        let roots = json!([{"uri": "file:///a", "name": "A", "_meta": {"k": 1}}, {"uri": "file:///b"}]);
+        let Value::Array(list) = roots.clone() else { unreachable!() };
+        let answer = roots_answer(list).map(Value::Object);
+        assert_eq!(answer.ok(), Some(json!({ "roots": roots })));
+    }
+
+    #[wasm_bindgen_test]
+    fn a_root_without_a_string_uri_or_name_is_refused_by_its_place() {
+        for (roots, expected) in [
+            (json!([{"uri": "file:///a"}, {"name": "B"}]), "root 1 has no string `uri`"),
+            (json!([{"uri": 1}]), "root 0 has no string `uri`"),
+            (json!([{"uri": "file:///a", "name": 2}]), "root 0 has a `name` that is not a string"),
+            (json!(["file:///a"]), "root 0 is not an object"),
+        ] {
+            let Value::Array(list) = roots else { unreachable!() };
+            match roots_answer(list) {
+                Err(error) => {
+                    assert_eq!(error.code, codes::INTERNAL_ERROR);
+                    assert!(error.message.ends_with(expected), "{}", error.message);
+                    assert!(error.message.contains("an array of {uri, name?}"), "{}", error.message);
+                }
+                Ok(answer) => panic!("accepted {answer:?}"),
+            }
+        }
     }
 }

@@ -17,7 +17,7 @@ use super::convert::{
     WebError, as_bool, as_function, as_millis, bool_property, from_js, function_property, millis_property, property,
     property_at, string_property,
 };
-use super::handlers::{HandlerKind, JsHandler, call_listener, call_roots, notify_listener};
+use super::handlers::{HandlerKind, JsHandler, call_listener, notify_listener};
 use crate::client::negotiate::TransportChoice;
 use crate::client::{ClientOptions, ConnectOptions, EraChoice, RequestOptions, SessionEvent};
 use crate::debug::Quoted;
@@ -205,7 +205,8 @@ fn handlers(options: &JsValue, mut client: ClientOptions) -> Result<ClientOption
         client = client.on_request(methods::ELICITATION_CREATE, handler);
     }
     if let Some(roots) = function_property(options, "roots", OWNER)? {
-        client = client.on_roots(move |_context| call_roots(roots.clone()));
+        client = client.on_request(methods::ROOTS_LIST, JsHandler::new(roots, HandlerKind::Roots));
+        client.roots_list_changed = true;
     }
     if let Some(listener) = function_property(options, "onnotification", OWNER)? {
         client = client.on_notification(move |notification| notify_listener(&listener, notification));

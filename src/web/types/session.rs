@@ -202,8 +202,10 @@ export interface ConnectOptions {
   elicitationFillDefaults?: boolean;
   /** Check an accepted form against the requested schema before it is sent; a mismatch answers the server with an error naming the field (default true). */
   elicitationValidate?: boolean;
-  /** Answers `roots/list`; declares `roots` with `listChanged`. */
-  roots?: () => Promise<Root[]> | Root[];
+  /** Answers `roots/list` with the list it returns, sent as returned (`_meta` kept); declares `roots` with
+   * `listChanged`. A root without a string `uri` (or with a `name` that is not a string) is not sent: the server
+   * gets an error naming the root. It is called as the other handlers are, `(params, extra)`. */
+  roots?: (params: { _meta?: JsonObject }, extra: RequestHandlerExtra) => Promise<Root[]> | Root[];
   /** Hears every notification from the server (progress excepted). */
   onnotification?: (notification: ServerNotification) => void;
   /** The server forgot the session; a new one was started. */
