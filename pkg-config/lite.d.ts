@@ -2,7 +2,7 @@
 // both protocol eras, handlers, progress, cancellation, resumption, OAuth
 // with PKCE: authorization code, refresh, discovery, Client ID Metadata
 // Documents, dynamic registration, client secrets), from a WebAssembly
-// module built without five Cargo features. The options and methods that
+// module built without six Cargo features. The options and methods that
 // need them are accepted by the types but fail at run time with an error
 // that names the missing feature:
 //
@@ -16,7 +16,9 @@
 //   (the grants without a person): feature `machine-grants`;
 // - `McpClient.restore` (rejects), `client.snapshot()`,
 //   `McpClient.exportVerdicts()` and `McpClient.importVerdicts()` (throw a
-//   TypeError): feature `persist`.
+//   TypeError): feature `persist`;
+// - `tasks: true` (the tasks extension of 2026-07-28: a tool call the
+//   server runs as a task; `connect` fails): feature `tasks`.
 //
 // Use `mcp-edge` (the full entry) for those.
 export * from './mcp_edge_lite.js';

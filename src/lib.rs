@@ -44,6 +44,13 @@
 //!   (SEP-990, ID-JAG). Without it only the authorization code grant
 //!   exists, and configuring another is a configuration error naming this
 //!   feature. The `cli` feature turns it on.
+//! - `tasks` *(default)*: the tasks extension of revision 2026-07-28
+//!   (`io.modelcontextprotocol/tasks`): with `ClientOptions::with_tasks` a
+//!   `tools/call` the server runs as a task is polled, given its input and
+//!   cancelled to its end. Without it the client never declares the
+//!   extension, and the options that would (`with_tasks`, `task_timeout`)
+//!   are not there; the JS API refuses `tasks: true` naming this feature.
+//!   The `cli` feature turns it on.
 //! - `js` *(default)*: the JavaScript API for wasm32 (`mcp_edge::web`, what
 //!   the npm package exposes). Pulls in the web-sys types only it uses.
 //!   Without it a wasm32 build is the Rust API alone. No effect natively.
@@ -58,7 +65,8 @@
 //! The npm package ships two builds of the JS API: `mcp-edge` (the default
 //! features) and `mcp-edge/lite` (`--no-default-features --features js`:
 //! Streamable HTTP, both protocol eras and OAuth with PKCE, without legacy
-//! SSE, ES256, the grants without a person and the `persist` methods; an
+//! SSE, ES256, the grants without a person, the tasks extension and the
+//! `persist` methods; an
 //! option or method that needs a left-out feature fails with an error
 //! naming it). `cargo xtask size` weighs both.
 //! - `talc` *(off)*: on wasm32, talc (through the workspace's

@@ -106,6 +106,7 @@ impl PeerLog {
         }
     }
 
+    #[cfg(feature = "tasks")]
     /// The id of the task the peer made for `tool` since `mark`.
     async fn task_created(&self, mark: usize, tool: &str) -> String {
         let suffix = format!(" for {tool}");
@@ -289,11 +290,13 @@ async fn http_handshake_against_the_same_server() {
 
 // ---- The tasks extension (SEP-2663) ----
 
+#[cfg(feature = "tasks")]
 /// `options` that declare the tasks extension.
 fn task_options(reason: &str, calls: &Arc<AtomicUsize>) -> ClientOptions {
     options(EraChoice::Auto, reason, calls).with_tasks(true)
 }
 
+#[cfg(feature = "tasks")]
 /// `options` that declare it, with a task deadline of 500 ms.
 fn short_task_options(reason: &str, calls: &Arc<AtomicUsize>) -> ClientOptions {
     let mut options = task_options(reason, calls);
@@ -302,9 +305,11 @@ fn short_task_options(reason: &str, calls: &Arc<AtomicUsize>) -> ClientOptions {
     options
 }
 
+#[cfg(feature = "tasks")]
 /// How long the peer runs a task nobody waits for: longer than any test.
 const LONG_TASK_SECONDS: u64 = 30;
 
+#[cfg(feature = "tasks")]
 /// With the extension declared: `slow_compute` and `task_confirm` complete
 /// as tasks, `slow_fail` fails as one, and a call dropped mid-task has the
 /// peer receive `tasks/cancel` (and stop the task).
@@ -406,6 +411,7 @@ async fn no_tasks_without_the_extension(client: &Client, log: &PeerLog) {
     assert!(tasks.is_empty(), "tasks made for a client that did not declare the extension: {tasks:?}");
 }
 
+#[cfg(feature = "tasks")]
 /// `task_timeout` passes (500 ms) on a 30 s task: `Error::Timeout`, and
 /// the peer is told with tasks/cancel.
 async fn task_timeout_cancels(client: &Client, log: &PeerLog) {
@@ -428,6 +434,7 @@ async fn task_timeout_cancels(client: &Client, log: &PeerLog) {
     log.noted(mark, &format!("rmcp-peer: task {id} stopped: cancelled")).await;
 }
 
+#[cfg(feature = "tasks")]
 #[tokio::test]
 async fn stdio_tasks_with_rmcp() {
     let Some(binary) = rmcp_peer() else { return };
@@ -452,6 +459,7 @@ async fn stdio_without_tasks_is_synchronous() {
     client.close().await;
 }
 
+#[cfg(feature = "tasks")]
 #[tokio::test]
 async fn stdio_task_timeout_cancels_the_task() {
     let Some(binary) = rmcp_peer() else { return };
@@ -464,6 +472,7 @@ async fn stdio_task_timeout_cancels_the_task() {
     client.close().await;
 }
 
+#[cfg(feature = "tasks")]
 #[tokio::test]
 async fn http_tasks_with_rmcp() {
     let Some(binary) = rmcp_peer() else { return };
@@ -488,6 +497,7 @@ async fn http_without_tasks_is_synchronous() {
     client.close().await;
 }
 
+#[cfg(feature = "tasks")]
 #[tokio::test]
 async fn http_task_timeout_cancels_the_task() {
     let Some(binary) = rmcp_peer() else { return };

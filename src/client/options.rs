@@ -103,8 +103,12 @@ pub struct ClientOptions {
     /// Declare the tasks extension (2026-07-28, `io.modelcontextprotocol/tasks`):
     /// a server may then run a `tools/call` as a task, which `call_tool`
     /// drives to its end (polling, input, cancellation). Default false.
+    /// Feature `tasks`.
+    #[cfg(feature = "tasks")]
     pub tasks: bool,
     /// How long a task may run before the call gives up and cancels it.
+    /// Feature `tasks`.
+    #[cfg(feature = "tasks")]
     pub task_timeout: std::time::Duration,
     /// Answer a repeated list or read from the results a stateless server
     /// said stay fresh (`ttlMs`) until they go stale or a change
@@ -163,7 +167,9 @@ impl Default for ClientOptions {
             result_cache: true,
             reopen_listens: true,
             validate_structured_content: true,
+            #[cfg(feature = "tasks")]
             tasks: false,
+            #[cfg(feature = "tasks")]
             task_timeout: std::time::Duration::from_secs(10 * 60),
             era_cache_key: None,
             interaction: None,
@@ -201,12 +207,14 @@ impl ClientOptions {
     }
 
     /// Declares the tasks extension (see [`ClientOptions::tasks`]).
+    #[cfg(feature = "tasks")]
     pub fn with_tasks(mut self, tasks: bool) -> Self {
         self.tasks = tasks;
         self
     }
 
     /// How long a task may run before the call cancels it.
+    #[cfg(feature = "tasks")]
     pub fn with_task_timeout(mut self, limit: Duration) -> Self {
         self.task_timeout = limit;
         self

@@ -139,11 +139,30 @@ pub(crate) fn connect_options(url: &str, options: &JsValue) -> Result<Connect, W
             }
         };
     }
-    if let Some(tasks) = bool_property(options, "tasks", OWNER)? {
-        client.tasks = tasks;
+    let tasks = bool_property(options, "tasks", OWNER)?;
+    let task_timeout = millis_property(options, "taskTimeout", OWNER)?;
+    #[cfg(feature = "tasks")]
+    {
+        if let Some(tasks) = tasks {
+            client.tasks = tasks;
+        }
+        if let Some(limit) = task_timeout {
+            client.task_timeout = limit;
+        }
     }
-    if let Some(limit) = millis_property(options, "taskTimeout", OWNER)? {
-        client.task_timeout = limit;
+    // Without the feature the options are still read (a wrong type is the
+    // same error); declaring the extension is refused by name, and a task
+    // timeout alone bounds nothing.
+    #[cfg(not(feature = "tasks"))]
+    {
+        let _ = task_timeout;
+        if tasks == Some(true) {
+            return Err(WebError::Type(
+                "options.tasks is not in this build of mcp-edge (mcp-edge/lite does not run tool calls as \
+                 tasks): import `mcp-edge`, or build with the `tasks` feature"
+                    .into(),
+            ));
+        }
     }
     if let Some(cache) = bool_property(options, "resultCache", OWNER)? {
         client.result_cache = cache;

@@ -171,6 +171,7 @@ async fn fresh_results_come_from_the_cache_until_a_change_notification() {
     within("list", listing).await.expect("join").expect("list");
 }
 
+#[cfg(feature = "tasks")]
 #[tokio::test]
 async fn a_task_is_polled_given_input_and_its_result_returned() {
     let (client, mut server) = stateless_client(elicitation_options().with_tasks(true)).await;
@@ -227,6 +228,7 @@ async fn a_task_is_polled_given_input_and_its_result_returned() {
     assert_eq!(serde_json::to_value(&result.content).unwrap_or_default()[0]["text"], "finished");
 }
 
+#[cfg(feature = "tasks")]
 #[tokio::test]
 async fn an_abandoned_task_is_cancelled_and_a_failed_one_is_its_error() {
     let (client, mut server) = stateless_client(elicitation_options().with_tasks(true)).await;

@@ -23,6 +23,7 @@ mod cache;
 mod kept;
 mod listen;
 mod request;
+#[cfg(feature = "tasks")]
 mod tasks;
 
 use std::sync::{Arc, Mutex};
@@ -33,6 +34,7 @@ use serde_json::{Map, Value};
 use super::driver::Command;
 use super::{Client, Error, NotificationListener, RequestOptions};
 use crate::client::Negotiated;
+#[cfg(feature = "tasks")]
 use crate::protocol::stateless::tasks::extension_capability;
 use crate::protocol::stateless::{DiscoverResult, ParamHeader, headers, meta};
 use crate::protocol::types::LoggingLevel;
@@ -143,6 +145,7 @@ impl Client {
         if let Some(experimental) = &options.experimental {
             capabilities.insert("experimental".into(), Value::Object(experimental.clone()));
         }
+        #[cfg(feature = "tasks")]
         if options.tasks {
             capabilities.insert("extensions".into(), extension_capability());
         }

@@ -173,6 +173,7 @@ impl Client {
                     return Ok((self.completed(method, first_page, result), !extra.is_empty()));
                 }
                 // Only a tools/call of a client that declared the extension.
+                #[cfg(feature = "tasks")]
                 ResultType::Task if method == methods::TOOLS_CALL && self.inner.options.tasks => {
                     // The caller's hard limit, if shorter, bounds the task too.
                     let limit = options

@@ -14,6 +14,9 @@ pub(crate) mod discover;
 pub(crate) mod headers;
 pub(crate) mod listen;
 pub(crate) mod result;
+// The vocabulary is here either way; only the engine's use of it is behind
+// the `tasks` feature.
+#[cfg_attr(not(feature = "tasks"), allow(dead_code))]
 pub(crate) mod tasks;
 
 use serde_json::Value;
@@ -23,6 +26,7 @@ pub use discover::DiscoverResult;
 pub use headers::ParamHeader;
 pub use listen::ListenFilter;
 pub use result::{InputRequired, ResultType};
+#[cfg_attr(not(feature = "tasks"), allow(unused_imports))]
 pub use tasks::Task;
 
 use super::ErrorObject;

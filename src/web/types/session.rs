@@ -160,7 +160,8 @@ export interface ConnectOptions {
    * force one. */
   era?: "auto" | Era;
   /** Declare the tasks extension (2026-07-28): a server may run a tool call
-   * as a task, which `callTool` drives to its end (default false). */
+   * as a task, which `callTool` drives to its end (default false). Not in
+   * `mcp-edge/lite`, where `true` fails at `connect` naming the `tasks` feature. */
   tasks?: boolean;
   /** How long such a task may run before it is cancelled, in ms (default 600000). */
   taskTimeout?: number;

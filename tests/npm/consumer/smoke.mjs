@@ -46,6 +46,35 @@ if (LiteClient === McpClient) {
     console.error(`FAILED ${label}: ${error?.stack ?? error}`);
   }
 }
+// The lite entry leaves out the tasks extension: declaring it fails at
+// `connect`, naming the feature; the full entry declares it (server-everything
+// answers every call directly either way).
+{
+  const label = `${where}-lite-tasks`;
+  try {
+    let refusal = null;
+    try {
+      const lite = await LiteClient.connect(url, { tasks: true, timeout: 20_000 });
+      await lite.close();
+    } catch (error) {
+      refusal = `${error?.name}: ${error?.message ?? error}`;
+    }
+    if (refusal === null || !refusal.startsWith('TypeError: options.tasks is not in this build') || !refusal.includes('`tasks` feature')) {
+      throw new Error(`mcp-edge/lite did not refuse tasks: true by name: ${refusal}`);
+    }
+    // `tasks: false` and a task timeout alone are accepted by both.
+    const plain = await LiteClient.connect(url, { tasks: false, taskTimeout: 1_000, timeout: 20_000 });
+    await plain.close();
+    const full = await McpClient.connect(url, { tasks: true, timeout: 20_000 });
+    const echoed = await full.callTool({ name: 'echo', arguments: { message: 'task' } });
+    await full.close();
+    if (echoed?.content?.[0]?.text !== 'Echo: task') throw new Error(`full entry with tasks: ${JSON.stringify(echoed)}`);
+    console.log(`OK ${label}: the full entry declares tasks, lite refuses them (${refusal})`);
+  } catch (error) {
+    failed = true;
+    console.error(`FAILED ${label}: ${error?.stack ?? error}`);
+  }
+}
 if (failed) globalThis.Deno ? Deno.exit(1) : process.exit(1);
 
 // Node's fetch names why a server is unreachable (its `cause`): the error
