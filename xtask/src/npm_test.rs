@@ -72,6 +72,7 @@ pub fn package_test() -> Res {
                 ("node", "Node 22"),
                 ("node-lite", "Node 22, mcp-edge/lite"),
                 ("node-lite-grants", "Node 22: mcp-edge/lite refuses the grants without a person"),
+                ("node-lite-tasks", "Node 22: mcp-edge/lite refuses the tasks extension, mcp-edge declares it"),
                 ("node-unreachable", "Node 22: an unreachable server's ECONNREFUSED kept"),
             ],
             {
@@ -130,6 +131,7 @@ pub fn package_test() -> Res {
                 ("deno", "Deno"),
                 ("deno-lite", "Deno, mcp-edge/lite"),
                 ("deno-lite-grants", "Deno: mcp-edge/lite refuses the grants without a person"),
+                ("deno-lite-tasks", "Deno: mcp-edge/lite refuses the tasks extension, mcp-edge declares it"),
             ],
             {
                 let mut c = cmd(&deno);
