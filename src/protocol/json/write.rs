@@ -47,7 +47,7 @@ pub(crate) fn write(value: &Value, out: &mut String) {
 
 /// A number as JSON text: an integer as such, a float in its shortest
 /// form. serde_json's `Number` formatting natively; on wasm32 the host's
-/// (`Number.prototype.toString`), which keeps serde_json's float writer
+/// (`String(float)`), which keeps serde_json's float writer
 /// (zmij, some 2 KB of the wasm) out of the module. The host writes the
 /// same shortest digits with other exponent rules (`1e+21`, `100000000000000000000`
 /// for `1e20`); the marks of a float are kept as serde_json writes them: a
