@@ -1,7 +1,7 @@
 // mcp-edge/lite for browsers, bundlers, Web Workers and Deno: the same API
 // as `mcp-edge` from a smaller WebAssembly module (`mcp_edge_lite_bg.wasm`,
 // built without the Cargo features `legacy-sse`, `private-key-jwt`, `dpop`,
-// `machine-grants` and `persist`; see lite.d.ts). Loaded on the first
+// `machine-grants`, `tasks` and `persist`; see lite.d.ts). Loaded on the first
 // `McpClient.connect` or `McpClient.restore`, as in index.js.
 import init, { McpClient } from './mcp_edge_lite.js';
 import { installLedger } from './ledger.js';

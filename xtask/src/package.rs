@@ -30,7 +30,7 @@ const STEM: &str = "mcp_edge";
 const LITE_STEM: &str = "mcp_edge_lite";
 /// The Cargo features of the lite build (`--no-default-features` + these):
 /// the JS API, Streamable HTTP and OAuth with PKCE; no legacy SSE, no ES256,
-/// no grants without a person.
+/// no grants without a person, no tasks extension, no session snapshots.
 const LITE_FEATURES: &str = "js";
 /// Features of both builds: `log` compiled out. The JS API installs no
 /// logger, so in the package every `log::debug!`/`warn!` was a call that
