@@ -8,11 +8,6 @@
 // To load it from elsewhere, or earlier, call `init({ module_or_path })`
 // yourself; `connect` then reuses that instance.
 import init, { McpClient } from './mcp_edge.js';
-import { installLedger } from './ledger.js';
-
-// auth.store "localStorage" keeps a copy of each record in IndexedDB, so
-// that tabs see each other's refreshes at once (ledger.js says why).
-installLedger();
 
 let ready;
 function loaded() {

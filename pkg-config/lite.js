@@ -4,11 +4,6 @@
 // `machine-grants`, `tasks` and `persist`; see lite.d.ts). Loaded on the first
 // `McpClient.connect` or `McpClient.restore`, as in index.js.
 import init, { McpClient } from './mcp_edge_lite.js';
-import { installLedger } from './ledger.js';
-
-// auth.store "localStorage" keeps a copy of each record in IndexedDB, so
-// that tabs see each other's refreshes at once (ledger.js says why).
-installLedger();
 
 let ready;
 function loaded() {

@@ -308,3 +308,16 @@ pub(crate) fn object_with(entries: &[(&str, &JsValue)]) -> JsValue {
     }
     object.into()
 }
+
+/// Aborts its controller if dropped while armed: a future that handed JS
+/// the signal was dropped before JS settled (the server cancelled, the
+/// session closed, the caller stopped waiting). `.0 = None` disarms it.
+pub(crate) struct AbortOnDrop(pub(crate) Option<web_sys::AbortController>);
+
+impl Drop for AbortOnDrop {
+    fn drop(&mut self) {
+        if let Some(controller) = self.0.take() {
+            controller.abort();
+        }
+    }
+}

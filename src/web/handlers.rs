@@ -12,7 +12,7 @@ use wasm_bindgen::JsValue;
 use wasm_bindgen_futures::JsFuture;
 use web_sys::AbortController;
 
-use super::convert::{from_js, message_of, object_with, thrown_to_error_object, to_js};
+use super::convert::{AbortOnDrop, from_js, message_of, object_with, thrown_to_error_object, to_js};
 use crate::client::handlers::check_elicitation_content;
 use crate::client::{HandlerResult, RequestContext, RequestHandler, apply_elicitation_defaults};
 use crate::protocol::{ErrorObject, Notification, codes};
@@ -51,18 +51,6 @@ pub(crate) struct JsHandler {
 impl JsHandler {
     pub(crate) fn new(function: Function, kind: HandlerKind) -> Self {
         JsHandler { function, kind }
-    }
-}
-
-/// Aborts the handler's `extra.signal` if its future is dropped before the
-/// handler settled: the server cancelled, or the session closed.
-struct AbortOnDrop(Option<AbortController>);
-
-impl Drop for AbortOnDrop {
-    fn drop(&mut self) {
-        if let Some(controller) = self.0.take() {
-            controller.abort();
-        }
     }
 }
 

@@ -10,7 +10,6 @@
 mod auth;
 mod convert;
 mod handlers;
-mod ledger;
 mod listen;
 mod options;
 mod persist;

@@ -5,17 +5,16 @@
 //! `localStorage` take a Web Lock (`navigator.locks`, named after the key)
 //! around read - refresh - write, so a rotated refresh token is presented
 //! once across tabs, and keep a copy of each record in IndexedDB to see
-//! another tab's latest write once they hold the lock (`ledger.rs`).
+//! another tab's latest write once they hold the lock; both in JS
+//! (`tab_lock.js` says why the copy).
 
-use futures::channel::oneshot;
 use js_sys::{Function, Promise, Reflect};
-use wasm_bindgen::closure::Closure;
+use wasm_bindgen::prelude::wasm_bindgen;
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
-use web_sys::Storage;
+use web_sys::{AbortController, AbortSignal, Storage};
 
-use super::convert::message_of;
-use super::ledger::Ledger;
+use super::convert::{AbortOnDrop, message_of};
 use crate::auth::{AuthError, AuthRecord, StoreLock, TokenStore};
 use crate::debug::Quoted;
 use crate::runtime::{BoxFuture, boxed};
@@ -55,12 +54,21 @@ impl WebStorage {
     }
 }
 
+#[wasm_bindgen(module = "/src/web/tab_lock.js")]
+extern "C" {
+    /// Resolves with the function that lets the lock go, or undefined
+    /// where there is no Web Locks API.
+    #[wasm_bindgen(js_name = lockRecord, catch)]
+    async fn lock_record(key: &str, signal: Option<&AbortSignal>) -> Result<JsValue, JsValue>;
+    /// The IndexedDB copy of `key`'s record ('' when cleared); never rejects.
+    #[wasm_bindgen(js_name = recordWritten)]
+    async fn record_written(key: &str, text: &str);
+}
+
 /// A [`TokenStore`] over `sessionStorage` or `localStorage`.
 pub(crate) struct WebStorageStore {
     kind: WebStorage,
     storage: Storage,
-    /// For `localStorage`, shared by tabs, where the entry installed one.
-    ledger: Option<Ledger>,
 }
 
 impl std::fmt::Debug for WebStorageStore {
@@ -71,8 +79,7 @@ impl std::fmt::Debug for WebStorageStore {
 
 impl WebStorageStore {
     pub(crate) fn new(kind: WebStorage) -> Result<Self, String> {
-        let ledger = if kind == WebStorage::Local { Ledger::installed() } else { None };
-        Ok(WebStorageStore { kind, storage: kind.open()?, ledger })
+        Ok(WebStorageStore { kind, storage: kind.open()? })
     }
 
     fn fail(&self, what: &str, error: &JsValue) -> AuthError {
@@ -111,8 +118,8 @@ impl TokenStore for WebStorageStore {
             .map_err(|e| self.fail("could not be written (full, or not allowed)", &e));
         boxed(async move {
             let text = outcome?;
-            if let Some(ledger) = &self.ledger {
-                ledger.write(&key, Some(&text)).await;
+            if self.persistent() {
+                record_written(&key, &text).await;
             }
             Ok(())
         })
@@ -123,8 +130,8 @@ impl TokenStore for WebStorageStore {
         let outcome = self.storage.remove_item(&key).map_err(|e| self.fail("could not be cleared", &e));
         boxed(async move {
             outcome?;
-            if let Some(ledger) = &self.ledger {
-                ledger.write(&key, None).await;
+            if self.persistent() {
+                record_written(&key, "").await;
             }
             Ok(())
         })
@@ -140,59 +147,30 @@ impl TokenStore for WebStorageStore {
     /// already runs one refresh at a time).
     fn lock<'a>(&'a self, server: &'a str) -> BoxFuture<'a, Result<StoreLock, AuthError>> {
         let name = record_key(server);
-        let shared = self.kind == WebStorage::Local;
+        let shared = self.persistent();
         boxed(async move {
             if !shared {
                 return Ok(StoreLock::none());
             }
-            let held = web_lock(&name).await?;
-            if let Some(ledger) = &self.ledger {
-                ledger.catch_up(&self.storage, &name).await;
+            // Dropped before the lock came (the caller stopped waiting):
+            // the request is withdrawn, or the lock let go at once.
+            let mut abort = AbortOnDrop(AbortController::new().ok());
+            let signal = abort.0.as_ref().map(AbortController::signal);
+            let taken = lock_record(&name, signal.as_ref()).await;
+            abort.0 = None;
+            match taken {
+                Ok(release) => Ok(match release.dyn_into::<Function>() {
+                    Ok(release) => StoreLock::holding(WebLockRelease(release)),
+                    // No Web Locks API (old browsers, insecure contexts).
+                    Err(_) => StoreLock::none(),
+                }),
+                Err(e) => Err(AuthError::Store(format!(
+                    "the Web Lock {name} could not be taken: {}",
+                    message_of(&e),
+                    name = Quoted(&name)
+                ))),
             }
-            Ok(held)
         })
-    }
-}
-
-/// The exclusive Web Lock `name` (`navigator.locks.request`), held until the
-/// returned guard is dropped; no lock where the API is missing (old
-/// browsers, insecure contexts), with a debug line.
-async fn web_lock(name: &str) -> Result<StoreLock, AuthError> {
-    let failed = |e: JsValue| {
-        AuthError::Store(format!("the Web Lock {name} could not be taken: {}", message_of(&e), name = Quoted(name)))
-    };
-    let get = |target: &JsValue, key: &str| {
-        Reflect::get(target, &JsValue::from_str(key)).ok().filter(|v| !v.is_undefined() && !v.is_null())
-    };
-    let locks = get(&js_sys::global(), "navigator").and_then(|navigator| get(&navigator, "locks"));
-    let request = locks.as_ref().and_then(|locks| get(locks, "request")).and_then(|f| f.dyn_into::<Function>().ok());
-    let (Some(locks), Some(request)) = (locks, request) else {
-        log::debug!("no Web Locks API here: refreshes are not coordinated across tabs");
-        return Ok(StoreLock::none());
-    };
-    // The lock is held while the promise the callback returns is pending;
-    // the guard resolves it.
-    let mut release = None;
-    let held = Promise::new(&mut |resolve, _reject| release = Some(resolve));
-    let release = release.ok_or_else(|| AuthError::Store("a Promise did not hand over its resolver".into()))?;
-    let (granted, on_grant) = oneshot::channel::<()>();
-    let callback = Closure::once_into_js(move |_lock: JsValue| -> JsValue {
-        let _ = granted.send(());
-        held.into()
-    });
-    let requested = request.call2(&locks, &JsValue::from_str(name), &callback).map_err(failed)?;
-    // The request's own promise settles only after release, or at once if
-    // the lock cannot be had (an error to report).
-    let settled = JsFuture::from(Promise::resolve(&requested));
-    match futures::future::select(on_grant, settled).await {
-        futures::future::Either::Left((Ok(()), _)) => Ok(StoreLock::holding(WebLockRelease(release))),
-        futures::future::Either::Left((Err(_), _)) => {
-            Err(AuthError::Store(format!("the Web Lock {name} was dropped", name = Quoted(name))))
-        }
-        futures::future::Either::Right((Err(e), _)) => Err(failed(e)),
-        futures::future::Either::Right((Ok(_), _)) => {
-            Err(AuthError::Store(format!("the Web Lock {name} ended early", name = Quoted(name))))
-        }
     }
 }
 
@@ -289,7 +267,6 @@ mod tests {
     use std::rc::Rc;
     use std::time::Duration;
 
-    use wasm_bindgen::prelude::wasm_bindgen;
     use wasm_bindgen_test::{wasm_bindgen_test, wasm_bindgen_test_configure};
 
     use super::*;
@@ -297,13 +274,6 @@ mod tests {
     use crate::runtime::sleep;
 
     wasm_bindgen_test_configure!(run_in_browser);
-
-    // The package's own ledger, as its browser entries install it.
-    #[wasm_bindgen(module = "/pkg-config/ledger.js")]
-    extern "C" {
-        #[wasm_bindgen(js_name = installLedger)]
-        fn install_ledger();
-    }
 
     fn record(access_token: &str) -> AuthRecord {
         let tokens = Tokens {
@@ -325,9 +295,7 @@ mod tests {
     async fn the_lock_waits_for_localstorage_to_show_the_last_write() {
         let server = "https://lagging.example/mcp";
         let key = record_key(server);
-        install_ledger();
         let store = WebStorageStore::new(WebStorage::Local).unwrap();
-        assert!(store.ledger.is_some());
         let raw = WebStorage::Local.open().unwrap();
         store.save(server, &record("new")).await.unwrap();
         let new_text = raw.get_item(&key).unwrap().unwrap();
@@ -377,7 +345,6 @@ mod tests {
     async fn a_record_changed_by_hand_is_taken_after_a_bounded_wait() {
         let server = "https://edited.example/mcp";
         let key = record_key(server);
-        install_ledger();
         let store = WebStorageStore::new(WebStorage::Local).unwrap();
         let raw = WebStorage::Local.open().unwrap();
         store.save(server, &record("saved")).await.unwrap();
@@ -391,11 +358,31 @@ mod tests {
         store.clear(server).await.unwrap();
     }
 
-    /// `sessionStorage` is this tab's own: no lock, no ledger.
+    /// A tab that stops waiting for the lock (its refresh was cancelled,
+    /// or timed out) must not leave it taken: the request is withdrawn, and
+    /// the next tab or task gets the lock once the holder lets it go.
     #[wasm_bindgen_test]
-    async fn session_storage_keeps_no_ledger() {
+    async fn a_lock_no_longer_waited_for_is_not_kept() {
+        let server = "https://abandoned.example/mcp";
+        let store = WebStorageStore::new(WebStorage::Local).unwrap();
+        let held = store.lock(server).await.unwrap();
+        let waiting = store.lock(server);
+        let gave_up = futures::future::select(waiting, Box::pin(sleep(Duration::from_millis(100)))).await;
+        assert!(matches!(gave_up, futures::future::Either::Right(_)), "the lock was handed out twice");
+        drop(gave_up);
+        drop(held);
+        let next = futures::future::select(store.lock(server), Box::pin(sleep(Duration::from_secs(5)))).await;
+        match next {
+            futures::future::Either::Left((taken, _)) => drop(taken.unwrap()),
+            futures::future::Either::Right(_) => panic!("the abandoned request kept the lock"),
+        }
+    }
+
+    /// `sessionStorage` is this tab's own: no lock, no copy in IndexedDB.
+    #[wasm_bindgen_test]
+    async fn session_storage_takes_no_lock() {
         let store = WebStorageStore::new(WebStorage::Session).unwrap();
-        assert!(store.ledger.is_none());
+        assert!(!store.persistent());
         let server = "https://session.example/mcp";
         store.save(server, &record("s")).await.unwrap();
         let _held = store.lock(server).await.unwrap();

@@ -47,7 +47,6 @@ const SHIPPED: &[&str] = &[
     "index.d.ts",
     "node.js",
     "node-http.js",
-    "ledger.js",
     "workerd.js",
     "lite.js",
     "lite.d.ts",
@@ -222,6 +221,7 @@ pub fn build_unpacked(toolchain: Toolchain, name: &str) -> Res<PathBuf> {
         let file = format!("{LITE_STEM}{suffix}");
         fs::rename(lite.join(&file), dir.join(&file)).map_err(|e| format!("cannot move {file}: {e}"))?;
     }
+    move_snippets(&lite.join(SNIPPETS), &dir.join(SNIPPETS))?;
     let _ = fs::remove_dir_all(&lite);
     // wasm-pack leaves a `.gitignore` of `*` in its output; the package
     // lists its files in package.json, and target/ is ignored anyway.
@@ -245,6 +245,33 @@ pub fn build_unpacked(toolchain: Toolchain, name: &str) -> Res<PathBuf> {
         }
     }
     Ok(dir)
+}
+
+/// Where wasm-bindgen puts the JS files the crate binds to
+/// (`#[wasm_bindgen(module = ...)]`, e.g. src/web/tab_lock.js), beside the
+/// glue that imports them.
+const SNIPPETS: &str = "snippets";
+
+/// The lite build's snippets into the full build's: both glues import them
+/// by the same relative path, and the same file may be in both (one copy
+/// kept, if they are the same).
+fn move_snippets(from: &Path, to: &Path) -> Res {
+    if !from.is_dir() {
+        return Ok(());
+    }
+    for entry in fs::read_dir(from).map_err(|e| format!("cannot read {}: {e}", from.display()))? {
+        let entry = entry.map_err(|e| format!("cannot read {}: {e}", from.display()))?;
+        let (source, target) = (entry.path(), to.join(entry.file_name()));
+        if source.is_dir() {
+            fs::create_dir_all(&target).map_err(|e| format!("cannot create {}: {e}", target.display()))?;
+            move_snippets(&source, &target)?;
+        } else if !target.exists() {
+            fs::rename(&source, &target).map_err(|e| format!("cannot move {}: {e}", source.display()))?;
+        } else if fs::read(&source).ok() != fs::read(&target).ok() {
+            return Err(format!("the full and the lite build have different {}", target.display()));
+        }
+    }
+    Ok(())
 }
 
 /// `wasm-pack build` of one flavour: the default features, or
