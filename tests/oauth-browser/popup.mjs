@@ -15,6 +15,9 @@
 //    error says so and suggests authorize: "redirect";
 // 3. a forged state in the redirect is refused;
 // 4. closing the popup ends the wait with an error that says so;
+// 4b. a popup cut off from its opener (as Cross-Origin-Opener-Policy does
+//    from the popup's side) still hands the answer back, over the
+//    BroadcastChannel alone;
 // 5. redirect mode: the page leaves for the consent page, the callback
 //    page records the answer and sends the browser back, and the page's
 //    next connect finishes the sign-in;
@@ -184,6 +187,22 @@ await check('closing the popup ends the wait with a clear error', async (page) =
 });
 
 /** Redirect mode, from the click to the page that came back. */
+await check('a popup cut off from its opener answers over the BroadcastChannel', async (page) => {
+  await page.goto(pageUrl(), { timeout: STEP_MS });
+  const popup = await clickForPopup(page);
+  await popup.waitForSelector('#allow', { timeout: STEP_MS });
+  // The callback page then finds no opener to post to.
+  await popup.evaluate(() => {
+    window.opener = null;
+  });
+  const closed = popup.waitForEvent('close', { timeout: STEP_MS });
+  await popup.click('#allow', { timeout: STEP_MS });
+  await closed;
+  const outcome = await result(page, 1);
+  assert(outcome.ok, `the page failed: ${outcome.name}: ${outcome.message}`);
+  assert(outcome.echo === 'Echo: hello through OAuth', `echo: ${outcome.echo}`);
+});
+
 async function redirectSignIn(page, query, landing) {
   await page.goto(pageUrl(`&mode=redirect${query}`), { timeout: STEP_MS });
   await Promise.all([

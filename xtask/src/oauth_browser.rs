@@ -4,7 +4,8 @@
 //! npm package, against tests/peers/oauth-server.mjs (a protected MCP server
 //! and its authorization server with a consent page), with
 //! www/oauth-callback.html as the redirect URI: the popup flow, a blocked
-//! popup, a forged state, a closed popup, and redirect mode both ways.
+//! popup, a forged state, a closed popup, a popup cut off from its opener
+//! (the BroadcastChannel answer), and redirect mode both ways.
 //! Screenshots: target/screenshots/oauth-*.png. Then tests/oauth-browser/oidc.mjs:
 //! the popup and redirect flows against oidc-provider
 //! (tests/peers/oidc-server.mjs), and two tabs sharing a localStorage token
