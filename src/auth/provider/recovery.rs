@@ -62,7 +62,10 @@ impl<H: HttpClient> OAuthProvider<H> {
 
     pub(super) async fn recover(&self, challenge: &AuthChallenge) -> Result<Recovery, AuthError> {
         let bearer = challenge::bearer(challenge.www_authenticate.iter().map(String::as_str));
-        if bearer.as_ref().and_then(|b| b.error.as_deref()) == Some("use_dpop_nonce")
+        // Without the `dpop` feature no token is DPoP-bound, so neither a
+        // nonce nor a refusal of the scheme can concern this client.
+        if cfg!(feature = "dpop")
+            && bearer.as_ref().and_then(|b| b.error.as_deref()) == Some("use_dpop_nonce")
             && let Some(nonce) = &challenge.dpop_nonce
         {
             self.state().rs_nonce = Some(nonce.clone());
@@ -78,7 +81,7 @@ impl<H: HttpClient> OAuthProvider<H> {
         if let Some(refusal) = self.dpop_refusal(challenge) {
             return Err(refusal);
         }
-        if names_dpop(challenge) && self.state().dpop_reason.is_none() {
+        if cfg!(feature = "dpop") && names_dpop(challenge) && self.state().dpop_reason.is_none() {
             self.state().dpop_reason = Some(DPOP_CHALLENGE);
         }
         let version = challenge.protocol_version.as_deref();
@@ -135,6 +138,10 @@ impl<H: HttpClient> OAuthProvider<H> {
     /// Bearer only: it refuses the scheme itself, and a new token of the same
     /// kind cannot help. The error says why DPoP was used.
     pub(super) fn dpop_refusal(&self, challenge: &AuthChallenge) -> Option<AuthError> {
+        // No DPoP-bound token without the `dpop` feature.
+        if !cfg!(feature = "dpop") {
+            return None;
+        }
         let state = self.state();
         let tokens = state.record.tokens.as_ref()?;
         let refused = challenge.status == 401
