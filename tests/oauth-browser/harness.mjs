@@ -11,6 +11,12 @@ export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 export const PKG = join(ROOT, 'target', 'npm', 'pkg');
 const WWW = join(ROOT, 'www');
 const PAGE = fileURLToPath(new URL('./page/', import.meta.url));
+/** The package entry under test: `mcp-edge`, or `mcp-edge/lite` with `--lite`
+ * (the page then loads /pkg/lite.js; its query carries `&entry=lite`). */
+export const LITE = process.argv.includes('--lite');
+export const ENTRY_QUERY = LITE ? '&entry=lite' : '';
+/** A check's name as printed: the lite runs are marked. */
+export const named = (name) => (LITE ? `${name} [mcp-edge/lite]` : name);
 /** The longest one step (a click, a navigation) may take. */
 export const STEP_MS = 20_000;
 /** The longest the page may take to report a connect's outcome. */

@@ -5,7 +5,8 @@
 // grant, DPoP advertised; sign-in scripted by the server). The test page
 // (page/) loads the built npm package (target/npm/pkg).
 //
-//   node oidc.mjs        (CHROMIUM=/usr/bin/chromium by default)
+//   node oidc.mjs [--lite]   (CHROMIUM=/usr/bin/chromium by default; --lite:
+//                             the same checks on `mcp-edge/lite`)
 //
 // Checks, each in a fresh browser context, each reading the authorization
 // server's request log:
@@ -18,7 +19,7 @@
 import { chromium } from 'playwright-core';
 import { start as startOidc } from '../peers/oidc-server.mjs';
 import { launchChromium } from '../support/chromium.mjs';
-import { RESULT_MS, STEP_MS, assert, requirePackage, serveSite, watchConsole } from './harness.mjs';
+import { ENTRY_QUERY, RESULT_MS, STEP_MS, assert, named, requirePackage, serveSite, watchConsole } from './harness.mjs';
 
 const watchdog = setTimeout(() => {
   console.error('FAILED the oidc-provider browser test did not finish within 4 minutes');
@@ -49,10 +50,10 @@ async function check(name, settings, body) {
   try {
     await body(context, oidc);
     checks.push({ name, ok: true });
-    console.log(`ok     ${name} (${((Date.now() - started) / 1000).toFixed(1)} s)`);
+    console.log(`ok     ${named(name)} (${((Date.now() - started) / 1000).toFixed(1)} s)`);
   } catch (error) {
     checks.push({ name, ok: false });
-    console.log(`FAILED ${name}: ${error?.message ?? error}`);
+    console.log(`FAILED ${named(name)}: ${error?.message ?? error}`);
     console.log(`       the authorization server's log: ${JSON.stringify(oidc.log.filter((e) => e.path !== '/mcp'))}`);
   } finally {
     await context.close().catch(() => {});
@@ -60,7 +61,7 @@ async function check(name, settings, body) {
   }
 }
 
-const pageUrl = (oidc, query = '') => `${siteOrigin}/?server=${encodeURIComponent(oidc.mcpUrl)}${query}`;
+const pageUrl = (oidc, query = '') => `${siteOrigin}/?server=${encodeURIComponent(oidc.mcpUrl)}${ENTRY_QUERY}${query}`;
 const tokenRequests = (oidc, grant) => oidc.log.filter((e) => e.path === '/token' && e.grant_type === grant);
 
 /** Signs in with a popup (the server signs the user in by itself). */

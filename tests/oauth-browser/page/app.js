@@ -9,7 +9,7 @@
 // notes that it was connecting and connects again when it comes back.
 // ?store=localStorage keeps tokens there (shared by the origin's tabs);
 // window.burst(n) connects and makes n concurrent echo calls.
-import { McpClient } from '/pkg/index.js';
+// ?entry=lite loads `mcp-edge/lite` (/pkg/lite.js) instead of `mcp-edge`.
 
 const RESUME = 'oauth-test:resume';
 const params = new URLSearchParams(location.search);
@@ -18,6 +18,7 @@ let settings = {
   mode: params.get('mode') ?? 'popup',
   redirectUri: params.get('redirectUri') ?? undefined,
   store: params.get('store') ?? undefined,
+  entry: params.get('entry') ?? 'full',
 };
 const resume = sessionStorage.getItem(RESUME);
 if (resume) {
@@ -25,6 +26,8 @@ if (resume) {
   settings = JSON.parse(resume);
 }
 const { server } = settings;
+// Loaded before the first click is handled (connect awaits it).
+const loaded = import(settings.entry === 'lite' ? '/pkg/lite.js' : '/pkg/index.js');
 const log = document.getElementById('log');
 document.getElementById('server').textContent = server;
 
@@ -35,7 +38,8 @@ function line(text, kind) {
   log.append(row);
 }
 
-function connect() {
+async function connect() {
+  const { McpClient } = await loaded;
   return McpClient.connect(server, {
     clientInfo: { name: 'oauth-popup-test', version: '1.0.0' },
     timeout: 20000,
@@ -107,7 +111,7 @@ window.workerConnect = (auth) =>
     const timer = setTimeout(() => done({ ok: false, message: 'the worker gave no answer within 30 s' }), 30000);
     worker.onmessage = (event) => done(event.data);
     worker.onerror = (event) => done({ ok: false, message: `worker error: ${event.message}` });
-    worker.postMessage({ server, auth });
+    worker.postMessage({ server, auth, entry: settings.entry });
   });
 // ?auto=1: connect on load, with no click (the popup blocker must refuse).
 // Back from a redirect-mode sign-in: connect again, which finishes it.

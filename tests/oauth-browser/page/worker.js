@@ -1,9 +1,9 @@
 // A module Web Worker of the test page: connects with the auth options it
-// is sent, calls echo, and posts the outcome back.
-import { McpClient } from '/pkg/index.js';
-
+// is sent, calls echo, and posts the outcome back; `entry: "lite"` loads
+// `mcp-edge/lite`.
 self.onmessage = async ({ data }) => {
   try {
+    const { McpClient } = await import(data.entry === 'lite' ? '/pkg/lite.js' : '/pkg/index.js');
     const client = await McpClient.connect(data.server, {
       clientInfo: { name: 'oauth-worker-test', version: '1.0.0' },
       timeout: 20000,
