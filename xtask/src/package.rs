@@ -66,16 +66,28 @@ pub fn package() -> Res {
     let built = build()?;
     println!();
     println!("package: {}", rel(&built.dir));
-    let mut files: Vec<PathBuf> = fs::read_dir(&built.dir)
-        .map_err(|e| format!("cannot list {}: {e}", built.dir.display()))?
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .collect();
+    let mut files = Vec::new();
+    files_under(&built.dir, &mut files)?;
     files.sort();
     for file in &files {
         let raw = file_size(file)?;
-        println!("  {:<24} {:>9} bytes  {:>8} gzip", name(file), raw, gzip_size(file)?);
+        let shown = file.strip_prefix(&built.dir).map(|p| p.display().to_string()).unwrap_or_else(|_| name(file));
+        println!("  {shown:<24} {raw:>9} bytes  {:>8} gzip", gzip_size(file)?);
     }
     println!("tarball: {} ({} bytes)", rel(&built.tarball), file_size(&built.tarball)?);
+    Ok(())
+}
+
+/// Every file under `dir`, in its subfolders too (`snippets/`).
+fn files_under(dir: &Path, files: &mut Vec<PathBuf>) -> Res {
+    for entry in fs::read_dir(dir).map_err(|e| format!("cannot list {}: {e}", dir.display()))? {
+        let path = entry.map_err(|e| format!("cannot list {}: {e}", dir.display()))?.path();
+        if path.is_dir() {
+            files_under(&path, files)?;
+        } else {
+            files.push(path);
+        }
+    }
     Ok(())
 }
 
