@@ -311,8 +311,25 @@ pub(crate) fn object_with(entries: &[(&str, &JsValue)]) -> JsValue {
 
 /// Aborts its controller if dropped while armed: a future that handed JS
 /// the signal was dropped before JS settled (the server cancelled, the
-/// session closed, the caller stopped waiting). `.0 = None` disarms it.
-pub(crate) struct AbortOnDrop(pub(crate) Option<web_sys::AbortController>);
+/// session closed, the caller stopped waiting).
+pub(crate) struct AbortOnDrop(Option<web_sys::AbortController>);
+
+impl AbortOnDrop {
+    /// A new controller, armed.
+    pub(crate) fn armed() -> Self {
+        AbortOnDrop(web_sys::AbortController::new().ok())
+    }
+
+    /// The signal to hand JS (none where the host made no controller).
+    pub(crate) fn signal(&self) -> Option<web_sys::AbortSignal> {
+        self.0.as_ref().map(web_sys::AbortController::signal)
+    }
+
+    /// JS settled: the signal must not fire now.
+    pub(crate) fn disarm(&mut self) {
+        self.0 = None;
+    }
+}
 
 impl Drop for AbortOnDrop {
     fn drop(&mut self) {

@@ -10,7 +10,6 @@ use js_sys::{Function, Promise};
 use serde_json::{Map, Value};
 use wasm_bindgen::JsValue;
 use wasm_bindgen_futures::JsFuture;
-use web_sys::AbortController;
 
 use super::convert::{AbortOnDrop, from_js, message_of, object_with, thrown_to_error_object, to_js};
 use crate::client::handlers::check_elicitation_content;
@@ -71,11 +70,11 @@ async fn call(function: &Function, args: &[JsValue], handler: &str) -> Result<Js
 }
 
 /// The `extra` argument: `{signal, requestId, method, _meta?}`.
-fn extra(context: &RequestContext, controller: Option<&AbortController>) -> Result<JsValue, ErrorObject> {
+fn extra(context: &RequestContext, signal: Option<web_sys::AbortSignal>) -> Result<JsValue, ErrorObject> {
     let convert = |value: &Value| to_js(value).map_err(|e| internal(format!("{e}")));
     let request_id = convert(&context.id.to_value())?;
     let method = JsValue::from_str(&context.method);
-    let signal: JsValue = controller.map(|c| c.signal().into()).unwrap_or(JsValue::UNDEFINED);
+    let signal: JsValue = signal.map(JsValue::from).unwrap_or(JsValue::UNDEFINED);
     let mut entries: Vec<(&str, &JsValue)> = vec![("signal", &signal), ("requestId", &request_id), ("method", &method)];
     let meta = match &context.progress_token {
         Some(token) => Some(convert(&crate::protocol::object! { "progressToken": token.clone() })?),
@@ -95,11 +94,11 @@ impl RequestHandler for JsHandler {
             let name = kind.name();
             let params = params.unwrap_or_else(|| Value::Object(Map::new()));
             let js_params = to_js(&params).map_err(|e| internal(format!("{e}")))?;
-            let mut abort = AbortOnDrop(AbortController::new().ok());
-            let extra = extra(&context, abort.0.as_ref())?;
+            let mut abort = AbortOnDrop::armed();
+            let extra = extra(&context, abort.signal())?;
             let answered = call(&function, &[js_params, extra], name).await;
             // Settled: the signal must not fire now.
-            abort.0 = None;
+            abort.disarm();
             let answered = answered?;
             let result = match from_js(&answered, "the handler's result") {
                 Ok(Some(Value::Array(roots))) if matches!(kind, HandlerKind::Roots) => roots_answer(roots)?,

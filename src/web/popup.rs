@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use wasm_bindgen::JsValue;
 use wasm_bindgen::prelude::wasm_bindgen;
-use web_sys::{AbortController, AbortSignal};
+use web_sys::AbortSignal;
 
 use super::convert::{AbortOnDrop, message_of};
 use crate::auth::{AuthError, AuthorizationRequest, Authorizer};
@@ -42,12 +42,11 @@ impl PopupAuthorizer {
     async fn run(&self, request: &AuthorizationRequest) -> Result<String, AuthError> {
         // Dropped before the answer (the flow was cancelled): the popup is
         // closed and its listeners removed.
-        let mut abort = AbortOnDrop(AbortController::new().ok());
-        let signal = abort.0.as_ref().map(AbortController::signal);
+        let mut abort = AbortOnDrop::armed();
         let timeout_ms = self.timeout.as_secs_f64() * 1000.0;
         let answered =
-            authorize_in_popup(&request.url, &request.state, &self.features, timeout_ms, signal.as_ref()).await;
-        abort.0 = None;
+            authorize_in_popup(&request.url, &request.state, &self.features, timeout_ms, abort.signal().as_ref()).await;
+        abort.disarm();
         match answered {
             Ok(url) => url.as_string().ok_or_else(|| AuthError::Authorizer("the popup handed back no URL".into())),
             Err(error) => Err(AuthError::Authorizer(message_of(&error))),

@@ -12,7 +12,7 @@ use js_sys::{Function, Promise, Reflect};
 use wasm_bindgen::prelude::wasm_bindgen;
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
-use web_sys::{AbortController, AbortSignal, Storage};
+use web_sys::{AbortSignal, Storage};
 
 use super::convert::{AbortOnDrop, message_of};
 use crate::auth::{AuthError, AuthRecord, StoreLock, TokenStore};
@@ -154,10 +154,9 @@ impl TokenStore for WebStorageStore {
             }
             // Dropped before the lock came (the caller stopped waiting):
             // the request is withdrawn, or the lock let go at once.
-            let mut abort = AbortOnDrop(AbortController::new().ok());
-            let signal = abort.0.as_ref().map(AbortController::signal);
-            let taken = lock_record(&name, signal.as_ref()).await;
-            abort.0 = None;
+            let mut abort = AbortOnDrop::armed();
+            let taken = lock_record(&name, abort.signal().as_ref()).await;
+            abort.disarm();
             match taken {
                 Ok(release) => Ok(match release.dyn_into::<Function>() {
                     Ok(release) => StoreLock::holding(WebLockRelease(release)),
