@@ -237,9 +237,8 @@ async fn dpop_only_when_the_resource_asks() {
         // A server whose metadata requires DPoP gets DPoP-bound tokens.
         oidc.configure(json!({ "dpop": "required" })).await;
         let before = oidc.grants("authorization_code").await.len();
-        let client = connect(&oidc, provider(&oidc, AuthConfig::new(loopback(1)), Arc::new(MemoryTokenStore::new())))
-            .await
-            .unwrap();
+        let kept = Arc::new(MemoryTokenStore::new());
+        let client = connect(&oidc, provider(&oidc, AuthConfig::new(loopback(1)), kept.clone())).await.unwrap();
         assert_eq!(echo(&client, "dpop").await.unwrap(), "Echo: dpop");
         let codes = oidc.grants("authorization_code").await;
         assert_eq!(codes.len(), before + 1, "{codes:#?}");
@@ -247,6 +246,16 @@ async fn dpop_only_when_the_resource_asks() {
         let last = oidc.log().await.into_iter().rfind(|e| e["path"] == "/mcp").unwrap();
         assert_eq!(last["scheme"], "DPoP", "{last:#?}");
         assert_eq!(last["status"], 200, "{last:#?}");
+
+        // A later process finds those tokens in the store, but not their
+        // key (it lived in the first process's memory): it cannot present
+        // them, so it signs in again with a key of its own.
+        drop(client);
+        let later = connect(&oidc, provider(&oidc, AuthConfig::new(loopback(1)), kept)).await.unwrap();
+        assert_eq!(echo(&later, "dpop again").await.unwrap(), "Echo: dpop again");
+        let codes = oidc.grants("authorization_code").await;
+        assert_eq!(codes.len(), before + 2, "{codes:#?}");
+        assert_eq!(codes[before + 1]["token_type"], "DPoP", "{codes:#?}");
     })
     .await
 }

@@ -41,8 +41,17 @@ impl<H: HttpClient> OAuthProvider<H> {
         // Every request comes here: take the header value (and for DPoP what
         // the proof needs), not a copy of all the tokens.
         let (authorization, dpop) = {
-            let state = self.state();
+            let mut state = self.state();
             let Some(tokens) = state.record.tokens.as_ref() else { return Ok(Vec::new()) };
+            if tokens.token_type.eq_ignore_ascii_case("dpop") && state.dpop_key.is_none() {
+                // Bound to a key that lived in the memory of the process
+                // (or page, before a reload) that got it: it cannot be
+                // presented. Forgotten here but not in the store, where a
+                // process holding the key may still use it; the request
+                // goes without, and its 401 starts a new authorization.
+                state.record.tokens = None;
+                return Ok(Vec::new());
+            }
             let dpop = tokens
                 .token_type
                 .eq_ignore_ascii_case("dpop")
