@@ -43,24 +43,23 @@ impl<H: HttpClient> OAuthProvider<H> {
         let (authorization, dpop) = {
             let mut state = self.state();
             let Some(tokens) = state.record.tokens.as_ref() else { return Ok(Vec::new()) };
-            if tokens.token_type.eq_ignore_ascii_case("dpop") && state.dpop_key.is_none() {
-                // Bound to a key that lived in the memory of the process
-                // (or page, before a reload) that got it: it cannot be
-                // presented. Forgotten here but not in the store, where a
-                // process holding the key may still use it; the request
-                // goes without, and its 401 starts a new authorization.
-                state.record.tokens = None;
-                return Ok(Vec::new());
-            }
-            let dpop = tokens
-                .token_type
-                .eq_ignore_ascii_case("dpop")
-                .then(|| (tokens.access_token.clone(), state.dpop_key.clone(), state.rs_nonce.clone()));
+            let dpop = match (tokens.token_type.eq_ignore_ascii_case("dpop"), state.dpop_key.clone()) {
+                (false, _) => None,
+                (true, Some(key)) => Some((tokens.access_token.clone(), key, state.rs_nonce.clone())),
+                (true, None) => {
+                    // Bound to a key that lived in the memory of the process
+                    // (or page, before a reload) that got it: it cannot be
+                    // presented. Forgotten here but not in the store, where a
+                    // process holding the key may still use it; the request
+                    // goes without, and its 401 starts a new authorization.
+                    state.record.tokens = None;
+                    return Ok(Vec::new());
+                }
+            };
             (authorization_value(tokens), dpop)
         };
         let mut headers = vec![("Authorization".to_owned(), authorization)];
-        if let Some((access_token, dpop_key, nonce)) = dpop {
-            let key = dpop_key.ok_or_else(|| AuthError::Crypto("a DPoP-bound token without its key".into()))?;
+        if let Some((access_token, key, nonce)) = dpop {
             let proof =
                 jwt::signed_dpop_proof(&key, method.as_str(), url, now_secs(), nonce.as_deref(), Some(&access_token))
                     .await?;
