@@ -31,6 +31,9 @@ pub(crate) enum WebError {
     },
     /// A value could not be converted for JS.
     Convert(String),
+    /// What a check in JS threw (`options.js`: a `TypeError` that names the
+    /// option), thrown on as it is.
+    Thrown(JsValue),
 }
 
 impl std::fmt::Display for WebError {
@@ -39,6 +42,7 @@ impl std::fmt::Display for WebError {
             WebError::Mcp(error) => write!(f, "{error}"),
             WebError::Type(message) | WebError::Convert(message) => f.write_str(message),
             WebError::Aborted { method, .. } => write!(f, "{method} was aborted"),
+            WebError::Thrown(thrown) => f.write_str(&message_of(thrown)),
         }
     }
 }
@@ -71,6 +75,7 @@ impl From<WebError> for JsValue {
                 error.set_name("McpError");
                 error.into()
             }
+            WebError::Thrown(thrown) => thrown,
         }
     }
 }
@@ -232,11 +237,6 @@ pub(crate) fn property_at(target: &JsValue, key: &JsValue) -> Option<JsValue> {
     Reflect::get(target, key).ok().filter(|v| !v.is_undefined() && !v.is_null())
 }
 
-/// An optional function property.
-pub(crate) fn function_property(target: &JsValue, key: &str, owner: &str) -> Result<Option<Function>, WebError> {
-    as_function(property(target, key), key, owner)
-}
-
 /// `owner.key`, read already, as an optional function.
 pub(crate) fn as_function(value: Option<JsValue>, key: &str, owner: &str) -> Result<Option<Function>, WebError> {
     match value {
@@ -248,11 +248,6 @@ pub(crate) fn as_function(value: Option<JsValue>, key: &str, owner: &str) -> Res
     }
 }
 
-/// An optional boolean property.
-pub(crate) fn bool_property(target: &JsValue, key: &str, owner: &str) -> Result<Option<bool>, WebError> {
-    as_bool(property(target, key), key, owner)
-}
-
 /// `owner.key`, read already, as an optional boolean.
 pub(crate) fn as_bool(value: Option<JsValue>, key: &str, owner: &str) -> Result<Option<bool>, WebError> {
     match value {
@@ -261,25 +256,6 @@ pub(crate) fn as_bool(value: Option<JsValue>, key: &str, owner: &str) -> Result<
             value.as_bool().map(Some).ok_or_else(|| WebError::Type(format!("{owner}.{key} must be a boolean")))
         }
     }
-}
-
-/// An optional string property.
-pub(crate) fn string_property(target: &JsValue, key: &str, owner: &str) -> Result<Option<String>, WebError> {
-    match property(target, key) {
-        None => Ok(None),
-        Some(value) => {
-            value.as_string().map(Some).ok_or_else(|| WebError::Type(format!("{owner}.{key} must be a string")))
-        }
-    }
-}
-
-/// An optional duration in milliseconds.
-pub(crate) fn millis_property(
-    target: &JsValue,
-    key: &str,
-    owner: &str,
-) -> Result<Option<std::time::Duration>, WebError> {
-    as_millis(property(target, key), key, owner)
 }
 
 /// `owner.key`, read already, as an optional duration in milliseconds. A

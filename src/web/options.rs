@@ -7,16 +7,14 @@ use std::time::Duration;
 use futures::FutureExt as _;
 use futures::future::{AbortHandle, Abortable, Either, ready};
 use js_sys::{Array, Function};
-use serde_json::{Map, Value};
+use serde_json::Value;
 use wasm_bindgen::closure::Closure;
+use wasm_bindgen::prelude::wasm_bindgen;
 use wasm_bindgen::{JsCast, JsValue};
 use web_sys::AbortSignal;
 
-use super::auth::{WebAuth, auth_options};
-use super::convert::{
-    WebError, as_bool, as_function, as_millis, bool_property, from_js, function_property, millis_property, property,
-    property_at, string_property,
-};
+use super::auth::{Page, WebAuth, web_auth};
+use super::convert::{WebError, as_bool, as_function, as_millis, from_js, property, property_at};
 use super::handlers::{HandlerKind, JsHandler, call_listener, notify_listener};
 use crate::client::negotiate::TransportChoice;
 use crate::client::{ClientOptions, ConnectOptions, EraChoice, RequestOptions, SessionEvent};
@@ -60,51 +58,111 @@ fn check_object(value: &JsValue, what: &str) -> Result<(), WebError> {
     }
 }
 
-/// Reads `ConnectOptions`.
-pub(crate) fn connect_options(url: &str, options: &JsValue) -> Result<Connect, WebError> {
-    const OWNER: &str = "options";
-    check_object(options, OWNER)?;
-    let choice = match string_property(options, "transport", OWNER)?.as_deref() {
-        None | Some("auto") => TransportChoice::Auto,
-        Some("streamable-http") => TransportChoice::StreamableHttp,
-        Some("sse") => TransportChoice::Sse,
-        Some(other) => {
-            return Err(WebError::Type(format!(
-                "options.transport must be \"auto\", \"streamable-http\" or \"sse\", not {other}",
-                other = Quoted(other)
-            )));
-        }
-    };
+#[wasm_bindgen(module = "/src/web/options.js")]
+extern "C" {
+    /// `ConnectOptions` checked: throws a `TypeError` naming the first
+    /// option of the wrong type or value; returns what was given, each of
+    /// the type [`Checked`] reads (the file says which).
+    #[wasm_bindgen(js_name = connectOptions, catch)]
+    fn check_connect_options(
+        options: &JsValue,
+        in_page: bool,
+        origin: Option<&str>,
+        tasks: bool,
+        machine_grants: bool,
+    ) -> Result<JsValue, JsValue>;
+    /// `options.auth` checked, as `connectOptions` checks it.
+    #[wasm_bindgen(js_name = authOptions, catch)]
+    pub(crate) fn check_auth_options(
+        auth: &JsValue,
+        in_page: bool,
+        origin: Option<&str>,
+        machine_grants: bool,
+    ) -> Result<JsValue, JsValue>;
+}
 
+/// What `options.js` returned: each value is of its type or absent, so it
+/// is read without checking again (a value of another type reads as absent).
+pub(crate) struct Checked(pub(crate) JsValue);
+
+impl Checked {
+    pub(crate) fn value(&self, key: &str) -> Option<JsValue> {
+        property(&self.0, key)
+    }
+
+    pub(crate) fn text(&self, key: &str) -> Option<String> {
+        self.value(key)?.as_string()
+    }
+
+    pub(crate) fn flag(&self, key: &str) -> Option<bool> {
+        self.value(key)?.as_bool()
+    }
+
+    pub(crate) fn number(&self, key: &str) -> Option<f64> {
+        self.value(key)?.as_f64()
+    }
+
+    /// A choice among names, as its index in the file's list of them.
+    pub(crate) fn index(&self, key: &str) -> Option<u32> {
+        self.number(key).map(|n| n as u32)
+    }
+
+    pub(crate) fn millis(&self, key: &str) -> Option<Duration> {
+        self.number(key).map(crate::runtime::duration_from_millis)
+    }
+
+    pub(crate) fn function(&self, key: &str) -> Option<Function> {
+        self.value(key).filter(JsValue::is_function).map(JsCast::unchecked_into)
+    }
+}
+
+/// Reads `ConnectOptions`: checked by `options.js`, then made the engine's.
+pub(crate) fn connect_options(url: &str, options: &JsValue) -> Result<Connect, WebError> {
+    let page = Page::here();
+    let read = check_connect_options(
+        options,
+        page.in_page,
+        page.origin.as_deref(),
+        cfg!(feature = "tasks"),
+        cfg!(feature = "machine-grants"),
+    )
+    .map(Checked)
+    .map_err(WebError::Thrown)?;
+    let choice = match read.index("transport") {
+        Some(1) => TransportChoice::StreamableHttp,
+        Some(2) => TransportChoice::Sse,
+        _ => TransportChoice::Auto,
+    };
     let mut connect = ConnectOptions::new().with_transport(choice);
-    connect.headers = headers(options)?;
-    if let Some(open) = bool_property(options, "openServerStream", OWNER)? {
+    if let Some(pairs) = read.value("headers") {
+        connect.headers = Array::from(&pairs)
+            .iter()
+            .map(|pair| {
+                let pair = Array::from(&pair);
+                (pair.get(0).as_string().unwrap_or_default(), pair.get(1).as_string().unwrap_or_default())
+            })
+            .collect();
+    }
+    if let Some(open) = read.flag("openServerStream") {
         connect.open_server_stream = open;
     }
-    if let Some(eager) = bool_property(options, "eagerServerStream", OWNER)? {
+    if let Some(eager) = read.flag("eagerServerStream") {
         connect.eager_server_stream = eager;
     }
-    let limit = if options.is_object() { js_sys::Reflect::get(options, &"maxConnections".into()).ok() } else { None };
-    match limit.filter(|value| !value.is_undefined()) {
-        None => {}
-        Some(value) if value.is_null() => connect.max_connections = None,
-        Some(value) => match value.as_f64() {
-            Some(n) if n >= 1.0 && n.fract() == 0.0 => connect.max_connections = Some(n as usize),
-            _ => return Err(WebError::Type("options.maxConnections must be a whole number from 1, or null".into())),
-        },
+    if read.flag("unlimited") == Some(true) {
+        connect.max_connections = None;
+    } else if let Some(limit) = read.number("maxConnections") {
+        connect.max_connections = Some(limit as usize);
     }
-    let auth = auth_options(url, options)?;
-    let credentials = match string_property(options, "credentials", OWNER)?.as_deref() {
+    let auth = match read.value("auth") {
+        Some(auth) => Some(web_auth(url, &Checked(auth), page)?),
         None => None,
-        Some("omit") => Some(Credentials::Omit),
-        Some("same-origin") => Some(Credentials::SameOrigin),
-        Some("include") => Some(Credentials::Include),
-        Some(other) => {
-            return Err(WebError::Type(format!(
-                "options.credentials must be \"omit\", \"same-origin\" or \"include\", not {other}",
-                other = Quoted(other)
-            )));
-        }
+    };
+    let credentials = match read.index("credentials") {
+        Some(0) => Some(Credentials::Omit),
+        Some(1) => Some(Credentials::SameOrigin),
+        Some(2) => Some(Credentials::Include),
+        _ => None,
     };
 
     let mut client = ClientOptions::default();
@@ -113,10 +171,10 @@ pub(crate) fn connect_options(url: &str, options: &JsValue) -> Result<Connect, W
         client.client_info = crate::protocol::fields::from_value::<Implementation>(info, "{name, version, title?}")
             .map_err(|e| WebError::Type(format!("options.clientInfo must be {{name, version, title?}}: {e}")))?;
     }
-    if let Some(timeout) = millis_property(options, "timeout", OWNER)? {
+    if let Some(timeout) = read.millis("timeout") {
         client.request_timeout = timeout;
     }
-    if let Some(version) = string_property(options, "protocolVersion", OWNER)? {
+    if let Some(version) = read.text("protocolVersion") {
         client.protocol_version = version.parse::<ProtocolVersion>().map_err(|_| {
             let known: Vec<String> = ProtocolVersion::ALL.iter().map(|v| v.as_str().to_owned()).collect();
             WebError::Type(format!(
@@ -126,118 +184,59 @@ pub(crate) fn connect_options(url: &str, options: &JsValue) -> Result<Connect, W
             ))
         })?;
     }
-    if let Some(era) = string_property(options, "era", OWNER)? {
-        client.era = match era.as_str() {
-            "auto" => EraChoice::Auto,
-            "handshake" => EraChoice::Handshake,
-            "stateless" => EraChoice::Stateless,
-            other => {
-                return Err(WebError::Type(format!(
-                    "options.era {other} is not one of auto, handshake, stateless",
-                    other = Quoted(other)
-                )));
-            }
-        };
-    }
-    let tasks = bool_property(options, "tasks", OWNER)?;
-    let task_timeout = millis_property(options, "taskTimeout", OWNER)?;
+    client.era = match read.index("era") {
+        Some(1) => EraChoice::Handshake,
+        Some(2) => EraChoice::Stateless,
+        _ => EraChoice::Auto,
+    };
+    // Without the feature `options.js` refuses `tasks: true`.
     #[cfg(feature = "tasks")]
     {
-        if let Some(tasks) = tasks {
+        if let Some(tasks) = read.flag("tasks") {
             client.tasks = tasks;
         }
-        if let Some(limit) = task_timeout {
+        if let Some(limit) = read.millis("taskTimeout") {
             client.task_timeout = limit;
         }
     }
-    // Without the feature the options are still read (a wrong type is the
-    // same error); declaring the extension is refused by name, and a task
-    // timeout alone bounds nothing.
-    #[cfg(not(feature = "tasks"))]
-    {
-        let _ = task_timeout;
-        if tasks == Some(true) {
-            return Err(WebError::Type(
-                "options.tasks is not in this build of mcp-edge (mcp-edge/lite does not run tool calls as \
-                 tasks): import `mcp-edge`, or build with the `tasks` feature"
-                    .into(),
-            ));
-        }
-    }
-    if let Some(cache) = bool_property(options, "resultCache", OWNER)? {
+    if let Some(cache) = read.flag("resultCache") {
         client.result_cache = cache;
     }
-    if let Some(reopen) = bool_property(options, "reopenListens", OWNER)? {
+    if let Some(reopen) = read.flag("reopenListens") {
         client.reopen_listens = reopen;
     }
-    if let Some(validate) = bool_property(options, "validateStructuredContent", OWNER)? {
+    if let Some(validate) = read.flag("validateStructuredContent") {
         client.validate_structured_content = validate;
     }
-    client = handlers(options, client)?;
-    Ok(Connect { connect, credentials, client, auth })
-}
-
-/// `headers`: a plain object, a `Headers`, or an array of pairs.
-fn headers(options: &JsValue) -> Result<Vec<(String, String)>, WebError> {
-    let Some(value) = property(options, "headers") else {
-        return Ok(Vec::new());
-    };
-    let invalid = || WebError::Type("options.headers must map header names to strings".into());
-    if !value.is_object() {
-        return Err(invalid());
-    }
-    if let Ok(Some(entries)) = js_sys::try_iter(&value) {
-        let mut headers = Vec::new();
-        for entry in entries {
-            let entry = entry.map_err(|_| invalid())?;
-            let pair = entry.dyn_into::<Array>().map_err(|_| invalid())?;
-            match (pair.get(0).as_string(), pair.get(1).as_string()) {
-                (Some(name), Some(value)) if pair.length() == 2 => headers.push((name, value)),
-                _ => return Err(invalid()),
-            }
-        }
-        return Ok(headers);
-    }
-    let object: Map<String, Value> = match from_js(&value, "options.headers")? {
-        Some(Value::Object(object)) => object,
-        _ => return Err(invalid()),
-    };
-    object
-        .into_iter()
-        .map(|(name, value)| match value {
-            Value::String(value) => Ok((name, value)),
-            _ => Err(WebError::Type(format!("options.headers[{name}] must be a string", name = Quoted(&name)))),
-        })
-        .collect()
+    Ok(Connect { connect, credentials, client: handlers(&read, client), auth })
 }
 
 /// The handlers and listeners of `ConnectOptions`.
-fn handlers(options: &JsValue, mut client: ClientOptions) -> Result<ClientOptions, WebError> {
-    const OWNER: &str = "options";
-    if let Some(sampling) = function_property(options, "sampling", OWNER)? {
+fn handlers(read: &Checked, mut client: ClientOptions) -> ClientOptions {
+    if let Some(sampling) = read.function("sampling") {
         client = client.on_request(methods::SAMPLING_CREATE_MESSAGE, JsHandler::new(sampling, HandlerKind::Sampling));
     }
-    if let Some(elicitation) = function_property(options, "elicitation", OWNER)? {
-        let fill_defaults = bool_property(options, "elicitationFillDefaults", OWNER)?.unwrap_or(true);
-        let validate = bool_property(options, "elicitationValidate", OWNER)?.unwrap_or(true);
+    if let Some(elicitation) = read.function("elicitation") {
+        let fill_defaults = read.flag("elicitationFillDefaults").unwrap_or(true);
+        let validate = read.flag("elicitationValidate").unwrap_or(true);
         let handler = JsHandler::new(elicitation, HandlerKind::Elicitation { fill_defaults, validate });
         client = client.on_request(methods::ELICITATION_CREATE, handler);
     }
-    if let Some(roots) = function_property(options, "roots", OWNER)? {
+    if let Some(roots) = read.function("roots") {
         client = client.on_request(methods::ROOTS_LIST, JsHandler::new(roots, HandlerKind::Roots));
         client.roots_list_changed = true;
     }
-    if let Some(listener) = function_property(options, "onnotification", OWNER)? {
+    if let Some(listener) = read.function("onnotification") {
         client = client.on_notification(move |notification| notify_listener(&listener, notification));
     }
-    if let Some(listener) = function_property(options, "onsessionrestarted", OWNER)? {
+    if let Some(listener) = read.function("onsessionrestarted") {
         client = client.on_event(move |event| match event {
             SessionEvent::SessionRestarted => call_listener(&listener, "onsessionrestarted"),
             // Resubscriptions reach `onresubscribed`.
             SessionEvent::Resubscribed { .. } => {}
         });
     }
-    if let Some(listener) = function_property(options, "onresubscribed", OWNER)? {
+    if let Some(listener) = read.function("onresubscribed") {
         client = client.on_event(move |event| {
             if let SessionEvent::Resubscribed { uri } = event
                 && let Err(thrown) = listener.call1(&JsValue::UNDEFINED, &JsValue::from_str(uri))
@@ -246,7 +245,7 @@ fn handlers(options: &JsValue, mut client: ClientOptions) -> Result<ClientOption
             }
         });
     }
-    Ok(client)
+    client
 }
 
 /// `RequestOptions` of one call, kept as read so each request (each page of

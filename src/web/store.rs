@@ -198,17 +198,11 @@ impl std::fmt::Debug for CallbackStore {
 }
 
 impl CallbackStore {
-    /// Reads `{ load, save, clear }`; `None` when a method is missing.
-    pub(crate) fn from_js(target: &JsValue) -> Option<Self> {
-        let method = |name: &str| {
-            Reflect::get(target, &JsValue::from_str(name)).ok().and_then(|f| f.dyn_into::<Function>().ok())
-        };
-        Some(CallbackStore {
-            target: target.clone(),
-            load: method("load")?,
-            save: method("save")?,
-            clear: method("clear")?,
-        })
+    /// `{ load, save, clear }`, whose methods `options.js` checked. A method
+    /// that is no function by the time it is called fails that call.
+    pub(crate) fn new(target: JsValue) -> Self {
+        let method = |name: &str| Reflect::get(&target, &JsValue::from_str(name)).unwrap_or_default().unchecked_into();
+        CallbackStore { load: method("load"), save: method("save"), clear: method("clear"), target }
     }
 
     /// Calls one method and waits for its value (a promise is awaited).

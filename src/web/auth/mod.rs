@@ -25,7 +25,8 @@ use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
 use web_sys::{RequestInit, RequestMode};
 
-use super::convert::{WebError, bool_property, message_of, millis_property, object_with, property, string_property};
+use super::convert::{WebError, message_of, object_with};
+use super::options::Checked;
 use super::popup::{DEFAULT_FEATURES, PopupAuthorizer};
 use super::store::{CallbackStore, WebStorage, WebStorageStore};
 use crate::auth::{
@@ -39,7 +40,6 @@ use crate::runtime::{BoxFuture, boxed};
 mod cors;
 mod redirect;
 
-use crate::debug::Quoted;
 pub(crate) use cors::ExplainCors;
 pub(crate) use redirect::complete_authorization;
 use redirect::*;
@@ -110,220 +110,122 @@ fn auth_error(error: AuthError) -> WebError {
     crate::client::Error::Transport(crate::transport::TransportError::Auth(error)).into()
 }
 
-/// Reads `options.auth` for the server at `server_url`; `None` when absent.
+/// `tokenEndpointAuthMethod`'s names, in `options.js`'s order.
+const AUTH_METHODS: [&str; 4] = ["client_secret_basic", "client_secret_post", "private_key_jwt", "none"];
+
+/// Where the client runs: a page (there is a window) and its origin, or a
+/// worker's origin, or neither (Node, Deno, a server).
+pub(crate) struct Page {
+    pub(crate) in_page: bool,
+    pub(crate) origin: Option<String>,
+}
+
+impl Page {
+    pub(crate) fn here() -> Self {
+        Page { in_page: web_sys::window().is_some(), origin: global_origin() }
+    }
+}
+
+/// `options.auth`, checked by `options.js`, as the OAuth provider for the
+/// server at `server_url`.
 // The provider holds JS values (not `Send`); `Arc` is the type the
 // transport shares providers by on every target.
 #[allow(clippy::arc_with_non_send_sync)]
-pub(crate) fn auth_options(server_url: &str, options: &JsValue) -> Result<Option<WebAuth>, WebError> {
-    let Some(auth) = property(options, "auth") else {
-        return Ok(None);
-    };
-    if !auth.is_object() {
-        return Err(WebError::Type(format!("{OWNER} must be an object")));
-    }
-    let text = |key: &str| string_property(&auth, key, OWNER);
-    let in_page = web_sys::window().is_some();
-    let origin = global_origin();
-
-    // How the user is sent to the authorization page.
-    let timeout = millis_property(&auth, "authorizationTimeout", OWNER)?.unwrap_or(Duration::from_secs(300));
-    let authorize = property(&auth, "authorize");
-    let mode = match &authorize {
-        None if in_page => Mode::Popup,
-        None => Mode::NoWindow,
-        Some(value) if value.is_function() => Mode::Callback(value.clone().unchecked_into()),
-        Some(value) => match value.as_string().as_deref() {
-            Some("popup") | Some("redirect") if !in_page => {
-                return Err(WebError::Type(format!(
-                    "{OWNER}.authorize {} needs a page (there is no window here): pass a function that \
-                     takes {{url, redirectUri, state}}, lets the user sign in and resolves with the URL the \
-                     authorization server redirected to",
-                    Quoted(&value.as_string().unwrap_or_default())
-                )));
-            }
-            Some("popup") => Mode::Popup,
-            Some("redirect") => Mode::Redirect,
-            _ => {
-                return Err(WebError::Type(format!("{OWNER}.authorize must be \"popup\", \"redirect\" or a function")));
-            }
-        },
-    };
-
-    let redirect_uri = match text("redirectUri")? {
-        Some(uri) => uri,
-        None => match &origin {
-            Some(origin) => format!("{origin}{CALLBACK_PATH}"),
-            None if matches!(mode, Mode::Callback(_)) => {
-                return Err(WebError::Type(format!(
-                    "{OWNER}.redirectUri is needed here (there is no page origin to put the callback page on)"
-                )));
-            }
-            // Only a flow with a person needs it, and there is none here.
-            None => String::new(),
-        },
-    };
+pub(crate) fn web_auth(server_url: &str, auth: &Checked, page: Page) -> Result<WebAuth, WebError> {
+    let timeout = auth.millis("authorizationTimeout").unwrap_or(Duration::from_secs(300));
+    // Without a page origin only a flow with a person needs one, and
+    // `options.js` asked for it where there is one (an `authorize` function).
+    let redirect_uri = auth
+        .text("redirectUri")
+        .or_else(|| page.origin.as_ref().map(|origin| format!("{origin}{CALLBACK_PATH}")))
+        .unwrap_or_default();
     let mut config = AuthConfig::new(redirect_uri);
     config.authorization_timeout = timeout;
-    config.client_id = text("clientId")?;
-    config.client_secret = text("clientSecret")?;
-    config.client_metadata_url = text("clientMetadataUrl")?;
-    config.private_key_pem = text("privateKeyPem")?;
-    config.key_id = text("keyId")?;
-    config.token_endpoint_auth_method = match text("tokenEndpointAuthMethod")? {
-        None => None,
-        Some(method)
-            if ["client_secret_basic", "client_secret_post", "private_key_jwt", "none"].contains(&method.as_str()) =>
-        {
-            Some(method)
-        }
-        Some(other) => {
-            return Err(WebError::Type(format!(
-                "{OWNER}.tokenEndpointAuthMethod {other} is not one of client_secret_basic, \
-                 client_secret_post, private_key_jwt, none",
-                other = Quoted(&other)
-            )));
-        }
-    };
-    if let Some(name) = text("clientName")? {
+    config.client_id = auth.text("clientId");
+    config.client_secret = auth.text("clientSecret");
+    config.client_metadata_url = auth.text("clientMetadataUrl");
+    config.private_key_pem = auth.text("privateKeyPem");
+    config.key_id = auth.text("keyId");
+    config.token_endpoint_auth_method = auth
+        .index("tokenEndpointAuthMethod")
+        .and_then(|i| AUTH_METHODS.get(i as usize))
+        .map(|method| (*method).to_owned());
+    if let Some(name) = auth.text("clientName") {
         config.client_name = name;
     }
-    config.scopes = scopes(&auth)?;
-    config.grant = grant(&auth)?;
-    if let Some(insecure) = bool_property(&auth, "allowInsecureHttp", OWNER)? {
+    config.scopes = auth.value("scopes").map(|list| Array::from(&list).iter().filter_map(|s| s.as_string()).collect());
+    config.grant = grant(auth);
+    if let Some(insecure) = auth.flag("allowInsecureHttp") {
         config.allow_insecure_http = insecure;
     }
     // DPoP-bound tokens where the server does not ask for them.
-    if let Some(dpop) = bool_property(&auth, "dpop", OWNER)? {
+    if let Some(dpop) = auth.flag("dpop") {
         config.dpop = dpop;
     }
 
-    let store = store(&auth, in_page)?;
-    let features = text("popupFeatures")?.unwrap_or_else(|| DEFAULT_FEATURES.to_owned());
-    let authorizer = match mode {
-        Mode::Popup => WebAuthorizer::Popup(PopupAuthorizer { timeout, features }),
-        Mode::Redirect => WebAuthorizer::Redirect,
-        Mode::Callback(function) => WebAuthorizer::Callback(function),
-        Mode::NoWindow => WebAuthorizer::NoWindow,
+    let store = store(auth, page.in_page)?;
+    let authorizer = match (auth.function("authorize"), auth.index("mode")) {
+        (Some(function), _) => WebAuthorizer::Callback(function),
+        (None, Some(0)) => WebAuthorizer::Popup(PopupAuthorizer {
+            timeout,
+            features: auth.text("popupFeatures").unwrap_or_else(|| DEFAULT_FEATURES.to_owned()),
+        }),
+        (None, Some(1)) => WebAuthorizer::Redirect,
+        _ => WebAuthorizer::NoWindow,
     };
-    let http = ExplainCors { inner: DefaultHttp::new(), page_origin: origin };
+    let http = ExplainCors { inner: DefaultHttp::new(), page_origin: page.origin };
     let provider = OAuthProvider::with_http(http, server_url, config)
         .map_err(|e| WebError::Type(format!("{OWNER}: {e}")))?
         .with_authorizer(authorizer)
         .with_store(store);
-    Ok(Some(WebAuth { provider: Arc::new(provider), finish_redirects: in_page }))
+    Ok(WebAuth { provider: Arc::new(provider), finish_redirects: page.in_page })
 }
 
-enum Mode {
-    Popup,
-    Redirect,
-    Callback(Function),
-    NoWindow,
-}
-
-/// `scope`: a space-separated string or an array of strings.
-fn scopes(auth: &JsValue) -> Result<Option<Vec<String>>, WebError> {
-    let Some(value) = property(auth, "scope") else {
-        return Ok(None);
-    };
-    if let Some(text) = value.as_string() {
-        return Ok(Some(text.split_whitespace().map(str::to_owned).collect()));
-    }
-    if Array::is_array(&value) {
-        let mut scopes = Vec::new();
-        for item in Array::from(&value).iter() {
-            match item.as_string() {
-                Some(scope) => scopes.push(scope),
-                None => return Err(WebError::Type(format!("{OWNER}.scope must hold strings"))),
-            }
+/// The grant `options.js` read (its index in the file's `GRANTS`), with
+/// what it needs.
+fn grant(auth: &Checked) -> Option<Grant> {
+    match auth.index("grant")? {
+        #[cfg(feature = "machine-grants")]
+        1 => Some(Grant::ClientCredentials),
+        #[cfg(feature = "machine-grants")]
+        2 => Some(Grant::JwtBearer { assertion: auth.text("assertion").unwrap_or_default() }),
+        #[cfg(feature = "machine-grants")]
+        3 => {
+            let idp = Checked(auth.value("identityProvider")?);
+            Some(Grant::IdentityAssertion {
+                idp_token_endpoint: idp.text("tokenEndpoint").unwrap_or_default(),
+                id_token: idp.text("idToken").unwrap_or_default(),
+                idp_client_id: idp.text("clientId").unwrap_or_default(),
+                idp_client_secret: idp.text("clientSecret"),
+            })
         }
-        return Ok(Some(scopes));
-    }
-    Err(WebError::Type(format!("{OWNER}.scope must be a string or an array of strings")))
-}
-
-/// `grant`, with `assertion` and `identityProvider` where it needs them.
-fn grant(auth: &JsValue) -> Result<Option<Grant>, WebError> {
-    let assertion = string_property(auth, "assertion", OWNER)?;
-    let idp = property(auth, "identityProvider");
-    let named = string_property(auth, "grant", OWNER)?;
-    let kind = match (named.as_deref(), &idp, &assertion) {
-        (Some(kind), _, _) => kind,
-        (None, Some(_), _) => "identity_assertion",
-        (None, None, Some(_)) => "jwt_bearer",
-        (None, None, None) => return Ok(None),
-    };
-    match kind {
-        "authorization_code" => Ok(Some(Grant::AuthorizationCode)),
-        #[cfg(not(feature = "machine-grants"))]
-        "client_credentials" | "jwt_bearer" | "identity_assertion" => Err(WebError::Type(format!(
-            "{OWNER}.grant {kind} is not in this build of mcp-edge (mcp-edge/lite has the authorization code \
-             grant only): import `mcp-edge`, or build with the `machine-grants` feature",
-            kind = Quoted(kind)
-        ))),
-        #[cfg(feature = "machine-grants")]
-        "client_credentials" => Ok(Some(Grant::ClientCredentials)),
-        #[cfg(feature = "machine-grants")]
-        "jwt_bearer" => match assertion {
-            Some(assertion) => Ok(Some(Grant::JwtBearer { assertion })),
-            None => Err(WebError::Type(format!(
-                "{OWNER}.grant \"jwt_bearer\" needs {OWNER}.assertion (the JWT to present)"
-            ))),
-        },
-        #[cfg(feature = "machine-grants")]
-        "identity_assertion" => {
-            let owner = format!("{OWNER}.identityProvider");
-            let idp = idp.ok_or_else(|| {
-                WebError::Type(format!(
-                    "{OWNER}.grant \"identity_assertion\" needs {owner}: {{tokenEndpoint, idToken, clientId, \
-                     clientSecret?}}"
-                ))
-            })?;
-            let required = |key: &str| -> Result<String, WebError> {
-                string_property(&idp, key, &owner)?
-                    .ok_or_else(|| WebError::Type(format!("{owner}.{key} must be a string")))
-            };
-            Ok(Some(Grant::IdentityAssertion {
-                idp_token_endpoint: required("tokenEndpoint")?,
-                id_token: required("idToken")?,
-                idp_client_id: required("clientId")?,
-                idp_client_secret: string_property(&idp, "clientSecret", &owner)?,
-            }))
-        }
-        other => Err(WebError::Type(format!(
-            "{OWNER}.grant {other} is not one of authorization_code, client_credentials, jwt_bearer, \
-             identity_assertion",
-            other = Quoted(other)
-        ))),
+        // Without `machine-grants`, `options.js` refused the others.
+        _ => Some(Grant::AuthorizationCode),
     }
 }
 
 /// `store`; by default `sessionStorage` in a page (memory if the page may
 /// not use it), memory elsewhere.
-fn store(auth: &JsValue, in_page: bool) -> Result<Arc<dyn TokenStore>, WebError> {
+fn store(auth: &Checked, in_page: bool) -> Result<Arc<dyn TokenStore>, WebError> {
     let web = |kind: WebStorage| -> Result<Arc<dyn TokenStore>, WebError> {
         WebStorageStore::new(kind).map(|store| Arc::new(store) as Arc<dyn TokenStore>).map_err(|reason| {
             WebError::Type(format!("{OWNER}.store: {reason}; use \"memory\" or your own {{ load, save, clear }}"))
         })
     };
-    let Some(value) = property(auth, "store") else {
-        if in_page {
-            match WebStorageStore::new(WebStorage::Session) {
-                Ok(store) => return Ok(Arc::new(store)),
-                Err(reason) => log::warn!("keeping OAuth tokens in memory: {reason}"),
+    match auth.index("store") {
+        Some(1) => Ok(Arc::new(MemoryTokenStore::new())),
+        Some(2) => web(WebStorage::Session),
+        Some(3) => web(WebStorage::Local),
+        Some(4) => Ok(Arc::new(CallbackStore::new(auth.value("storeObject").unwrap_or_default()))),
+        _ => {
+            if in_page {
+                match WebStorageStore::new(WebStorage::Session) {
+                    Ok(store) => return Ok(Arc::new(store)),
+                    Err(reason) => log::warn!("keeping OAuth tokens in memory: {reason}"),
+                }
             }
+            Ok(Arc::new(MemoryTokenStore::new()))
         }
-        return Ok(Arc::new(MemoryTokenStore::new()));
-    };
-    match value.as_string().as_deref() {
-        Some("memory") => Ok(Arc::new(MemoryTokenStore::new())),
-        Some("sessionStorage") => web(WebStorage::Session),
-        Some("localStorage") => web(WebStorage::Local),
-        Some(_) => Err(WebError::Type(format!(
-            "{OWNER}.store must be \"memory\", \"sessionStorage\", \"localStorage\" or {{ load, save, clear }}"
-        ))),
-        None => CallbackStore::from_js(&value).map(|store| Arc::new(store) as Arc<dyn TokenStore>).ok_or_else(|| {
-            WebError::Type(format!("{OWNER}.store must have the methods load(key), save(key, value) and clear(key)"))
-        }),
     }
 }
 

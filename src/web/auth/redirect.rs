@@ -5,6 +5,8 @@
 use super::*;
 use crate::protocol::build::Builder;
 use crate::protocol::fields::{Fields, deserialize_by_fields};
+use crate::web::convert::property;
+use crate::web::options::check_auth_options;
 
 /// Redirect mode: the pending flow was saved by `remember`; leave the page.
 pub(super) async fn redirect(request: &AuthorizationRequest) -> Result<String, AuthError> {
@@ -216,14 +218,11 @@ pub(crate) async fn complete_authorization(url: String, options: JsValue) -> Res
     let Some(server) = Pending::record(&url).map_err(auth_error)? else {
         return Ok(false);
     };
-    let with_auth = if property(&options, "auth").is_some() {
-        options
-    } else {
-        object_with(&[("auth", &js_sys::Object::new().into())])
-    };
-    let Some(auth) = auth_options(&server, &with_auth)? else {
-        return Ok(false);
-    };
+    let auth = property(&options, "auth").unwrap_or_else(|| js_sys::Object::new().into());
+    let page = Page::here();
+    let checked = check_auth_options(&auth, page.in_page, page.origin.as_deref(), cfg!(feature = "machine-grants"))
+        .map_err(WebError::Thrown)?;
+    let auth = web_auth(&server, &Checked(checked), page)?;
     let page = web_sys::window().and_then(|w| w.location().href().ok()).unwrap_or_default();
     let Some(found) = Pending::find(Some(&server), &page) else {
         return Ok(false);

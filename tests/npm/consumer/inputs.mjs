@@ -69,6 +69,30 @@ const CONNECT_OPTIONS = [
   'transport', 'auth', 'openServerStream', 'eagerServerStream', 'reopenListens', 'validateStructuredContent',
   'maxConnections', 'sampling', 'elicitation', 'elicitationFillDefaults', 'elicitationValidate', 'roots',
 ];
+// One wrong value of each option: the connect must fail with a TypeError
+// that names the option (checked by src/web/options.js, `clientInfo` and
+// `protocolVersion` in Rust).
+const WRONG = {
+  transport: 'carrier-pigeon', headers: 5, credentials: 'all', timeout: -1, protocolVersion: '1999-01-01',
+  era: 'bronze', tasks: 'yes', taskTimeout: 'soon', resultCache: 1, openServerStream: 'no', eagerServerStream: 0,
+  reopenListens: 'x', validateStructuredContent: 'x', maxConnections: 0.5, sampling: 'fn', elicitation: 1,
+  elicitationFillDefaults: 'x', elicitationValidate: 'x', roots: 'x', onnotification: 1, onsessionrestarted: 1,
+  onresubscribed: 1, clientInfo: 5, auth: 5,
+};
+const WRONG_AUTH = {
+  authorizationTimeout: -1, redirectUri: 5, clientId: 5, clientSecret: 5, clientMetadataUrl: 5, privateKeyPem: 5,
+  keyId: 5, tokenEndpointAuthMethod: 'magic', clientName: 5, grant: 'magic', assertion: 5, allowInsecureHttp: 'x',
+  dpop: 'x', popupFeatures: 5, scope: 5, store: 'disk', authorize: 'window',
+};
+const WRONG_MORE = [
+  [{ headers: { 'x-a': 5 } }, 'options.headers["x-a"]'],
+  [{ headers: [['x-a']] }, 'options.headers'],
+  [{ maxConnections: 0 }, 'options.maxConnections'],
+  [{ auth: { scope: ['a', 5] } }, 'options.auth.scope'],
+  [{ auth: { store: { load() {} } } }, 'options.auth.store'],
+  [{ auth: { grant: 'jwt_bearer' } }, 'options.auth.grant'],
+  [{ auth: { identityProvider: {} } }, 'options.auth.'],
+];
 const REQUEST_OPTIONS = ['signal', 'timeout', 'onprogress', 'resetTimeoutOnProgress', 'maxTotalTimeout'];
 const BOUND_MS = 8_000;
 
@@ -114,6 +138,18 @@ async function run(Client) {
     closeLater(await check(`connect, url ${name}`, () => Client.connect(value, {})));
   }
   for (const client of opened.splice(0)) await settle(() => client.close());
+  const wrong = [
+    ...Object.entries(WRONG).map(([key, value]) => [{ [key]: value }, `options.${key}`]),
+    ...Object.entries(WRONG_AUTH).map(([key, value]) => [{ auth: { [key]: value } }, `options.auth.${key}`]),
+    ...WRONG_MORE,
+  ];
+  for (const [options, named] of wrong) {
+    const outcome = await check(`connect with ${JSON.stringify(options)}`, () => Client.connect(url, options));
+    closeLater(outcome);
+    if (!(outcome.error instanceof TypeError) || !outcome.error.message.includes(named)) {
+      throw new Error(`connect with ${JSON.stringify(options)}: not a TypeError naming ${named}: ${outcome.how} ${outcome.error ?? ''}`);
+    }
+  }
 
   const client = await Client.connect(url, { era: 'handshake' });
   try {

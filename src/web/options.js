@@ -1,0 +1,212 @@
+// `ConnectOptions` checked (src/web/options.rs calls this; wasm-bindgen
+// ships it beside its glue). Written in JS, from tables, not through
+// wasm-bindgen's bindings: forty options, each read, checked and named in
+// its own TypeError, weighed more in the wasm than here (docs/size.md,
+// session 37).
+//
+// An option of the wrong type or value throws a TypeError that names it.
+// What comes back holds what was given under the same names, each of the
+// type the Rust side reads without checking again: strings, booleans,
+// numbers (a choice among names as the index of the one given), functions,
+// and lists. `clientInfo` and `protocolVersion` are checked in Rust, which
+// knows the shape of an `Implementation` and the protocol versions.
+
+const fail = (message) => {
+  throw new TypeError(message);
+};
+
+// A string as the errors show one: in double quotes, escaped as JSON.
+const quoted = (text) => JSON.stringify(text);
+
+// `owner[key]`; undefined when absent or null. A getter that throws fails
+// the call with its own error.
+const get = (owner, key) => owner?.[key] ?? undefined;
+
+// A duration in milliseconds: a finite number from 0.
+const MS = 'ms';
+
+// `owner[key]` (`name.key` in errors) as `kind` says: a `typeof` name, MS,
+// or the list of names it may be (read as the index of the one given).
+function check(owner, name, key, kind) {
+  const value = get(owner, key);
+  const what = `${name}.${key}`;
+  if (value === undefined) return undefined;
+  if (Array.isArray(kind)) {
+    if (typeof value !== 'string') fail(`${what} must be a string`);
+    const index = kind.indexOf(value);
+    return index >= 0 ? index : fail(`${what} ${quoted(value)} is not one of ${kind.join(', ')}`);
+  }
+  if (kind !== MS && typeof value === kind) return value;
+  if (kind === MS && typeof value === 'number' && Number.isFinite(value) && value >= 0) return value;
+  fail(`${what} must be ${kind === MS ? 'a non-negative number of milliseconds' : `a ${kind}`}`);
+}
+
+// Every option `spec` names, checked, into `read`.
+function checkAll(owner, name, spec, read = {}) {
+  for (const key in spec) read[key] = check(owner, name, key, spec[key]);
+  return read;
+}
+
+const CONNECT = {
+  transport: ['auto', 'streamable-http', 'sse'],
+  openServerStream: 'boolean',
+  eagerServerStream: 'boolean',
+  credentials: ['omit', 'same-origin', 'include'],
+  timeout: MS,
+  protocolVersion: 'string',
+  era: ['auto', 'handshake', 'stateless'],
+  tasks: 'boolean',
+  taskTimeout: MS,
+  resultCache: 'boolean',
+  reopenListens: 'boolean',
+  validateStructuredContent: 'boolean',
+  sampling: 'function',
+  elicitation: 'function',
+  elicitationFillDefaults: 'boolean',
+  elicitationValidate: 'boolean',
+  roots: 'function',
+  onnotification: 'function',
+  onsessionrestarted: 'function',
+  onresubscribed: 'function',
+};
+
+// `options` (`ConnectOptions`) checked. `inPage`: there is a window;
+// `origin`: the page's (or worker's) origin, if any; `tasks` and
+// `machineGrants`: the Rust side was built with those Cargo features.
+export function connectOptions(options, inPage, origin, tasks, machineGrants) {
+  if (options !== undefined && options !== null && typeof options !== 'object') fail('options must be an object');
+  const read = checkAll(options, 'options', CONNECT);
+  read.headers = headers(get(options, 'headers'));
+  // null is no limit, where absent is the default.
+  const limit = options?.maxConnections;
+  if (limit === null) read.unlimited = true;
+  else if (limit !== undefined && !(Number.isInteger(limit) && limit >= 1)) {
+    fail('options.maxConnections must be a whole number from 1, or null');
+  } else read.maxConnections = limit;
+  // Without the feature the options are still read (a wrong type is the
+  // same error); declaring the extension is refused by name.
+  if (read.tasks && !tasks) {
+    fail(
+      'options.tasks is not in this build of mcp-edge (mcp-edge/lite does not run tool calls as tasks): ' +
+        'import `mcp-edge`, or build with the `tasks` feature',
+    );
+  }
+  read.auth = authOptions(get(options, 'auth'), inPage, origin, machineGrants);
+  return read;
+}
+
+// `headers`: a plain object, a `Headers`, or an array of pairs; as pairs.
+function headers(value) {
+  const invalid = () => fail('options.headers must map header names to strings');
+  if (value === undefined) return undefined;
+  if (typeof value !== 'object') invalid();
+  if (typeof value[Symbol.iterator] === 'function') {
+    return Array.from(value, (pair) =>
+      Array.isArray(pair) && pair.length === 2 && typeof pair[0] === 'string' && typeof pair[1] === 'string'
+        ? pair
+        : invalid(),
+    );
+  }
+  // Through JSON, as a request's values go: `toJSON` is honoured and
+  // undefined values vanish.
+  const object = JSON.parse(JSON.stringify(value) ?? 'null');
+  if (object === null || typeof object !== 'object' || Array.isArray(object)) invalid();
+  return Object.entries(object).map(([name, text]) =>
+    typeof text === 'string' ? [name, text] : fail(`options.headers[${quoted(name)}] must be a string`),
+  );
+}
+
+const AUTH = {
+  authorizationTimeout: MS,
+  redirectUri: 'string',
+  clientId: 'string',
+  clientSecret: 'string',
+  clientMetadataUrl: 'string',
+  privateKeyPem: 'string',
+  keyId: 'string',
+  tokenEndpointAuthMethod: ['client_secret_basic', 'client_secret_post', 'private_key_jwt', 'none'],
+  clientName: 'string',
+  assertion: 'string',
+  grant: ['authorization_code', 'client_credentials', 'jwt_bearer', 'identity_assertion'],
+  allowInsecureHttp: 'boolean',
+  dpop: 'boolean',
+  popupFeatures: 'string',
+};
+
+// The token stores by name: the index + 1 is `store` (0 the default, 4 the
+// app's `{ load, save, clear }`, as `storeObject`).
+const STORES = ['memory', 'sessionStorage', 'localStorage'];
+
+// `options.auth` checked; undefined when absent.
+export function authOptions(auth, inPage, origin, machineGrants) {
+  const OWNER = 'options.auth';
+  if (auth === undefined) return undefined;
+  if (auth === null || typeof auth !== 'object') fail(`${OWNER} must be an object`);
+  const read = checkAll(auth, OWNER, AUTH);
+
+  // How the user is sent to the authorization page: a popup (`mode` 0), a
+  // redirect (1), the app's function (`authorize`), or no way (3).
+  const authorize = get(auth, 'authorize');
+  if (typeof authorize === 'function') read.authorize = authorize;
+  else if (authorize === undefined) read.mode = inPage ? 0 : 3;
+  else if (authorize !== 'popup' && authorize !== 'redirect') {
+    fail(`${OWNER}.authorize must be "popup", "redirect" or a function`);
+  } else if (inPage) read.mode = authorize === 'popup' ? 0 : 1;
+  else {
+    fail(
+      `${OWNER}.authorize ${quoted(authorize)} needs a page (there is no window here): pass a function that ` +
+        'takes {url, redirectUri, state}, lets the user sign in and resolves with the URL the ' +
+        'authorization server redirected to',
+    );
+  }
+  if (read.redirectUri === undefined && origin === undefined && read.authorize) {
+    fail(`${OWNER}.redirectUri is needed here (there is no page origin to put the callback page on)`);
+  }
+
+  // `scope`: a space-separated string or an array of strings.
+  const scope = get(auth, 'scope');
+  if (typeof scope === 'string') read.scopes = scope.split(/\s+/).filter((one) => one);
+  else if (Array.isArray(scope)) {
+    read.scopes = Array.from(scope, (one) => (typeof one === 'string' ? one : fail(`${OWNER}.scope must hold strings`)));
+  } else if (scope !== undefined) fail(`${OWNER}.scope must be a string or an array of strings`);
+
+  grant(auth, OWNER, read, machineGrants);
+
+  const store = get(auth, 'store');
+  if (store === undefined) read.store = 0;
+  else if (typeof store === 'string') {
+    read.store =
+      STORES.indexOf(store) + 1 ||
+      fail(`${OWNER}.store must be "memory", "sessionStorage", "localStorage" or { load, save, clear }`);
+  } else if (['load', 'save', 'clear'].every((method) => typeof get(store, method) === 'function')) {
+    read.store = 4;
+    read.storeObject = store;
+  } else fail(`${OWNER}.store must have the methods load(key), save(key, value) and clear(key)`);
+  return read;
+}
+
+// `grant` (an index in AUTH.grant), told by `identityProvider` or
+// `assertion` when not named, with what it needs.
+function grant(auth, OWNER, read, machineGrants) {
+  const idp = get(auth, 'identityProvider');
+  read.grant ??= idp !== undefined ? 3 : read.assertion !== undefined ? 2 : undefined;
+  const kind = quoted(AUTH.grant[read.grant] ?? '');
+  if (read.grant > 0 && !machineGrants) {
+    fail(
+      `${OWNER}.grant ${kind} is not in this build of mcp-edge (mcp-edge/lite has the authorization code grant ` +
+        'only): import `mcp-edge`, or build with the `machine-grants` feature',
+    );
+  }
+  if (read.grant === 2 && read.assertion === undefined) {
+    fail(`${OWNER}.grant ${kind} needs ${OWNER}.assertion (the JWT to present)`);
+  }
+  if (read.grant === 3) {
+    const owner = `${OWNER}.identityProvider`;
+    if (idp === undefined) {
+      fail(`${OWNER}.grant ${kind} needs ${owner}: {tokenEndpoint, idToken, clientId, clientSecret?}`);
+    }
+    const given = checkAll(idp, owner, { tokenEndpoint: 'string', idToken: 'string', clientId: 'string' });
+    for (const key in given) given[key] ?? fail(`${owner}.${key} must be a string`);
+    read.identityProvider = checkAll(idp, owner, { clientSecret: 'string' }, given);
+  }
+}
