@@ -2,7 +2,8 @@
 // `deno` and `default` conditions): wasm-bindgen's `--target web` glue.
 //
 // No `await init()` is needed: the WebAssembly module is fetched and
-// instantiated on the first `McpClient.connect` (or `restore`), from
+// instantiated on the first `McpClient.connect` (or `restore`, or
+// `completeAuthorization`), from
 // `new URL('mcp_edge_bg.wasm', import.meta.url)` (bundlers such as Vite,
 // webpack 5 and esbuild with a file loader copy it next to the bundle).
 // To load it from elsewhere, or earlier, call `init({ module_or_path })`
@@ -30,6 +31,13 @@ const restore = McpClient.restore;
 McpClient.restore = async function restoreOnceLoaded(snapshot, url, options) {
   await loaded();
   return restore.call(McpClient, snapshot, url, options);
+};
+// `completeAuthorization` is called on a page the authorization server sent
+// the browser back to, often before any connect.
+const complete = McpClient.completeAuthorization;
+McpClient.completeAuthorization = async function completeOnceLoaded(url, options) {
+  await loaded();
+  return complete.call(McpClient, url, options);
 };
 
 export * from './mcp_edge.js';

@@ -2,7 +2,7 @@
 // as `mcp-edge` from a smaller WebAssembly module (`mcp_edge_lite_bg.wasm`,
 // built without the Cargo features `legacy-sse`, `private-key-jwt`, `dpop`,
 // `machine-grants`, `tasks` and `persist`; see lite.d.ts). Loaded on the first
-// `McpClient.connect` or `McpClient.restore`, as in index.js.
+// `McpClient.connect`, `restore` or `completeAuthorization`, as in index.js.
 import init, { McpClient } from './mcp_edge_lite.js';
 
 let ready;
@@ -26,6 +26,13 @@ const restore = McpClient.restore;
 McpClient.restore = async function restoreOnceLoaded(snapshot, url, options) {
   await loaded();
   return restore.call(McpClient, snapshot, url, options);
+};
+// `completeAuthorization` is called on a page the authorization server sent
+// the browser back to, often before any connect.
+const complete = McpClient.completeAuthorization;
+McpClient.completeAuthorization = async function completeOnceLoaded(url, options) {
+  await loaded();
+  return complete.call(McpClient, url, options);
 };
 
 export * from './mcp_edge_lite.js';

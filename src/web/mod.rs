@@ -300,7 +300,7 @@ impl McpClient {
     /// code is exchanged and the tokens kept in `options.auth.store` (so
     /// use a lasting store, the default `sessionStorage` in a page).
     /// Resolves `false` when no pending flow of this browser tab matches.
-    /// Load the module first (`await init()`, or any `connect`).
+    /// The package's entries load the module first, as for `connect`.
     #[wasm_bindgen(js_name = completeAuthorization, unchecked_return_type = "Promise<boolean>")]
     pub fn complete_authorization(
         url: String,

@@ -25,6 +25,9 @@
 //    next connect finishes the sign-in;
 // 6. redirect mode with the page itself as the redirect URI: the code is
 //    taken from the page's URL, which is cleaned afterwards;
+// 6b. the same, finished by the app's McpClient.completeAuthorization(
+//    location.href, {auth}) (it resolves true), then a connect that uses
+//    the tokens;
 // 7. in a Web Worker (no window), a sign-in that needs a person fails with
 //    an error that says to pass auth.authorize;
 // 8. in a Web Worker, the client credentials grant works (lite: it is
@@ -230,6 +233,7 @@ async function redirectSignIn(page, query, landing) {
   for (const name of ['code', 'state', 'iss']) assert(!url.searchParams.has(name), `the page URL still has ${name}`);
   const left = await page.evaluate(() => Object.keys(sessionStorage).filter((key) => key.startsWith('mcp-edge:pending:')));
   assert(left.length === 0, `pending flows left in sessionStorage: ${left.length}`);
+  return outcome;
 }
 
 await check('redirect mode through the callback page', async (page) => {
@@ -240,6 +244,13 @@ await check('redirect mode through the callback page', async (page) => {
 await check('redirect mode with the page itself as redirect URI: code read from the URL, URL cleaned', async (page) => {
   const redirectUri = `${siteOrigin}/`;
   await redirectSignIn(page, `&redirectUri=${encodeURIComponent(redirectUri)}`, (url) => url.pathname === '/' && url.searchParams.has('code'));
+});
+
+await check('redirect mode finished by completeAuthorization(location.href), then a connect with the tokens', async (page) => {
+  const redirectUri = `${siteOrigin}/`;
+  const query = `&redirectUri=${encodeURIComponent(redirectUri)}&complete=1`;
+  const outcome = await redirectSignIn(page, query, (url) => url.pathname === '/' && url.searchParams.has('code'));
+  assert(outcome.completed === true, `completeAuthorization resolved ${outcome.completed}`);
 });
 
 await check('in a Web Worker, a sign-in that needs a person asks for auth.authorize', async (page) => {

@@ -7,6 +7,8 @@
 // ?mode=redirect signs in with a full-page redirect instead (and
 // ?redirectUri= overrides the redirect URI); like an app would, the page
 // notes that it was connecting and connects again when it comes back.
+// With ?complete=1 it first hands its URL to McpClient.completeAuthorization
+// (what it resolved is the result's `completed`).
 // ?store=localStorage keeps tokens there (shared by the origin's tabs);
 // window.burst(n) connects and makes n concurrent echo calls.
 // ?entry=lite loads `mcp-edge/lite` (/pkg/lite.js) instead of `mcp-edge`.
@@ -19,6 +21,7 @@ let settings = {
   redirectUri: params.get('redirectUri') ?? undefined,
   store: params.get('store') ?? undefined,
   entry: params.get('entry') ?? 'full',
+  complete: params.get('complete') === '1',
 };
 const resume = sessionStorage.getItem(RESUME);
 if (resume) {
@@ -38,18 +41,20 @@ function line(text, kind) {
   log.append(row);
 }
 
+const auth = () => ({
+  authorize: settings.mode,
+  redirectUri: settings.redirectUri,
+  store: settings.store,
+  clientName: 'mcp-edge OAuth popup test',
+  authorizationTimeout: 60000,
+});
+
 async function connect() {
   const { McpClient } = await loaded;
   return McpClient.connect(server, {
     clientInfo: { name: 'oauth-popup-test', version: '1.0.0' },
     timeout: 20000,
-    auth: {
-      authorize: settings.mode,
-      redirectUri: settings.redirectUri,
-      store: settings.store,
-      clientName: 'mcp-edge OAuth popup test',
-      authorizationTimeout: 60000,
-    },
+    auth: auth(),
   });
 }
 
@@ -76,7 +81,13 @@ async function run() {
   line('connecting…');
   if (settings.mode === 'redirect') sessionStorage.setItem(RESUME, JSON.stringify(settings));
   let result;
+  let completed;
   try {
+    if (resume && settings.complete) {
+      const { McpClient } = await loaded;
+      completed = await McpClient.completeAuthorization(location.href, { auth: auth() });
+      line(`completeAuthorization: ${completed}`);
+    }
     const client = await connect();
     line(`connected over ${client.transport}`);
     const { tools } = await client.listTools();
@@ -85,7 +96,7 @@ async function run() {
     const echo = called.content?.[0]?.text ?? '';
     line(`echo: ${echo}`, 'ok');
     await client.close();
-    result = { ok: true, transport: client.transport, tools: tools.map((tool) => tool.name), echo };
+    result = { ok: true, transport: client.transport, tools: tools.map((tool) => tool.name), echo, completed };
   } catch (error) {
     line(`${error?.name ?? 'Error'}: ${error?.message ?? error}`, 'failed');
     result = { ok: false, name: error?.name, message: String(error?.message ?? error) };
