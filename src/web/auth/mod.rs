@@ -20,7 +20,6 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use js_sys::{Array, Function, Promise, Reflect};
-use serde::Serialize;
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
 use web_sys::{RequestInit, RequestMode};
@@ -45,10 +44,6 @@ pub(crate) use redirect::complete_authorization;
 use redirect::*;
 
 const OWNER: &str = "options.auth";
-/// Where pending redirect-mode flows are kept (+ the state).
-const PENDING_PREFIX: &str = "mcp-edge:pending:";
-/// A pending flow older than this is dropped unread.
-const PENDING_MAX_AGE_SECS: u64 = 3600;
 /// The callback page's path, the default redirect URI on this origin.
 const CALLBACK_PATH: &str = "/oauth-callback.html";
 /// How long the no-cors probe that explains a failed fetch may take.
@@ -89,19 +84,11 @@ impl WebAuth {
         if !self.finish_redirects {
             return Ok(());
         }
-        let Some(window) = web_sys::window() else {
+        let Some(found) = find(server_url) else {
             return Ok(());
         };
-        let Ok(href) = window.location().href() else {
-            return Ok(());
-        };
-        let Some(found) = Pending::find(Some(server_url), &href) else {
-            return Ok(());
-        };
-        let outcome = self.provider.complete_authorization(&found.redirected, &found.stored.pending).await;
-        if found.from_page_url {
-            clean_page_url(&window, &href);
-        }
+        let outcome = self.provider.complete_authorization(&found.redirected, &found.pending).await;
+        clean_page_url(&found.redirected);
         outcome.map_err(auth_error)
     }
 }
@@ -272,7 +259,7 @@ impl Authorizer for WebAuthorizer {
 
     fn remember<'a>(&'a self, pending: &'a PendingAuthorization) -> BoxFuture<'a, Result<(), AuthError>> {
         match self {
-            WebAuthorizer::Redirect => boxed(async move { Pending::save(pending) }),
+            WebAuthorizer::Redirect => boxed(async move { save(pending) }),
             _ => boxed(async { Ok(()) }),
         }
     }

@@ -1,0 +1,172 @@
+// Redirect mode's pending flows (src/web/auth/redirect.rs calls this;
+// wasm-bindgen ships it beside its glue). Written in JS, not through
+// wasm-bindgen's bindings: storage, URLs and history are the host's, and
+// these steps were more than twice as heavy in the wasm (docs/size.md,
+// session 37).
+//
+// A flow waits in sessionStorage under `mcp-edge:pending:<state>` as
+// `{pending, returnTo, redirected?}`: `pending` is the Rust side's JSON of
+// the flow (read here only for `state`, `server_url` and `created_at`),
+// `returnTo` the page to come back to, `redirected` the URL the
+// authorization server sent the browser to, once the callback page
+// (www/oauth-callback.js) or `completeAuthorization` recorded it.
+
+const PREFIX = 'mcp-edge:pending:';
+// A flow older than this is dropped unread.
+const MAX_AGE_SECS = 3600;
+// The parameters of an authorization response.
+const RESPONSE_PARAMS = ['code', 'state', 'iss', 'error', 'error_description', 'error_uri', 'session_state'];
+
+const messageOf = (error) => error?.message ?? String(error);
+
+// sessionStorage, or an Error that says why there is none.
+function session() {
+  let storage;
+  try {
+    storage = globalThis.sessionStorage;
+  } catch (error) {
+    throw new Error(`sessionStorage is not usable here: ${messageOf(error)}`);
+  }
+  if (storage == null) throw new Error('there is no sessionStorage here (workers and Node have none)');
+  return storage;
+}
+
+// The `state` of a URL that carries an authorization response.
+function responseState(url) {
+  let params;
+  try {
+    params = new URL(url).searchParams;
+  } catch {
+    return undefined;
+  }
+  return (params.has('code') || params.has('error')) && params.get('state') ? params.get('state') : undefined;
+}
+
+// `url` without the authorization response's parameters, the others as
+// they were written.
+function withoutResponse(url) {
+  const hash = url.indexOf('#');
+  const rest = hash < 0 ? url : url.slice(0, hash);
+  const query = rest.indexOf('?');
+  if (query < 0) return url;
+  const kept = rest
+    .slice(query + 1)
+    .split('&')
+    .filter((pair) => pair !== '' && !RESPONSE_PARAMS.includes(pair.split('=')[0]));
+  return rest.slice(0, query) + (kept.length ? `?${kept.join('&')}` : '') + (hash < 0 ? '' : url.slice(hash));
+}
+
+// Keeps the flow (`pending`, JSON text) under its `state`, with this page
+// (its response parameters taken out) to come back to.
+export function savePending(state, pending) {
+  let storage;
+  try {
+    storage = session();
+  } catch (error) {
+    throw new Error(`redirect mode keeps the flow in sessionStorage: ${messageOf(error)}`);
+  }
+  const returnTo = withoutResponse(globalThis.location?.href ?? '');
+  try {
+    storage.setItem(PREFIX + state, `{"pending":${pending},"returnTo":${JSON.stringify(returnTo)}}`);
+  } catch (error) {
+    throw new Error(`sessionStorage could not keep the pending authorization: ${messageOf(error)}`);
+  }
+}
+
+// The flows whose answer was recorded or is in this page's URL, each as
+// `{key, pending, server, redirected}` (`pending` as JSON text). Flows
+// that cannot be read or are too old are removed.
+export function answeredFlows() {
+  let storage;
+  try {
+    storage = session();
+  } catch {
+    return [];
+  }
+  const page = globalThis.location?.href ?? '';
+  const pageState = responseState(page);
+  const now = Date.now() / 1000;
+  const keys = [];
+  for (let i = 0; i < storage.length; i++) {
+    const key = storage.key(i);
+    if (key?.startsWith(PREFIX)) keys.push(key);
+  }
+  const flows = [];
+  for (const key of keys) {
+    let stored;
+    try {
+      stored = JSON.parse(storage.getItem(key));
+    } catch {
+      stored = undefined;
+    }
+    const pending = stored?.pending;
+    if (!(pending?.created_at + MAX_AGE_SECS >= now)) {
+      storage.removeItem(key);
+      continue;
+    }
+    const recorded = typeof stored.redirected === 'string';
+    if (recorded || (pageState !== undefined && pending.state === pageState)) {
+      const redirected = recorded ? stored.redirected : page;
+      flows.push({ key, pending: JSON.stringify(pending), server: `${pending.server_url}`, redirected });
+    }
+  }
+  return flows;
+}
+
+// Removes a flow: a code is good once, whatever happens next.
+export function takePending(key) {
+  try {
+    session().removeItem(key);
+  } catch {
+    // Nothing to remove it from.
+  }
+}
+
+// Records `url` (a redirect carrying a response and its `state`) for its
+// pending flow: the flow's server URL, or undefined when there is none.
+export function recordRedirect(url) {
+  const state = responseState(url);
+  let storage;
+  try {
+    storage = state === undefined ? undefined : session();
+  } catch {
+    return undefined;
+  }
+  let stored;
+  try {
+    stored = JSON.parse(storage?.getItem(PREFIX + state) ?? 'null');
+  } catch {
+    return undefined;
+  }
+  if (typeof stored?.pending !== 'object' || stored.pending === null) return undefined;
+  stored.redirected = url;
+  try {
+    storage.setItem(PREFIX + state, JSON.stringify(stored));
+  } catch (error) {
+    throw new Error(`sessionStorage: ${messageOf(error)}`);
+  }
+  return `${stored.pending.server_url}`;
+}
+
+// Takes the response parameters out of the address bar (and history)
+// when `answer`, the URL that carried them, is this page's.
+export function cleanPageUrl(answer) {
+  const page = globalThis.location?.href;
+  const cleaned = withoutResponse(answer);
+  if (page === answer && cleaned !== page) {
+    try {
+      history.replaceState(null, '', cleaned);
+    } catch {
+      // A page that may not rewrite its URL keeps it.
+    }
+  }
+}
+
+// Leaves for the authorization page.
+export function leaveFor(url) {
+  try {
+    location.assign(url);
+  } catch (error) {
+    throw new Error(`could not go to the authorization page: ${messageOf(error)}`);
+  }
+}
