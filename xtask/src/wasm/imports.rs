@@ -9,6 +9,10 @@
 //! in the glue's import object alike: on the lite package, -2.2 KB gzip of
 //! the wasm and -1.8 KB of the glue (docs/size.md).
 //!
+//! Imports straight from a JS file beside the glue (`./snippets/...`, a
+//! function wasm-bindgen calls without glue of its own) keep their module
+//! and name.
+//!
 //! The glue is rewritten by exact text: each old name must appear in it
 //! once, as a key (`name:`), and the module once, as `"module":`; a glue of
 //! another shape stops the packer with the name it could not find, rather
@@ -48,6 +52,15 @@ pub fn shorten(module: &[u8], glue: &str) -> Result<(Vec<u8>, String, usize), St
         let mut named: HashMap<(&[u8], &str), String> = HashMap::new();
         let mut distinct = 0;
         for import in &found {
+            // A function of a JS file beside the glue that needs no glue of
+            // its own (no argument or result to convert) is imported from
+            // that file directly, under its own name: kept as it is.
+            if import.module.starts_with(SNIPPETS) {
+                name(&mut payload, import.module);
+                name(&mut payload, import.name);
+                payload.extend_from_slice(import.description);
+                continue;
+            }
             match from {
                 None => from = Some(import.module),
                 Some(first) if first != import.module => {
@@ -116,6 +129,10 @@ fn glue_functions(glue: &str) -> HashMap<&str, (&str, &str)> {
     }
     found
 }
+
+/// Where wasm-bindgen puts the JS files of `#[wasm_bindgen(module = ...)]`,
+/// as the wasm's import modules name them.
+const SNIPPETS: &str = "./snippets/";
 
 /// The module every import comes from after [`shorten`].
 const SHORT_MODULE: &str = "w";
