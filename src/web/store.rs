@@ -5,13 +5,13 @@
 //! `localStorage` take a Web Lock (`navigator.locks`, named after the key)
 //! around read - refresh - write, so a rotated refresh token is presented
 //! once across tabs, and keep a copy of each record in IndexedDB to see
-//! another tab's latest write once they hold the lock; both in JS
-//! (`tab_lock.js` says why the copy).
+//! another tab's latest write once they hold the lock. The storage, the
+//! lock and the copy are JS (`store.js`, which says why the copy); the
+//! records' JSON is written and read here.
 
-use js_sys::{Function, Promise, Reflect};
+use js_sys::{Function, Reflect};
 use wasm_bindgen::prelude::wasm_bindgen;
 use wasm_bindgen::{JsCast, JsValue};
-use wasm_bindgen_futures::JsFuture;
 use web_sys::{AbortSignal, Storage};
 
 use super::convert::{AbortOnDrop, message_of};
@@ -54,37 +54,56 @@ impl WebStorage {
     }
 }
 
-#[wasm_bindgen(module = "/src/web/tab_lock.js")]
+#[wasm_bindgen(module = "/src/web/store.js")]
 extern "C" {
+    /// The record under `key` in `store` (a Web Storage's name, or the
+    /// app's `{ load, save, clear }`): its text, or undefined.
+    #[wasm_bindgen(js_name = loadRecord, catch)]
+    async fn load_record(store: &JsValue, key: &str) -> Result<JsValue, JsValue>;
+    /// Keeps `text` under `key`, or with `clear` removes the record.
+    #[wasm_bindgen(js_name = saveRecord, catch)]
+    async fn save_record(store: &JsValue, key: &str, text: &str, clear: bool) -> Result<(), JsValue>;
     /// Resolves with the function that lets the lock go, or undefined
     /// where there is no Web Locks API.
     #[wasm_bindgen(js_name = lockRecord, catch)]
     async fn lock_record(key: &str, signal: Option<&AbortSignal>) -> Result<JsValue, JsValue>;
-    /// The IndexedDB copy of `key`'s record ('' when cleared); never rejects.
-    #[wasm_bindgen(js_name = recordWritten)]
-    async fn record_written(key: &str, text: &str);
 }
 
-/// A [`TokenStore`] over `sessionStorage` or `localStorage`.
-pub(crate) struct WebStorageStore {
-    kind: WebStorage,
-    storage: Storage,
+/// A [`TokenStore`] whose records `store.js` keeps: in `sessionStorage`,
+/// in `localStorage`, or through the app's `{ load, save, clear }`.
+pub(crate) struct JsStore {
+    /// What `store.js` is handed: a Web Storage's name, or the app's object.
+    target: JsValue,
+    /// `localStorage`: shared by the origin's tabs, which take turns.
+    shared: bool,
 }
 
-impl std::fmt::Debug for WebStorageStore {
+impl std::fmt::Debug for JsStore {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        crate::debug::debug_struct(f, "WebStorageStore").field("storage", &self.kind.name()).finish()
+        let name = self.target.as_string();
+        crate::debug::debug_struct(f, "JsStore").field("storage", &name.as_deref().unwrap_or("the app's")).finish()
     }
 }
 
-impl WebStorageStore {
-    pub(crate) fn new(kind: WebStorage) -> Result<Self, String> {
-        Ok(WebStorageStore { kind, storage: kind.open()? })
+impl JsStore {
+    /// `sessionStorage` or `localStorage`, if this scope has it and may use it.
+    pub(crate) fn web(kind: WebStorage) -> Result<Self, String> {
+        kind.open()?;
+        Ok(JsStore { target: JsValue::from_str(kind.name()), shared: kind == WebStorage::Local })
     }
 
-    fn fail(&self, what: &str, error: &JsValue) -> AuthError {
-        AuthError::Store(format!("{} {what}: {}", self.kind.name(), message_of(error)))
+    /// The app's `{ load, save, clear }`, whose methods `options.js` checked.
+    pub(crate) fn app(target: JsValue) -> Self {
+        JsStore { target, shared: false }
     }
+
+    async fn write(&self, server: &str, text: String, clear: bool) -> Result<(), AuthError> {
+        save_record(&self.target, &record_key(server), &text, clear).await.map_err(store_error)
+    }
+}
+
+fn store_error(error: JsValue) -> AuthError {
+    AuthError::Store(message_of(&error))
 }
 
 /// Read field by field, as the auth module reads its JSON.
@@ -97,59 +116,37 @@ fn encode(record: &AuthRecord) -> String {
     crate::protocol::json_text(&record.to_value())
 }
 
-impl TokenStore for WebStorageStore {
+impl TokenStore for JsStore {
     fn load<'a>(&'a self, server: &'a str) -> BoxFuture<'a, Result<Option<AuthRecord>, AuthError>> {
-        let key = record_key(server);
-        let outcome = match self.storage.get_item(&key) {
-            Ok(None) => Ok(None),
-            Ok(Some(text)) => decode(&text, &key).map(Some),
-            Err(error) => Err(self.fail("could not be read", &error)),
-        };
-        boxed(async move { outcome })
+        boxed(async move {
+            let key = record_key(server);
+            let text = load_record(&self.target, &key).await.map_err(store_error)?;
+            text.as_string().map(|text| decode(&text, &key)).transpose()
+        })
     }
 
     fn save<'a>(&'a self, server: &'a str, record: &'a AuthRecord) -> BoxFuture<'a, Result<(), AuthError>> {
-        let key = record_key(server);
-        let text = encode(record);
-        let outcome = self
-            .storage
-            .set_item(&key, &text)
-            .map(|()| text)
-            .map_err(|e| self.fail("could not be written (full, or not allowed)", &e));
-        boxed(async move {
-            let text = outcome?;
-            if self.persistent() {
-                record_written(&key, &text).await;
-            }
-            Ok(())
-        })
+        boxed(self.write(server, encode(record), false))
     }
 
     fn clear<'a>(&'a self, server: &'a str) -> BoxFuture<'a, Result<(), AuthError>> {
-        let key = record_key(server);
-        let outcome = self.storage.remove_item(&key).map_err(|e| self.fail("could not be cleared", &e));
-        boxed(async move {
-            outcome?;
-            if self.persistent() {
-                record_written(&key, "").await;
-            }
-            Ok(())
-        })
+        boxed(self.write(server, String::new(), true))
     }
 
+    /// `sessionStorage` lives as long as the tab; `localStorage`, and
+    /// wherever the app keeps its records, outlive the session.
     fn persistent(&self) -> bool {
-        self.kind == WebStorage::Local
+        self.target.as_string().as_deref() != Some(WebStorage::Session.name())
     }
 
     /// `localStorage` is shared by the origin's tabs: a Web Lock, then
     /// the wait for this tab's `localStorage` to show the last holder's
     /// write. A tab's own `sessionStorage` needs neither (the provider
-    /// already runs one refresh at a time).
+    /// already runs one refresh at a time), nor does the app's store.
     fn lock<'a>(&'a self, server: &'a str) -> BoxFuture<'a, Result<StoreLock, AuthError>> {
         let name = record_key(server);
-        let shared = self.persistent();
         boxed(async move {
-            if !shared {
+            if !self.shared {
                 return Ok(StoreLock::none());
             }
             // Dropped before the lock came (the caller stopped waiting):
@@ -179,78 +176,6 @@ struct WebLockRelease(Function);
 impl Drop for WebLockRelease {
     fn drop(&mut self) {
         let _ = self.0.call0(&JsValue::UNDEFINED);
-    }
-}
-
-/// The app's own storage: `{ load(key), save(key, value), clear(key) }`,
-/// each returning a value or a promise of one.
-pub(crate) struct CallbackStore {
-    target: JsValue,
-    load: Function,
-    save: Function,
-    clear: Function,
-}
-
-impl std::fmt::Debug for CallbackStore {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("CallbackStore")
-    }
-}
-
-impl CallbackStore {
-    /// `{ load, save, clear }`, whose methods `options.js` checked. A method
-    /// that is no function by the time it is called fails that call.
-    pub(crate) fn new(target: JsValue) -> Self {
-        let method = |name: &str| Reflect::get(&target, &JsValue::from_str(name)).unwrap_or_default().unchecked_into();
-        CallbackStore { load: method("load"), save: method("save"), clear: method("clear"), target }
-    }
-
-    /// Calls one method and waits for its value (a promise is awaited).
-    async fn call(&self, name: &str, function: &Function, args: &[JsValue]) -> Result<JsValue, AuthError> {
-        let thrown = |e: JsValue| AuthError::Store(format!("auth.store.{name} failed: {}", message_of(&e)));
-        let returned = match args {
-            [key] => function.call1(&self.target, key),
-            [key, value] => function.call2(&self.target, key, value),
-            _ => function.call0(&self.target),
-        }
-        .map_err(thrown)?;
-        JsFuture::from(Promise::resolve(&returned)).await.map_err(thrown)
-    }
-}
-
-impl TokenStore for CallbackStore {
-    fn load<'a>(&'a self, server: &'a str) -> BoxFuture<'a, Result<Option<AuthRecord>, AuthError>> {
-        boxed(async move {
-            let key = record_key(server);
-            let value = self.call("load", &self.load, &[JsValue::from_str(&key)]).await?;
-            if value.is_undefined() || value.is_null() {
-                return Ok(None);
-            }
-            let text = value
-                .as_string()
-                .ok_or_else(|| AuthError::Store("auth.store.load must return a string, null or undefined".into()))?;
-            decode(&text, &key).map(Some)
-        })
-    }
-
-    fn save<'a>(&'a self, server: &'a str, record: &'a AuthRecord) -> BoxFuture<'a, Result<(), AuthError>> {
-        boxed(async move {
-            let text = encode(record);
-            let args = [JsValue::from_str(&record_key(server)), JsValue::from_str(&text)];
-            self.call("save", &self.save, &args).await.map(drop)
-        })
-    }
-
-    fn clear<'a>(&'a self, server: &'a str) -> BoxFuture<'a, Result<(), AuthError>> {
-        boxed(async move {
-            let key = JsValue::from_str(&record_key(server));
-            self.call("clear", &self.clear, &[key]).await.map(drop)
-        })
-    }
-
-    /// The app keeps its records where it chooses: assume they outlive the session.
-    fn persistent(&self) -> bool {
-        true
     }
 }
 
@@ -288,7 +213,7 @@ mod tests {
     async fn the_lock_waits_for_localstorage_to_show_the_last_write() {
         let server = "https://lagging.example/mcp";
         let key = record_key(server);
-        let store = WebStorageStore::new(WebStorage::Local).unwrap();
+        let store = JsStore::web(WebStorage::Local).unwrap();
         let raw = WebStorage::Local.open().unwrap();
         store.save(server, &record("new")).await.unwrap();
         let new_text = raw.get_item(&key).unwrap().unwrap();
@@ -310,7 +235,7 @@ mod tests {
     /// `lag_ends` (run 150 ms in) brings it up to date, and returns the
     /// record read under the lock; fails if the lock came before that.
     async fn load_while_lagging(
-        store: &WebStorageStore,
+        store: &JsStore,
         server: &str,
         lag_ends: impl FnOnce() + 'static,
     ) -> Option<AuthRecord> {
@@ -338,7 +263,7 @@ mod tests {
     async fn a_record_changed_by_hand_is_taken_after_a_bounded_wait() {
         let server = "https://edited.example/mcp";
         let key = record_key(server);
-        let store = WebStorageStore::new(WebStorage::Local).unwrap();
+        let store = JsStore::web(WebStorage::Local).unwrap();
         let raw = WebStorage::Local.open().unwrap();
         store.save(server, &record("saved")).await.unwrap();
         raw.set_item(&key, &encode(&record("edited"))).unwrap();
@@ -357,7 +282,7 @@ mod tests {
     #[wasm_bindgen_test]
     async fn a_lock_no_longer_waited_for_is_not_kept() {
         let server = "https://abandoned.example/mcp";
-        let store = WebStorageStore::new(WebStorage::Local).unwrap();
+        let store = JsStore::web(WebStorage::Local).unwrap();
         let held = store.lock(server).await.unwrap();
         let waiting = store.lock(server);
         let gave_up = futures::future::select(waiting, Box::pin(sleep(Duration::from_millis(100)))).await;
@@ -374,7 +299,7 @@ mod tests {
     /// `sessionStorage` is this tab's own: no lock, no copy in IndexedDB.
     #[wasm_bindgen_test]
     async fn session_storage_takes_no_lock() {
-        let store = WebStorageStore::new(WebStorage::Session).unwrap();
+        let store = JsStore::web(WebStorage::Session).unwrap();
         assert!(!store.persistent());
         let server = "https://session.example/mcp";
         store.save(server, &record("s")).await.unwrap();

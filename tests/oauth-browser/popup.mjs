@@ -13,6 +13,8 @@
 //    echo; tokens are kept in sessionStorage, never in a URL, and a second
 //    connect reuses them without a popup; the page loaded the entry's own
 //    .wasm;
+// 1b. the same with the app's own async `{ load, save, clear }` as the
+//    store: the record is kept there (nowhere else), and reused;
 // 2. a connect without a click: the browser blocks the popup, and the
 //    error says so and suggests authorize: "redirect";
 // 3. a forged state in the redirect is refused;
@@ -155,6 +157,27 @@ await check('popup sign-in: consent, Allow, then tools/list and echo', async (pa
   assert(!page.url().includes('code='), 'the page URL holds a code');
 
   // The kept token is used again: no second sign-in.
+  const authorizations = oauth.state.authorizations;
+  let popped = false;
+  page.on('popup', () => (popped = true));
+  await page.click('#connect', { timeout: STEP_MS });
+  const again = await result(page, 2);
+  assert(again.ok, `the second connect failed: ${again.message}`);
+  assert(!popped && oauth.state.authorizations === authorizations, 'the second connect signed in again');
+});
+
+await check("the app's own { load, save, clear }: the tokens kept there, a second connect uses them", async (page) => {
+  await page.goto(pageUrl('&store=app'), { timeout: STEP_MS });
+  const popup = await clickForPopup(page);
+  await popup.waitForSelector('#allow', { timeout: STEP_MS });
+  await popup.click('#allow', { timeout: STEP_MS });
+  const outcome = await result(page, 1);
+  assert(outcome.ok, `the page failed: ${outcome.name}: ${outcome.message}`);
+  const kept = await page.evaluate(() => [...window.appRecords.entries()]);
+  const record = kept.find(([key]) => key === `mcp-edge:${oauth.mcpUrl}`)?.[1];
+  assert(typeof record === 'string' && JSON.parse(record).tokens?.access_token, `the app's store holds ${JSON.stringify(kept).slice(0, 200)}`);
+  const elsewhere = await page.evaluate(() => Object.keys(sessionStorage).filter((key) => key.startsWith('mcp-edge:')));
+  assert(elsewhere.length === 0, `records in sessionStorage too: ${elsewhere}`);
   const authorizations = oauth.state.authorizations;
   let popped = false;
   page.on('popup', () => (popped = true));

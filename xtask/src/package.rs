@@ -260,7 +260,7 @@ pub fn build_unpacked(toolchain: Toolchain, name: &str) -> Res<PathBuf> {
 }
 
 /// Where wasm-bindgen puts the JS files the crate binds to
-/// (`#[wasm_bindgen(module = ...)]`, e.g. src/web/tab_lock.js), beside the
+/// (`#[wasm_bindgen(module = ...)]`, e.g. src/web/store.js), beside the
 /// glue that imports them.
 const SNIPPETS: &str = "snippets";
 

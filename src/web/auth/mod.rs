@@ -27,7 +27,7 @@ use web_sys::{RequestInit, RequestMode};
 use super::convert::{WebError, message_of, object_with};
 use super::options::Checked;
 use super::popup::{DEFAULT_FEATURES, PopupAuthorizer};
-use super::store::{CallbackStore, WebStorage, WebStorageStore};
+use super::store::{JsStore, WebStorage};
 use crate::auth::{
     AuthConfig, AuthError, AuthProvider, AuthorizationRequest, Authorizer, Grant, MemoryTokenStore, OAuthProvider,
     PendingAuthorization, TokenStore,
@@ -195,7 +195,7 @@ fn grant(auth: &Checked) -> Option<Grant> {
 /// not use it), memory elsewhere.
 fn store(auth: &Checked, in_page: bool) -> Result<Arc<dyn TokenStore>, WebError> {
     let web = |kind: WebStorage| -> Result<Arc<dyn TokenStore>, WebError> {
-        WebStorageStore::new(kind).map(|store| Arc::new(store) as Arc<dyn TokenStore>).map_err(|reason| {
+        JsStore::web(kind).map(|store| Arc::new(store) as Arc<dyn TokenStore>).map_err(|reason| {
             WebError::Type(format!("{OWNER}.store: {reason}; use \"memory\" or your own {{ load, save, clear }}"))
         })
     };
@@ -203,10 +203,10 @@ fn store(auth: &Checked, in_page: bool) -> Result<Arc<dyn TokenStore>, WebError>
         Some(1) => Ok(Arc::new(MemoryTokenStore::new())),
         Some(2) => web(WebStorage::Session),
         Some(3) => web(WebStorage::Local),
-        Some(4) => Ok(Arc::new(CallbackStore::new(auth.value("storeObject").unwrap_or_default()))),
+        Some(4) => Ok(Arc::new(JsStore::app(auth.value("storeObject").unwrap_or_default()))),
         _ => {
             if in_page {
-                match WebStorageStore::new(WebStorage::Session) {
+                match JsStore::web(WebStorage::Session) {
                     Ok(store) => return Ok(Arc::new(store)),
                     Err(reason) => log::warn!("keeping OAuth tokens in memory: {reason}"),
                 }

@@ -10,6 +10,8 @@
 // With ?complete=1 it first hands its URL to McpClient.completeAuthorization
 // (what it resolved is the result's `completed`).
 // ?store=localStorage keeps tokens there (shared by the origin's tabs);
+// ?store=app in the page's own `{ load, save, clear }` (async, over the Map
+// window.appRecords);
 // window.burst(n) connects and makes n concurrent echo calls.
 // ?entry=lite loads `mcp-edge/lite` (/pkg/lite.js) instead of `mcp-edge`.
 
@@ -41,10 +43,22 @@ function line(text, kind) {
   log.append(row);
 }
 
+// The app's own token store: records in a Map, each method async.
+window.appRecords = new Map();
+const appStore = {
+  load: async (key) => window.appRecords.get(key) ?? null,
+  save: async (key, value) => {
+    window.appRecords.set(key, value);
+  },
+  clear: async (key) => {
+    window.appRecords.delete(key);
+  },
+};
+
 const auth = () => ({
   authorize: settings.mode,
   redirectUri: settings.redirectUri,
-  store: settings.store,
+  store: settings.store === 'app' ? appStore : settings.store,
   clientName: 'mcp-edge OAuth popup test',
   authorizationTimeout: 60000,
 });

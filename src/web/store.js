@@ -1,21 +1,69 @@
-// How tabs sharing `auth.store: "localStorage"` take turns: a Web Lock per
-// record and an IndexedDB copy of each record (src/web/store.rs calls
-// these; wasm-bindgen ships this file beside its glue, so every entry,
-// `raw` ones included, has it).
+// Where a token store's records are kept, and how tabs sharing
+// `auth.store: "localStorage"` take turns (src/web/store.rs calls these;
+// wasm-bindgen ships this file beside its glue, so every entry, `raw` ones
+// included, has it). Written in JS, not through wasm-bindgen's bindings:
+// the same steps in Rust were several KB more of the wasm's gzip
+// (docs/size.md, sessions 36 and 37).
 //
-// Why the copy: Chromium hands one tab's localStorage writes to the other
-// tabs asynchronously, on another channel than the one that grants Web
-// Locks. A tab that takes the lock the moment another released it can
-// still read the record as it was before the other's refresh, and present
-// the refresh token the other just rotated; an authorization server that
-// detects the reuse revokes the whole grant. IndexedDB has no such lag: a
-// write committed before the lock was released is seen by every read after
-// it, in every tab. So each record written to localStorage is written here
-// too ('' for a cleared one), and the next holder of the lock waits, for a
-// bounded time, until its localStorage shows it.
+// A record is JSON text the Rust side writes and reads; here it is kept
+// under its key in `store`: the name of a Web Storage ('sessionStorage' or
+// 'localStorage'), or the app's `{ load, save, clear }` (each may return a
+// promise).
 //
-// Written in JS, not through wasm-bindgen's bindings: the same steps in
-// Rust were about 2 KB more of the wasm's gzip (docs/size.md).
+// Tabs sharing localStorage take a Web Lock per record, and each record
+// written to localStorage is written to IndexedDB too. Why the copy:
+// Chromium hands one tab's localStorage writes to the other tabs
+// asynchronously, on another channel than the one that grants Web Locks.
+// A tab that takes the lock the moment another released it can still read
+// the record as it was before the other's refresh, and present the refresh
+// token the other just rotated; an authorization server that detects the
+// reuse revokes the whole grant. IndexedDB has no such lag: a write
+// committed before the lock was released is seen by every read after it,
+// in every tab. So the next holder of the lock waits, for a bounded time,
+// until its localStorage shows the copy ('' for a cleared record).
+
+const messageOf = (error) => error?.message ?? String(error);
+
+// `store[method](...args)`, awaited; an Error that names the method if it
+// throws or rejects.
+async function call(store, method, ...args) {
+  try {
+    return await store[method](...args);
+  } catch (error) {
+    throw new Error(`auth.store.${method} failed: ${messageOf(error)}`);
+  }
+}
+
+// `work(storage)` on the Web Storage named `name`; an Error that says what
+// `failed` otherwise.
+function withStorage(name, failed, work) {
+  try {
+    return work(globalThis[name]);
+  } catch (error) {
+    throw new Error(`${name} ${failed}: ${messageOf(error)}`);
+  }
+}
+
+// The record under `key`: its text, or undefined when there is none.
+export async function loadRecord(store, key) {
+  if (typeof store === 'string') return withStorage(store, 'could not be read', (s) => s.getItem(key) ?? undefined);
+  const text = await call(store, 'load', key);
+  if (text !== undefined && text !== null && typeof text !== 'string') {
+    throw new Error('auth.store.load must return a string, null or undefined');
+  }
+  return text ?? undefined;
+}
+
+// Keeps `text` as the record under `key` ('' with `clear`: removes it).
+export async function saveRecord(store, key, text, clear) {
+  if (typeof store !== 'string') {
+    await (clear ? call(store, 'clear', key) : call(store, 'save', key, text));
+    return;
+  }
+  if (clear) withStorage(store, 'could not be cleared', (s) => s.removeItem(key));
+  else withStorage(store, 'could not be written (full, or not allowed)', (s) => s.setItem(key, text));
+  if (store === 'localStorage') await recordWritten(key, clear ? '' : text);
+}
 
 // The longest one IndexedDB read or write may take.
 const ANSWER_MS = 3000;
@@ -73,7 +121,7 @@ async function records(mode) {
 // Records `text` as `key`'s latest record and resolves once the write is
 // committed. Never rejects: without the copy, other tabs may only read the
 // record late, as they would without IndexedDB (Deno, some private modes).
-export async function recordWritten(key, text) {
+async function recordWritten(key, text) {
   if (typeof indexedDB === 'undefined') return;
   try {
     await answered(async () => {
