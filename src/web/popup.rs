@@ -1,5 +1,5 @@
 //! `auth.authorize: "popup"`: the authorization page in a popup window,
-//! opened and listened to by `popup.js` (which says how the callback page
+//! opened and listened to by `auth/authorize.js` (which says how the callback page
 //! answers, and what is accepted from it).
 
 use std::time::Duration;
@@ -15,7 +15,7 @@ use crate::runtime::{BoxFuture, boxed};
 /// The default window features: a small popup window.
 pub(crate) const DEFAULT_FEATURES: &str = "popup=yes,width=520,height=720";
 
-#[wasm_bindgen(module = "/src/web/popup.js")]
+#[wasm_bindgen(module = "/src/web/auth/authorize.js")]
 extern "C" {
     /// Resolves with the URL the callback page handed back; rejects with an
     /// `Error` that says what went wrong (blocked, closed, no answer).

@@ -8,7 +8,7 @@ use crate::web::convert::property;
 use crate::web::options::check_auth_options;
 use wasm_bindgen::prelude::wasm_bindgen;
 
-#[wasm_bindgen(module = "/src/web/auth/redirect.js")]
+#[wasm_bindgen(module = "/src/web/auth/authorize.js")]
 extern "C" {
     /// Keeps the flow (JSON text) under its state, with this page to come
     /// back to; throws an `Error` that says why not.
