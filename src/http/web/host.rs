@@ -5,9 +5,8 @@
 //! global object when a client is made; without one the global `fetch` is
 //! called, as everywhere else.
 
-use js_sys::{Function, JsString, Promise};
-use wasm_bindgen::{JsCast, JsValue};
-use web_sys::RequestInit;
+use js_sys::Function;
+use wasm_bindgen::JsCast;
 
 /// The symbol the host's `fetch` is installed under.
 const INSTALLED: &str = "mcp-edge.fetch";
@@ -16,10 +15,4 @@ const INSTALLED: &str = "mcp-edge.fetch";
 pub(super) fn installed() -> Option<Function> {
     let key = js_sys::Symbol::for_(INSTALLED);
     js_sys::Reflect::get(&js_sys::global(), &key).ok()?.dyn_into::<Function>().ok()
-}
-
-/// `fetch(url, init)`: its promise, or what it threw.
-pub(super) fn call(fetch: &Function, url: &JsString, init: &RequestInit) -> Result<Promise, JsValue> {
-    let returned = fetch.call2(&JsValue::UNDEFINED, url, init)?;
-    Ok(returned.dyn_into::<Promise>().unwrap_or_else(|value| Promise::resolve(&value)))
 }

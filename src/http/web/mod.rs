@@ -7,10 +7,10 @@ use std::pin::Pin;
 use std::task::{Context, Poll};
 
 use futures::{FutureExt, Stream, StreamExt};
-use js_sys::{JsString, Promise, Uint8Array};
+use js_sys::{Array, JsString, Promise, Uint8Array};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::{JsCast, JsValue};
-use web_sys::{AbortController, Headers, RequestCredentials, RequestInit, RequestRedirect, Response, ResponseType};
+use web_sys::{AbortController, AbortSignal, Headers, Response};
 
 use self::reader::BodyChunks;
 use super::{HttpClient, HttpError, HttpRequest, HttpResponse};
@@ -21,50 +21,42 @@ mod host;
 mod reader;
 mod thrown;
 
-use crate::debug::Quoted;
 pub(crate) use thrown::message_of;
 
 #[wasm_bindgen]
 extern "C" {
-    /// The global `fetch`, whatever the global object is. Called with the
-    /// URL and the init directly: a `new Request(url, init)` first costs a
-    /// second copy of the headers and body for nothing.
-    #[wasm_bindgen(js_name = fetch)]
-    fn global_fetch(url: &JsString, init: &RequestInit) -> Promise;
-
-    /// A `RequestInit` or a `Headers`, given strings that are JS strings
-    /// already (see [`js_text`]): web-sys's bindings take `&str`, which the
-    /// glue decodes anew on every call.
+    /// A `Headers`, given strings that are JS strings already (see
+    /// [`js_text`]): web-sys's bindings take `&str`, which the glue decodes
+    /// anew on every call.
     type Strings;
-
-    #[wasm_bindgen(method, setter = method)]
-    fn set_method(this: &Strings, method: &JsString);
 
     #[wasm_bindgen(method, catch, js_name = append)]
     fn append(this: &Strings, name: &JsString, value: &JsString) -> Result<(), JsValue>;
-
-    #[wasm_bindgen(method, catch, js_name = get)]
-    fn get(this: &Strings, name: &JsString) -> Result<Option<String>, JsValue>;
-
-    /// A promise, seen for its `then`.
-    type Later;
-
-    /// `promise.then(on_fulfilled)`: [`deferred_fetch`]'s call.
-    #[wasm_bindgen(method, js_name = then)]
-    fn then_call(this: &Later, on_fulfilled: &JsValue) -> Promise;
 }
 
-/// `fetch(url, init)` called from a microtask of its own rather than from
-/// here (in a browser: see [`FetchHttp`]'s `deferred`). The global `fetch`
-/// is looked up at each call, as the direct call does, so a page that
-/// replaces it later is heard.
-fn deferred_fetch(url: &JsString, init: &RequestInit) -> Result<Promise, JsValue> {
-    let global = js_sys::global();
-    let fetch: js_sys::Function = js_sys::Reflect::get(&global, &js_text("fetch"))?.dyn_into()?;
-    // `then` calls it with the resolved `undefined` as a third argument,
-    // which `fetch` ignores.
-    let resolved = Promise::resolve(&JsValue::UNDEFINED);
-    Ok(resolved.unchecked_ref::<Later>().then_call(&fetch.bind2(&global, url, init)))
+#[wasm_bindgen(module = "/src/http/web/fetch.js")]
+extern "C" {
+    /// One exchange up to its response's headers (`fetch.js` says how):
+    /// `[response, status, i, value, ...]` for the headers `names[i]`.
+    #[allow(clippy::too_many_arguments)]
+    fn exchange(
+        installed: Option<&js_sys::Function>,
+        deferred: bool,
+        method: &JsString,
+        url: &JsString,
+        headers: &Headers,
+        body: Option<String>,
+        credentials: u8,
+        manual: bool,
+        signal: Option<AbortSignal>,
+        dpop: bool,
+        names: &Array,
+    ) -> Promise;
+}
+
+thread_local! {
+    /// [`super::RESPONSE_HEADERS`] as a JS array, made once.
+    static NAMES: Array = super::RESPONSE_HEADERS.iter().map(|name| JsValue::from_str(name)).collect();
 }
 
 /// The most strings [`js_text`] keeps.
@@ -199,8 +191,9 @@ impl Drop for AbortOnDrop {
             // Without a runtime to wait on (cannot happen on wasm32) the
             // response is left to the garbage collector.
             let _ = crate::runtime::spawn(async move {
-                if let Ok(response) = settled(&fetching).await {
-                    cancel_body(response.unchecked_ref());
+                // `fetch.js` resolves with `[response, ...]`.
+                if let Ok(found) = settled(&fetching).await {
+                    cancel_body(found.unchecked_ref::<Array>().get(0).unchecked_ref());
                 }
             });
         }
@@ -228,10 +221,6 @@ fn ignore_outcome(promise: Promise) {
 fn in_node() -> bool {
     crate::runtime::user_agent().is_some_and(|agent| agent.starts_with("Node.js/"))
 }
-
-/// Redirects followed by hand (outside a browser) before giving up, as the
-/// native client.
-const MAX_REDIRECTS: usize = 10;
 
 /// The largest body read in one go (`arrayBuffer()`) rather than chunk by
 /// chunk; bigger ones, and bodies of unknown length, stream, so a reader's
@@ -333,12 +322,6 @@ fn network_failure(method: &str, url: &str, error: &JsValue) -> HttpError {
     HttpError::Network(Cause::with_source(text, source))
 }
 
-/// Whether two URLs share scheme, host and port (unparsable: no).
-fn same_origin(a: &str, b: &str) -> bool {
-    use super::url::Url;
-    matches!((Url::parse(a), Url::parse(b)), (Ok(a), Ok(b)) if a.origin() == b.origin())
-}
-
 /// Whether this is a browser (a page or a worker), not Node, Deno or Bun.
 fn in_browser() -> bool {
     let global = js_sys::global();
@@ -388,57 +371,29 @@ fn request_headers(
     Ok(headers)
 }
 
-fn request_init(
-    request: &HttpRequest,
-    headers: &Headers,
-    credentials: Option<Credentials>,
-    controller: Option<&AbortController>,
-) -> RequestInit {
-    let init = RequestInit::new();
-    init.unchecked_ref::<Strings>().set_method(&js_text(request.method.as_str()));
-    init.set_headers(headers);
-    if let Some(body) = &request.body {
-        init.set_body(&JsValue::from_str(body));
-    }
-    if let Some(controller) = controller {
-        init.set_signal(Some(&controller.signal()));
-    }
-    // `fetch` would follow a redirect, anywhere, with these headers; a page
-    // cannot see where a redirect leads without following it. So a request
-    // that carries what only its server may see is not redirected at all.
-    if request.headers.iter().any(|(name, _)| !ORDINARY_HEADERS.iter().any(|h| name.eq_ignore_ascii_case(h))) {
-        init.set_redirect(RequestRedirect::Manual);
-    }
-    match credentials {
-        Some(Credentials::Omit) => init.set_credentials(RequestCredentials::Omit),
-        Some(Credentials::SameOrigin) => init.set_credentials(RequestCredentials::SameOrigin),
-        Some(Credentials::Include) => init.set_credentials(RequestCredentials::Include),
-        None => {}
-    }
-    init
+/// Whether a request may follow a redirect: not when it carries what only
+/// its server may see. `fetch` would follow a redirect, anywhere, with the
+/// request's headers; a page cannot see where a redirect leads without
+/// following it.
+fn manual_redirects(request: &HttpRequest) -> bool {
+    request.headers.iter().any(|(name, _)| !ORDINARY_HEADERS.iter().any(|h| name.eq_ignore_ascii_case(h)))
 }
 
-/// The response headers the client reads (names lowercase), each looked up
-/// by name: iterating a `Headers` costs several boundary crossings and two
-/// strings per header, on every exchange.
-fn response_headers(response: &Response, status: u16, sent_dpop: bool) -> Vec<(String, String)> {
-    let headers = response.headers();
-    super::RESPONSE_HEADERS
-        .iter()
-        .filter(|name| match **name {
-            // Read only where a status gives them a meaning.
-            "www-authenticate" => matches!(status, 401 | 403),
-            "retry-after" => matches!(status, 429 | 503),
-            "location" => matches!(status, 201 | 300..=399),
-            // A nonce is asked of a client that sent a DPoP proof.
-            "dpop-nonce" => sent_dpop,
-            _ => true,
-        })
-        .filter_map(|name| {
-            let value = headers.unchecked_ref::<Strings>().get(&js_text(name)).ok().flatten()?;
-            Some(((*name).to_owned(), value))
-        })
-        .collect()
+/// The number `fetch.js` knows a credentials mode by.
+fn credentials_mode(credentials: Option<Credentials>) -> u8 {
+    match credentials {
+        None => 0,
+        Some(Credentials::Omit) => 1,
+        Some(Credentials::SameOrigin) => 2,
+        Some(Credentials::Include) => 3,
+    }
+}
+
+/// What `fetch.js` rejected with: its own refusal (an `Error` with
+/// `refused`, whose message says it all), or what `fetch` failed with.
+fn exchange_failure(method: &str, url: &str, error: &JsValue) -> HttpError {
+    let refused = js_sys::Reflect::get(error, &js_text("refused")).is_ok_and(|r| r.is_truthy());
+    if refused { HttpError::Network(message_of(error).into()) } else { network_failure(method, url, error) }
 }
 
 impl HttpClient for FetchHttp {
@@ -448,113 +403,48 @@ impl HttpClient for FetchHttp {
         let headers = request_headers(&request, &self.last_headers);
         boxed(async move {
             let controller = if signals { AbortController::new().ok() } else { None };
-            let init = request_init(&request, &headers?, credentials, controller.as_ref());
+            let manual = manual_redirects(&request);
+            let HttpRequest { method, url, headers: sent, body } = request;
+            let dpop = sent.iter().any(|(name, _)| name.eq_ignore_ascii_case("dpop"));
+            drop(sent);
+            // A URL with a query may carry a key: not kept.
+            let js_url = if url.contains('?') { JsString::from(url.as_str()) } else { js_text(&url) };
+            let signal = controller.as_ref().map(AbortController::signal);
+            let headers = headers?;
+            let fetching = NAMES.with(|names| {
+                exchange(
+                    installed.as_ref(),
+                    deferred,
+                    &js_text(method.as_str()),
+                    &js_url,
+                    &headers,
+                    body,
+                    credentials_mode(credentials),
+                    manual,
+                    signal,
+                    dpop,
+                    names,
+                )
+            });
             let mut guard = AbortOnDrop { controller, unanswered: None, unread: None, finished: false };
-            // The headers and body are in `init` now; only the method and
-            // URL are needed while the exchange runs (for redirects and
-            // error text), and every call in flight holds this future.
-            let HttpRequest { method, url: request_url, headers, body } = request;
-            let sent_dpop = headers.iter().any(|(name, _)| name.eq_ignore_ascii_case("dpop"));
-            drop((headers, body));
-            // Outside a browser (Node, Deno, workerd) a "manual" redirect is
-            // the server's own 3xx with its Location: a 307/308 within the
-            // origin is followed here, as natively; another origin refused.
-            let mut redirected: Option<String> = None;
-            let mut hops = 0;
-            let (response, status) = loop {
-                let url = redirected.as_deref().unwrap_or(&request_url);
-                // A URL with a query may carry a key: not kept.
-                let js_url = if url.contains('?') { JsString::from(url) } else { js_text(url) };
-                let fetching = if let Some(fetch) = &installed {
-                    host::call(fetch, &js_url, &init).map_err(|e| network_failure(method.as_str(), &request_url, &e))?
-                } else if deferred {
-                    deferred_fetch(&js_url, &init).map_err(|e| network_failure(method.as_str(), &request_url, &e))?
-                } else {
-                    global_fetch(&js_url, &init)
-                };
-                if guard.controller.is_none() {
-                    guard.unanswered = Some(Clone::clone(&fetching));
-                }
-                let answered =
-                    settled(&fetching).await.map_err(|e| network_failure(method.as_str(), &request_url, &e))?;
-                guard.unanswered = None;
-                // A redirect followed here leaves the previous hop unread.
-                if let Some(previous) = guard.unread.take() {
-                    cancel_body(&previous);
-                }
-                let response: Response = answered
-                    .dyn_into()
-                    .map_err(|_| HttpError::Network("fetch resolved to something that is not a Response".into()))?;
-                if guard.controller.is_none() {
-                    guard.unread = Some(Clone::clone(&response));
-                }
-                let status = response.status();
-                if !matches!(status, 307 | 308) || response.type_() == ResponseType::Opaqueredirect {
-                    break (response, status);
-                }
-                let Some(location) = response.headers().get("location").ok().flatten() else {
-                    break (response, status);
-                };
-                let next = super::url::Url::parse(url).and_then(|base| base.join(&location)).map_err(|reason| {
-                    HttpError::Network(
-                        format!(
-                            "{} {}: a redirect to {location}: {reason}",
-                            method.as_str(),
-                            url,
-                            location = Quoted(&location)
-                        )
-                        .into(),
-                    )
-                })?;
-                let next = next.to_string();
-                if !same_origin(&request_url, &next) {
-                    return Err(HttpError::Network(
-                        format!(
-                            "{} {}: the server redirected to {next}, another origin: refused, so the session id, \
-                             credentials and headers are used only with the server's own origin",
-                            method.as_str(),
-                            request_url,
-                        )
-                        .into(),
-                    ));
-                }
-                hops += 1;
-                if hops > MAX_REDIRECTS {
-                    return Err(HttpError::Network(
-                        format!("{} {}: more than {MAX_REDIRECTS} redirects", method.as_str(), request_url).into(),
-                    ));
-                }
-                redirected = Some(next);
-            };
-            // An opaque redirect is a filtered response: its status reads 0.
-            if status == 0 && response.type_() == ResponseType::Opaqueredirect {
-                return Err(HttpError::Network(
-                    format!(
-                        "{} {}: the server answered with a redirect, which is not followed for a request that \
-                         carries a session id, credentials or custom headers (a browser does not show where it \
-                         leads): use the URL it redirects to",
-                        method.as_str(),
-                        request_url
-                    )
-                    .into(),
-                ));
+            if guard.controller.is_none() {
+                guard.unanswered = Some(Clone::clone(&fetching));
             }
-            // `fetch` follows redirects itself; a response that came from
-            // another origin is refused, as natively (see `NativeHttp`): its
-            // server was not the one the request was meant for.
-            if response.redirected() && !same_origin(&request_url, &response.url()) {
-                return Err(HttpError::Network(
-                    format!(
-                        "{} {}: the server redirected to {}, another origin: refused, so the session id, \
-                     credentials and headers are used only with the server's own origin",
-                        method.as_str(),
-                        request_url,
-                        response.url()
-                    )
-                    .into(),
-                ));
+            let found: Array =
+                settled(&fetching).await.map_err(|e| exchange_failure(method.as_str(), &url, &e))?.unchecked_into();
+            guard.unanswered = None;
+            let response: Response = found.get(0).unchecked_into();
+            if guard.controller.is_none() {
+                guard.unread = Some(Clone::clone(&response));
             }
-            let headers = response_headers(&response, status, sent_dpop);
+            let status = found.get(1).as_f64().unwrap_or_default() as u16;
+            let headers: Vec<(String, String)> = (2..found.length())
+                .step_by(2)
+                .filter_map(|at| {
+                    let name = super::RESPONSE_HEADERS.get(found.get(at).as_f64()? as usize)?;
+                    Some(((*name).to_owned(), found.get(at + 1).as_string()?))
+                })
+                .collect();
             let length =
                 headers.iter().find(|(name, _)| name == "content-length").and_then(|(_, v)| v.parse::<u64>().ok());
             let event_stream = headers.iter().any(|(name, value)| {
@@ -635,7 +525,7 @@ mod tests {
     }
 
     #[wasm_bindgen_test]
-    fn a_request_init_carries_the_method_and_every_header() {
+    fn the_headers_carry_every_header_and_a_session_id_is_not_kept() {
         let request = HttpRequest {
             method: Method::Post,
             url: "https://example.test/mcp".into(),
@@ -651,10 +541,6 @@ mod tests {
             Ok(headers) => headers,
             Err(e) => panic!("request_headers failed: {e}"),
         };
-        let init = request_init(&request, &headers, None, None);
-        let get = |key: &str| js_sys::Reflect::get(&init, &JsValue::from_str(key)).unwrap_or(JsValue::UNDEFINED);
-        assert_eq!(get("method").as_string().as_deref(), Some("POST"));
-        let headers: Headers = get("headers").unchecked_into();
         let header = |name: &str| headers.get(name).ok().flatten();
         assert_eq!(header("content-type").as_deref(), Some("application/json"));
         assert_eq!(header("mcp-session-id").as_deref(), Some("secret-session"));
