@@ -1,10 +1,9 @@
-// One `fetch` exchange of the web HTTP backend, up to its response's
-// headers (src/http/web/mod.rs calls this and reads the body; wasm-bindgen
-// ships this file beside its glue). Written in JS, not through
-// wasm-bindgen's bindings: the request's init, the redirects and the
-// headers read are one call here, where they were twenty-odd crossings of
-// the wasm boundary and some 2 KB of the wasm's gzip (docs/size.md,
-// session 37).
+// A `fetch` exchange of the web HTTP backend, up to its response's headers
+// (src/http/web/mod.rs calls this and reads the body; wasm-bindgen ships
+// this file beside its glue). Written in JS, not through wasm-bindgen's
+// bindings: the request's init, the redirects and the headers read are
+// three calls here, where they were twenty-odd crossings of the wasm
+// boundary and some 2 KB of the wasm's gzip (docs/size.md, session 37).
 
 // Redirects followed by hand (outside a browser) before giving up, as the
 // native client.
@@ -42,56 +41,68 @@ function refuse(response, text) {
   throw Object.assign(new Error(text), { refused: true });
 }
 
-// Sends `method` to `url` with `headers` (a `Headers`) and `body`, through
-// `installed` (the host's own `fetch`, if any) or the global `fetch`, from
-// a microtask of its own when `deferred` (see `FetchHttp` in mod.rs).
-// `manual`: a redirect is not followed (the request carries what only its
-// server may see). Outside a browser a "manual" redirect is the server's
-// own 307/308: within the origin it is followed here, as natively; to
-// another origin refused. Resolves with `[response, status, i, value, ...]`:
-// the value of each header `names[i]` the response has and the status
-// gives a meaning. Rejects with what `fetch` rejected with, or an Error
-// with `refused` that says why the response was not taken.
-export async function exchange(installed, deferred, method, url, headers, body, credentials, manual, signal, dpop, names) {
+// The init of a request: `method`, `headers` (a `Headers`, which the Rust
+// side reuses while the list is the same), `body`, the credentials mode
+// (by number), `manual`: a redirect is not followed (the request carries
+// what only its server may see), `signal`.
+export function requestInit(method, headers, body, credentials, manual, signal) {
   const init = { method, headers, body, signal: signal ?? undefined, credentials: CREDENTIALS[credentials] };
   if (manual) init.redirect = 'manual';
-  if (deferred) await undefined;
-  let target = url;
-  let response;
-  for (let hops = 0; ; hops++) {
-    const previous = response;
-    response = await (installed ?? globalThis.fetch)(target, init);
-    // A redirect followed here leaves the previous hop unread.
-    cancel(previous);
-    if (typeof Response === 'function' && !(response instanceof Response)) {
-      refuse(undefined, 'fetch resolved to something that is not a Response');
-    }
-    if ((response.status !== 307 && response.status !== 308) || response.type === 'opaqueredirect') break;
-    const location = response.headers.get('location');
-    if (location === null) break;
+  return init;
+}
+
+// Sends a request: `fetch`'s own promise, with no promise of this file's
+// in between (each would cost every exchange a microtask). `installed`:
+// the host's own `fetch`, if any, else the global one, looked up at each
+// call so that a page that replaces it later is heard. `deferred`: called
+// from a microtask of its own (see `FetchHttp` in mod.rs).
+export function send(installed, deferred, url, init) {
+  const fetcher = installed ?? globalThis.fetch;
+  return deferred ? Promise.resolve().then(() => fetcher(url, init)) : fetcher(url, init);
+}
+
+// What the Rust side reads of the answer to a request sent to `url` with
+// `init`: `[response, status, i, value, ...]`, the value of each header
+// `names[i]` the response has and its status gives a meaning. Outside a
+// browser a "manual" redirect is the server's own 307/308: within the
+// origin it is followed here, as natively (a promise of the same array
+// then; `hops` so far, `target` the URL this response answers), to another
+// origin refused. Throws an Error with `refused` that says why a response
+// is not taken.
+export function readAnswer(response, url, init, names, dpop, installed, hops = 0, target = url) {
+  if (typeof Response === 'function' && !(response instanceof Response)) {
+    refuse(undefined, 'fetch resolved to something that is not a Response');
+  }
+  const { status } = response;
+  const location = status === 307 || status === 308 ? response.headers.get('location') : null;
+  if (location !== null && response.type !== 'opaqueredirect') {
     let next;
     try {
       next = new URL(location, target).href;
     } catch (error) {
-      refuse(response, `${method} ${target}: a redirect to ${JSON.stringify(location)}: ${messageOf(error)}`);
+      refuse(response, `${init.method} ${target}: a redirect to ${JSON.stringify(location)}: ${messageOf(error)}`);
     }
     if (!sameOrigin(url, next)) {
       refuse(
         response,
-        `${method} ${url}: the server redirected to ${next}, another origin: refused, so the session id, ` +
+        `${init.method} ${url}: the server redirected to ${next}, another origin: refused, so the session id, ` +
           "credentials and headers are used only with the server's own origin",
       );
     }
-    if (hops >= MAX_REDIRECTS) refuse(response, `${method} ${url}: more than ${MAX_REDIRECTS} redirects`);
-    target = next;
+    if (hops >= MAX_REDIRECTS) refuse(response, `${init.method} ${url}: more than ${MAX_REDIRECTS} redirects`);
+    // A redirect followed here leaves this hop unread.
+    cancel(response);
+    return send(installed, false, next, init).then((answer) =>
+      readAnswer(answer, url, init, names, dpop, installed, hops + 1, next),
+    );
   }
   // An opaque redirect is a filtered response: its status reads 0.
   if (response.type === 'opaqueredirect') {
     refuse(
       response,
-      `${method} ${url}: the server answered with a redirect, which is not followed for a request that carries ` +
-        'a session id, credentials or custom headers (a browser does not show where it leads): use the URL it ' +
-        'redirects to',
+      `${init.method} ${url}: the server answered with a redirect, which is not followed for a request that ` +
+        'carries a session id, credentials or custom headers (a browser does not show where it leads): use the ' +
+        'URL it redirects to',
     );
   }
   // `fetch` follows redirects itself; a response that came from another
@@ -100,16 +111,16 @@ export async function exchange(installed, deferred, method, url, headers, body, 
   if (response.redirected && !sameOrigin(url, response.url)) {
     refuse(
       response,
-      `${method} ${url}: the server redirected to ${response.url}, another origin: refused, so the session id, ` +
-        "credentials and headers are used only with the server's own origin",
+      `${init.method} ${url}: the server redirected to ${response.url}, another origin: refused, so the ` +
+        "session id, credentials and headers are used only with the server's own origin",
     );
   }
-  const { status } = response;
   const found = [response, status];
-  names.forEach((name, i) => {
-    if (name === 'dpop-nonce' ? !dpop : READ_WHEN[name]?.(status) === false) return;
+  for (let i = 0; i < names.length; i++) {
+    const name = names[i];
+    if (name === 'dpop-nonce' ? !dpop : READ_WHEN[name]?.(status) === false) continue;
     const value = response.headers.get(name);
     if (value !== null) found.push(i, value);
-  });
+  }
   return found;
 }

@@ -36,22 +36,35 @@ extern "C" {
 
 #[wasm_bindgen(module = "/src/http/web/fetch.js")]
 extern "C" {
-    /// One exchange up to its response's headers (`fetch.js` says how):
-    /// `[response, status, i, value, ...]` for the headers `names[i]`.
-    #[allow(clippy::too_many_arguments)]
-    fn exchange(
-        installed: Option<&js_sys::Function>,
-        deferred: bool,
+    /// A request's init (`fetch.js` says what each argument is).
+    #[wasm_bindgen(js_name = requestInit)]
+    fn request_init(
         method: &JsString,
-        url: &JsString,
         headers: &Headers,
         body: Option<String>,
         credentials: u8,
         manual: bool,
         signal: Option<AbortSignal>,
-        dpop: bool,
+    ) -> JsValue;
+    /// Sends a request: `fetch`'s own promise.
+    #[wasm_bindgen(catch)]
+    fn send(
+        installed: Option<&js_sys::Function>,
+        deferred: bool,
+        url: &JsString,
+        init: &JsValue,
+    ) -> Result<Promise, JsValue>;
+    /// `[response, status, i, value, ...]` for the headers `names[i]`, or a
+    /// promise of it once a redirect was followed; throws a refusal.
+    #[wasm_bindgen(js_name = readAnswer, catch)]
+    fn read_answer(
+        response: &JsValue,
+        url: &JsString,
+        init: &JsValue,
         names: &Array,
-    ) -> Promise;
+        dpop: bool,
+        installed: Option<&js_sys::Function>,
+    ) -> Result<JsValue, JsValue>;
 }
 
 thread_local! {
@@ -191,9 +204,13 @@ impl Drop for AbortOnDrop {
             // Without a runtime to wait on (cannot happen on wasm32) the
             // response is left to the garbage collector.
             let _ = crate::runtime::spawn(async move {
-                // `fetch.js` resolves with `[response, ...]`.
-                if let Ok(found) = settled(&fetching).await {
-                    cancel_body(found.unchecked_ref::<Array>().get(0).unchecked_ref());
+                // A response, or `[response, ...]` once a redirect was followed.
+                if let Ok(answered) = settled(&fetching).await {
+                    let response = match answered.dyn_into::<Array>() {
+                        Ok(found) => found.get(0),
+                        Err(response) => response,
+                    };
+                    cancel_body(response.unchecked_ref());
                 }
             });
         }
@@ -410,29 +427,28 @@ impl HttpClient for FetchHttp {
             // A URL with a query may carry a key: not kept.
             let js_url = if url.contains('?') { JsString::from(url.as_str()) } else { js_text(&url) };
             let signal = controller.as_ref().map(AbortController::signal);
-            let headers = headers?;
-            let fetching = NAMES.with(|names| {
-                exchange(
-                    installed.as_ref(),
-                    deferred,
-                    &js_text(method.as_str()),
-                    &js_url,
-                    &headers,
-                    body,
-                    credentials_mode(credentials),
-                    manual,
-                    signal,
-                    dpop,
-                    names,
-                )
-            });
+            let init =
+                request_init(&js_text(method.as_str()), &headers?, body, credentials_mode(credentials), manual, signal);
+            let failed = |e: JsValue| exchange_failure(method.as_str(), &url, &e);
+            let fetching = send(installed.as_ref(), deferred, &js_url, &init).map_err(failed)?;
             let mut guard = AbortOnDrop { controller, unanswered: None, unread: None, finished: false };
             if guard.controller.is_none() {
                 guard.unanswered = Some(Clone::clone(&fetching));
             }
-            let found: Array =
-                settled(&fetching).await.map_err(|e| exchange_failure(method.as_str(), &url, &e))?.unchecked_into();
+            let answered = settled(&fetching).await.map_err(failed)?;
             guard.unanswered = None;
+            let mut found = NAMES.with(|names| read_answer(&answered, &js_url, &init, names, dpop, installed.as_ref()));
+            // A redirect followed by `fetch.js` (outside a browser): its promise.
+            if let Ok(following) = found.as_ref().map(|f| f.dyn_ref::<Promise>().cloned())
+                && let Some(following) = following
+            {
+                if guard.controller.is_none() {
+                    guard.unanswered = Some(Clone::clone(&following));
+                }
+                found = settled(&following).await;
+                guard.unanswered = None;
+            }
+            let found: Array = found.map_err(failed)?.unchecked_into();
             let response: Response = found.get(0).unchecked_into();
             if guard.controller.is_none() {
                 guard.unread = Some(Clone::clone(&response));
