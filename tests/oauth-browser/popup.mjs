@@ -128,6 +128,17 @@ async function check(name, body) {
   }
 }
 
+/** A second click connects with the kept token: no popup, no second sign-in. */
+async function connectsAgainWithoutSignIn(page) {
+  const authorizations = oauth.state.authorizations;
+  let popped = false;
+  page.on('popup', () => (popped = true));
+  await page.click('#connect', { timeout: STEP_MS });
+  const again = await result(page, 2);
+  assert(again.ok, `the second connect failed: ${again.message}`);
+  assert(!popped && oauth.state.authorizations === authorizations, 'the second connect signed in again');
+}
+
 await check('popup sign-in: consent, Allow, then tools/list and echo', async (page) => {
   await page.goto(pageUrl(), { timeout: STEP_MS });
   const popup = await clickForPopup(page);
@@ -156,14 +167,7 @@ await check('popup sign-in: consent, Allow, then tools/list and echo', async (pa
   assert(leaked.length === 0, `a token went into a URL: ${leaked.length} request(s)`);
   assert(!page.url().includes('code='), 'the page URL holds a code');
 
-  // The kept token is used again: no second sign-in.
-  const authorizations = oauth.state.authorizations;
-  let popped = false;
-  page.on('popup', () => (popped = true));
-  await page.click('#connect', { timeout: STEP_MS });
-  const again = await result(page, 2);
-  assert(again.ok, `the second connect failed: ${again.message}`);
-  assert(!popped && oauth.state.authorizations === authorizations, 'the second connect signed in again');
+  await connectsAgainWithoutSignIn(page);
 });
 
 await check("the app's own { load, save, clear }: the tokens kept there, a second connect uses them", async (page) => {
@@ -178,13 +182,7 @@ await check("the app's own { load, save, clear }: the tokens kept there, a secon
   assert(typeof record === 'string' && JSON.parse(record).tokens?.access_token, `the app's store holds ${JSON.stringify(kept).slice(0, 200)}`);
   const elsewhere = await page.evaluate(() => Object.keys(sessionStorage).filter((key) => key.startsWith('mcp-edge:')));
   assert(elsewhere.length === 0, `records in sessionStorage too: ${elsewhere}`);
-  const authorizations = oauth.state.authorizations;
-  let popped = false;
-  page.on('popup', () => (popped = true));
-  await page.click('#connect', { timeout: STEP_MS });
-  const again = await result(page, 2);
-  assert(again.ok, `the second connect failed: ${again.message}`);
-  assert(!popped && oauth.state.authorizations === authorizations, 'the second connect signed in again');
+  await connectsAgainWithoutSignIn(page);
 });
 
 await check('a connect without a click: the blocked popup is reported', async (page) => {
