@@ -10,7 +10,7 @@ use serde_json::{Map, Value};
 use wasm_bindgen::{JsCast, JsValue};
 
 use crate::client::Error;
-use crate::protocol::{ErrorObject, RawResult, codes};
+use crate::protocol::RawResult;
 
 /// Why a call from JS failed, before it becomes a JS exception.
 #[derive(Debug)]
@@ -203,23 +203,6 @@ pub(crate) fn object_from_js(value: &JsValue, what: &str) -> Result<Option<Map<S
 
 /// The text of a thrown value (the fetch seam's reader of it).
 pub(crate) use crate::http::message_of;
-
-/// What a handler threw, as the JSON-RPC error the server gets: the thrown
-/// object's integer `code` (else -32603), its `message` and its `data`.
-pub(crate) fn thrown_to_error_object(thrown: &JsValue, handler: &str) -> ErrorObject {
-    let code = property(thrown, "code")
-        .and_then(|c| c.as_f64())
-        .filter(|c| c.fract() == 0.0 && c.abs() <= 9_007_199_254_740_991.0)
-        .map(|c| c as i64)
-        .unwrap_or(codes::INTERNAL_ERROR);
-    let mut message = message_of(thrown);
-    if message.is_empty() {
-        message = format!("the {handler} handler failed");
-    }
-    let mut error = ErrorObject::new(code, message);
-    error.data = property(thrown, "data").and_then(|d| from_js(&d, "data").ok().flatten());
-    error
-}
 
 /// A property of an object; `None` when absent, `undefined` or `null`, or
 /// when `target` is not an object.

@@ -9,12 +9,13 @@
 use js_sys::{Function, Promise};
 use serde_json::{Map, Value};
 use wasm_bindgen::JsValue;
+use wasm_bindgen::prelude::wasm_bindgen;
 use wasm_bindgen_futures::JsFuture;
 
-use super::convert::{AbortOnDrop, from_js, message_of, object_with, thrown_to_error_object, to_js};
+use super::convert::{AbortOnDrop, message_of, to_js};
 use crate::client::handlers::check_elicitation_content;
 use crate::client::{HandlerResult, RequestContext, RequestHandler, apply_elicitation_defaults};
-use crate::protocol::{ErrorObject, Notification, codes};
+use crate::protocol::{ErrorObject, Notification, codes, json, json_text};
 use crate::runtime::{BoxFuture, boxed};
 
 /// What a JS request handler answers, and how its answer is finished.
@@ -53,37 +54,37 @@ impl JsHandler {
     }
 }
 
+#[wasm_bindgen(module = "/src/web/options.js")]
+extern "C" {
+    /// Calls `handler(params, {signal, ...extra})` and waits for its answer:
+    /// resolves to the result's JSON text (a `roots` list made the result's
+    /// `roots`, each answer's shape checked), rejects with the JSON text of
+    /// the error the server gets. Written in JS: the call, the conversions
+    /// and the checks were some 2 KB of the wasm's gzip (docs/size.md,
+    /// session 38).
+    #[wasm_bindgen(js_name = callHandler)]
+    fn call_handler(
+        handler: &Function,
+        name: &str,
+        params: &str,
+        extra: &str,
+        signal: Option<web_sys::AbortSignal>,
+    ) -> Promise;
+}
+
 fn internal(message: String) -> ErrorObject {
     ErrorObject::new(codes::INTERNAL_ERROR, message)
 }
 
-/// Calls `function` with `args` and waits for its value, whether it returned
-/// one or a promise of one.
-async fn call(function: &Function, args: &[JsValue], handler: &str) -> Result<JsValue, ErrorObject> {
-    let returned = match args {
-        [] => function.call0(&JsValue::UNDEFINED),
-        [a] => function.call1(&JsValue::UNDEFINED, a),
-        [a, b, ..] => function.call2(&JsValue::UNDEFINED, a, b),
+/// The `extra` argument but its `signal`: `{requestId, method, _meta?}`.
+fn extra(context: &RequestContext) -> Value {
+    let mut extra = Map::new();
+    extra.insert("requestId".into(), context.id.to_value());
+    extra.insert("method".into(), Value::from(context.method.as_str()));
+    if let Some(token) = &context.progress_token {
+        extra.insert("_meta".into(), crate::protocol::object! { "progressToken": token.clone() });
     }
-    .map_err(|thrown| thrown_to_error_object(&thrown, handler))?;
-    JsFuture::from(Promise::resolve(&returned)).await.map_err(|thrown| thrown_to_error_object(&thrown, handler))
-}
-
-/// The `extra` argument: `{signal, requestId, method, _meta?}`.
-fn extra(context: &RequestContext, signal: Option<web_sys::AbortSignal>) -> Result<JsValue, ErrorObject> {
-    let convert = |value: &Value| to_js(value).map_err(|e| internal(format!("{e}")));
-    let request_id = convert(&context.id.to_value())?;
-    let method = JsValue::from_str(&context.method);
-    let signal: JsValue = signal.map(JsValue::from).unwrap_or(JsValue::UNDEFINED);
-    let mut entries: Vec<(&str, &JsValue)> = vec![("signal", &signal), ("requestId", &request_id), ("method", &method)];
-    let meta = match &context.progress_token {
-        Some(token) => Some(convert(&crate::protocol::object! { "progressToken": token.clone() })?),
-        None => None,
-    };
-    if let Some(meta) = &meta {
-        entries.push(("_meta", meta));
-    }
-    Ok(object_with(&entries))
+    Value::Object(extra)
 }
 
 impl RequestHandler for JsHandler {
@@ -91,36 +92,26 @@ impl RequestHandler for JsHandler {
         let function = self.function.clone();
         let kind = self.kind;
         boxed(async move {
-            let name = kind.name();
             let params = params.unwrap_or_else(|| Value::Object(Map::new()));
-            let js_params = to_js(&params).map_err(|e| internal(format!("{e}")))?;
             let mut abort = AbortOnDrop::armed();
-            let extra = extra(&context, abort.signal())?;
-            let answered = call(&function, &[js_params, extra], name).await;
+            let answered =
+                call_handler(&function, kind.name(), &json_text(&params), &json_text(&extra(&context)), abort.signal());
+            let answered = JsFuture::from(answered).await;
             // Settled: the signal must not fire now.
             abort.disarm();
-            let answered = answered?;
-            let result = match from_js(&answered, "the handler's result") {
-                Ok(Some(Value::Array(roots))) if matches!(kind, HandlerKind::Roots) => roots_answer(roots)?,
-                Ok(Some(Value::Object(result))) if !matches!(kind, HandlerKind::Roots) => result,
-                Ok(_) => {
-                    return Err(internal(format!(
-                        "the {name} handler returned {}, not {}",
-                        describe(&answered),
-                        if matches!(kind, HandlerKind::Roots) { ROOTS_SHAPE } else { "an object" }
-                    )));
-                }
-                Err(error) => {
-                    return Err(internal(format!("the {name} handler's result: {error}")));
-                }
+            // `options.js` settles with JSON text it wrote: an object either way.
+            let text = match &answered {
+                Ok(text) | Err(text) => text.as_string().unwrap_or_default(),
             };
-            Ok(Value::Object(finish(kind, &params, result)?))
+            match (answered.is_ok(), json::parse(&text)) {
+                (true, Ok(Value::Object(result))) => Ok(Value::Object(finish(kind, &params, result)?)),
+                (false, Ok(error)) => {
+                    Err(crate::protocol::fields::from_value(error, "an error").unwrap_or_else(internal))
+                }
+                _ => Err(internal(format!("the {} handler's answer could not be read", kind.name()))),
+            }
         })
     }
-}
-
-fn describe(value: &JsValue) -> String {
-    if value.is_undefined() { "undefined".into() } else { message_of(value) }
 }
 
 /// Fills an accepted form's defaults and checks it against the requested
@@ -151,29 +142,6 @@ fn finish(
     Ok(result)
 }
 
-/// What a `roots` function returns.
-const ROOTS_SHAPE: &str = "an array of {uri, name?}";
-
-/// The `roots/list` result of the list a `roots` function returned, as it
-/// returned it (members such as `_meta` kept) once each root has a string
-/// `uri` and, if any, a string `name`.
-fn roots_answer(roots: Vec<Value>) -> Result<Map<String, Value>, ErrorObject> {
-    for (i, root) in roots.iter().enumerate() {
-        let problem = match root {
-            Value::Object(root) if !root.get("uri").is_some_and(Value::is_string) => "has no string `uri`",
-            Value::Object(root) if root.get("name").is_some_and(|name| !name.is_string()) => {
-                "has a `name` that is not a string"
-            }
-            Value::Object(_) => continue,
-            _ => "is not an object",
-        };
-        return Err(internal(format!("the roots handler must return {ROOTS_SHAPE}: root {i} {problem}")));
-    }
-    let mut answer = Map::new();
-    answer.insert("roots".into(), Value::Array(roots));
-    Ok(answer)
-}
-
 /// Calls a notification listener with `{method, params?}`. A listener that
 /// throws is logged; it cannot fail the session.
 pub(crate) fn notify_listener(function: &Function, notification: &Notification) {
@@ -201,38 +169,74 @@ pub(crate) fn call_listener(function: &Function, event: &str) {
 
 #[cfg(test)]
 mod tests {
-    use serde_json::json;
     use wasm_bindgen_test::{wasm_bindgen_test, wasm_bindgen_test_configure};
 
     use super::*;
 
     wasm_bindgen_test_configure!(run_in_browser);
 
-    #[wasm_bindgen_test]
-    fn a_roots_list_is_answered_as_it_was_returned() {
-        let roots = json!([{"uri": "file:///a", "name": "A", "_meta": {"k": 1}}, {"uri": "file:///b"}]);
-        let Value::Array(list) = roots.clone() else { unreachable!() };
-        let answer = roots_answer(list).map(Value::Object);
-        assert_eq!(answer.ok(), Some(json!({ "roots": roots })));
+    /// What `callHandler` settles with for a `roots` function returning
+    /// `list` (JS source): `Ok` the result's text, `Err` the error's.
+    async fn roots_answer(list: &str) -> Result<String, String> {
+        let roots = Function::new_no_args(&format!("return {list};"));
+        let answered = JsFuture::from(call_handler(&roots, "roots", "{}", r#"{"method":"roots/list"}"#, None)).await;
+        answered.map(|t| t.as_string().unwrap_or_default()).map_err(|t| t.as_string().unwrap_or_default())
     }
 
     #[wasm_bindgen_test]
-    fn a_root_without_a_string_uri_or_name_is_refused_by_its_place() {
-        for (roots, expected) in [
-            (json!([{"uri": "file:///a"}, {"name": "B"}]), "root 1 has no string `uri`"),
-            (json!([{"uri": 1}]), "root 0 has no string `uri`"),
-            (json!([{"uri": "file:///a", "name": 2}]), "root 0 has a `name` that is not a string"),
-            (json!(["file:///a"]), "root 0 is not an object"),
+    async fn a_roots_list_is_answered_as_it_was_returned() {
+        let list = r#"[{"uri":"file:///a","name":"A","_meta":{"k":1}},{"uri":"file:///b"}]"#;
+        assert_eq!(roots_answer(list).await, Ok(format!(r#"{{"roots":{list}}}"#)));
+        // A promise of the list is as good as the list.
+        assert_eq!(roots_answer("Promise.resolve([])").await, Ok(r#"{"roots":[]}"#.to_owned()));
+    }
+
+    #[wasm_bindgen_test]
+    async fn a_root_without_a_string_uri_or_name_is_refused_by_its_place() {
+        for (list, expected) in [
+            (r#"[{"uri": "file:///a"}, {"name": "B"}]"#, "root 1 has no string `uri`"),
+            (r#"[{"uri": 1}]"#, "root 0 has no string `uri`"),
+            (r#"[{"uri": "file:///a", "name": 2}]"#, "root 0 has a `name` that is not a string"),
+            (r#"["file:///a"]"#, "root 0 is not an object"),
         ] {
-            let Value::Array(list) = roots else { unreachable!() };
-            match roots_answer(list) {
-                Err(error) => {
-                    assert_eq!(error.code, codes::INTERNAL_ERROR);
-                    assert!(error.message.ends_with(expected), "{}", error.message);
-                    assert!(error.message.contains("an array of {uri, name?}"), "{}", error.message);
-                }
-                Ok(answer) => panic!("accepted {answer:?}"),
-            }
+            let error = roots_answer(list).await.expect_err(list);
+            let error: ErrorObject =
+                crate::protocol::fields::from_value(json::parse(&error).expect("JSON"), "an error")
+                    .expect("an error object");
+            assert_eq!(error.code, codes::INTERNAL_ERROR);
+            assert!(error.message.ends_with(expected), "{}", error.message);
+            assert!(error.message.contains("must return an array of {uri, name?}"), "{}", error.message);
         }
+        let error = roots_answer(r#"{"uri": "file:///a"}"#).await.expect_err("an object");
+        assert!(error.contains(r#"the roots handler returned {\"uri\":\"file:///a\"}, not an array"#), "{error}");
+    }
+
+    #[wasm_bindgen_test]
+    async fn what_a_handler_throws_is_the_error_the_server_gets() {
+        let extra = r#"{"requestId":7,"method":"sampling/createMessage"}"#;
+        for (body, code, message, data) in [
+            (
+                "throw Object.assign(new Error('no'), {code: -32042, data: {why: 1}})",
+                -32042,
+                "no",
+                Some(r#"{"why":1}"#),
+            ),
+            ("return Promise.reject('just text')", codes::INTERNAL_ERROR, "just text", None),
+            ("throw new Error('')", codes::INTERNAL_ERROR, "the sampling handler failed", None),
+            ("throw {code: 1.5, message: 'odd code'}", codes::INTERNAL_ERROR, "odd code", None),
+        ] {
+            let handler = Function::new_no_args(body);
+            let thrown = JsFuture::from(call_handler(&handler, "sampling", "{}", extra, None)).await.expect_err(body);
+            let error: ErrorObject =
+                crate::protocol::fields::from_value(json::parse(&thrown.as_string().expect("text")).expect("JSON"), "")
+                    .expect("an error object");
+            assert_eq!((error.code, error.message.as_str()), (code, message), "{body}");
+            assert_eq!(error.data.map(|d| json_text(&d)).as_deref(), data, "{body}");
+        }
+        // `extra` is the server's, with the signal.
+        let handler =
+            Function::new_with_args("p, extra", "return {seen: [extra.requestId, extra.method, 'signal' in extra]}");
+        let answer = JsFuture::from(call_handler(&handler, "sampling", "{}", extra, None)).await.expect("answered");
+        assert_eq!(answer.as_string().as_deref(), Some(r#"{"seen":[7,"sampling/createMessage",true]}"#));
     }
 }

@@ -210,3 +210,88 @@ function grant(auth, OWNER, read, machineGrants) {
     read.identityProvider = checkAll(idp, owner, { clientSecret: 'string' }, given);
   }
 }
+
+// JSON-RPC's code for an error of the client's own (the server gets it).
+const INTERNAL_ERROR = -32603;
+
+// The text of a thrown value or a returned one, for a message.
+function textOf(value) {
+  if (typeof value === 'string') return value;
+  if (typeof value?.message === 'string') return value.message;
+  try {
+    return JSON.stringify(value) ?? String(value);
+  } catch {
+    return 'a value that cannot be printed';
+  }
+}
+
+// What a handler threw (or rejected with), as the JSON-RPC error the
+// server gets: its integer `code` (else INTERNAL_ERROR), its message, and
+// its `data` where that can be sent as JSON.
+function thrownError(name, thrown) {
+  const code = thrown?.code;
+  const error = {
+    code: Number.isSafeInteger(code) ? code : INTERNAL_ERROR,
+    message: textOf(thrown) || `the ${name} handler failed`,
+  };
+  try {
+    return JSON.stringify({ ...error, data: thrown?.data ?? undefined });
+  } catch {
+    return JSON.stringify(error);
+  }
+}
+
+// Why a `roots` list is not one (an array of {uri, name?}), or undefined.
+function rootsProblem(roots) {
+  if (!Array.isArray(roots)) return undefined;
+  for (const [i, root] of roots.entries()) {
+    const problem =
+      root === null || typeof root !== 'object' || Array.isArray(root)
+        ? 'is not an object'
+        : typeof root.uri !== 'string'
+          ? 'has no string `uri`'
+          : root.name !== undefined && typeof root.name !== 'string'
+            ? 'has a `name` that is not a string'
+            : undefined;
+    if (problem) return `root ${i} ${problem}`;
+  }
+}
+
+// The JSON text of a handler's answer: a `roots` handler's list is the
+// result's `roots`, as it returned it; every other handler answers an
+// object. Throws the error's JSON text for an answer of another shape.
+function answerText(name, answer) {
+  const shape = name === 'roots' ? 'an array of {uri, name?}' : 'an object';
+  const refuse = (why) => {
+    throw JSON.stringify({ code: INTERNAL_ERROR, message: `the ${name} handler ${why}` });
+  };
+  let text;
+  try {
+    // Through JSON, as a request's values go: `toJSON` is honoured.
+    text = answer === undefined ? undefined : JSON.stringify(answer);
+  } catch (thrown) {
+    refuse(`returned what cannot be sent as JSON: ${textOf(thrown)}`);
+  }
+  const value = text === undefined ? undefined : JSON.parse(text);
+  const problem = name === 'roots' ? rootsProblem(value) : undefined;
+  if (problem) refuse(`must return ${shape}: ${problem}`);
+  const object = value !== null && typeof value === 'object' && !Array.isArray(value);
+  const fits = name === 'roots' ? Array.isArray(value) : object;
+  if (!fits) refuse(`returned ${answer === undefined ? 'undefined' : textOf(answer)}, not ${shape}`);
+  return name === 'roots' ? `{"roots":${text}}` : text;
+}
+
+// Calls a request handler of `ConnectOptions` (`sampling`, `elicitation`
+// or `roots`, its `name`) as the TypeScript SDK calls one: with the
+// server's `params` and `extra` (each JSON text here) and `signal` as
+// `extra.signal`. Its answer may be a value or a promise of one. Resolves
+// to the result's JSON text; rejects with the JSON text of the error the
+// server gets.
+export function callHandler(handler, name, params, extra, signal) {
+  return new Promise((resolve) => resolve(handler(JSON.parse(params), { signal, ...JSON.parse(extra) }))).then(
+    (answer) => answerText(name, answer),
+    (thrown) => {
+      throw thrownError(name, thrown);
+    },
+  );
+}
