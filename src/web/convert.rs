@@ -5,9 +5,9 @@
 //! Rust to JS builds plain objects (never `Map`s): directly for small
 //! values, through JSON text and `JSON.parse` for large ones (`to_js`).
 
-use js_sys::{Function, Object, Reflect};
+use js_sys::{Object, Reflect};
 use serde_json::{Map, Value};
-use wasm_bindgen::{JsCast, JsValue};
+use wasm_bindgen::JsValue;
 
 use crate::client::Error;
 use crate::protocol::RawResult;
@@ -207,56 +207,10 @@ pub(crate) use crate::http::message_of;
 /// A property of an object; `None` when absent, `undefined` or `null`, or
 /// when `target` is not an object.
 pub(crate) fn property(target: &JsValue, key: &str) -> Option<JsValue> {
-    property_at(target, &JsValue::from_str(key))
-}
-
-/// [`property`] by a key that is a JS string already (one made once, for
-/// what every call reads: a Rust `&str` is decoded into a new JS string at
-/// each use).
-pub(crate) fn property_at(target: &JsValue, key: &JsValue) -> Option<JsValue> {
     if !target.is_object() && !target.is_function() {
         return None;
     }
-    Reflect::get(target, key).ok().filter(|v| !v.is_undefined() && !v.is_null())
-}
-
-/// `owner.key`, read already, as an optional function.
-pub(crate) fn as_function(value: Option<JsValue>, key: &str, owner: &str) -> Result<Option<Function>, WebError> {
-    match value {
-        None => Ok(None),
-        Some(value) => value
-            .dyn_into::<Function>()
-            .map(Some)
-            .map_err(|_| WebError::Type(format!("{owner}.{key} must be a function"))),
-    }
-}
-
-/// `owner.key`, read already, as an optional boolean.
-pub(crate) fn as_bool(value: Option<JsValue>, key: &str, owner: &str) -> Result<Option<bool>, WebError> {
-    match value {
-        None => Ok(None),
-        Some(value) => {
-            value.as_bool().map(Some).ok_or_else(|| WebError::Type(format!("{owner}.{key} must be a boolean")))
-        }
-    }
-}
-
-/// `owner.key`, read already, as an optional duration in milliseconds. A
-/// wait longer than a `Duration` holds (`1e300`, `Number.MAX_VALUE`) is the
-/// longest one, as good as none (`runtime::duration_from_millis`):
-/// `Duration::from_secs_f64` would panic, and a panic aborts the wasm module.
-pub(crate) fn as_millis(
-    value: Option<JsValue>,
-    key: &str,
-    owner: &str,
-) -> Result<Option<std::time::Duration>, WebError> {
-    match value {
-        None => Ok(None),
-        Some(value) => match value.as_f64() {
-            Some(ms) if ms.is_finite() && ms >= 0.0 => Ok(Some(crate::runtime::duration_from_millis(ms))),
-            _ => Err(WebError::Type(format!("{owner}.{key} must be a non-negative number of milliseconds"))),
-        },
-    }
+    Reflect::get(target, &JsValue::from_str(key)).ok().filter(|v| !v.is_undefined() && !v.is_null())
 }
 
 /// A plain JS object with these properties.

@@ -211,6 +211,27 @@ function grant(auth, OWNER, read, machineGrants) {
   }
 }
 
+// `RequestOptions` of one call (never undefined here) checked, as
+// [signal, timeout, resetTimeoutOnProgress, maxTotalTimeout, onprogress]:
+// read by place, each of its type or undefined.
+export function callOptions(options) {
+  const OWNER = 'options';
+  // null is no options, as undefined is.
+  if (options === null) return [];
+  if (typeof options !== 'object') fail(`${OWNER} must be an object`);
+  const read = checkAll(options, OWNER, CALL);
+  const signal = get(options, 'signal');
+  // A signal from another realm (an iframe) fails `instanceof` but works.
+  const isSignal =
+    signal === undefined ||
+    signal instanceof AbortSignal ||
+    (typeof signal.aborted === 'boolean' && typeof signal.addEventListener === 'function');
+  if (!isSignal) fail(`${OWNER}.signal must be an AbortSignal`);
+  return [signal, read.timeout, read.resetTimeoutOnProgress, read.maxTotalTimeout, read.onprogress];
+}
+
+const CALL = { timeout: MS, resetTimeoutOnProgress: 'boolean', maxTotalTimeout: MS, onprogress: 'function' };
+
 // JSON-RPC's code for an error of the client's own (the server gets it).
 const INTERNAL_ERROR = -32603;
 

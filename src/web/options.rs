@@ -14,7 +14,7 @@ use wasm_bindgen::{JsCast, JsValue};
 use web_sys::AbortSignal;
 
 use super::auth::{Page, WebAuth, web_auth};
-use super::convert::{WebError, as_bool, as_function, as_millis, from_js, property, property_at};
+use super::convert::{WebError, from_js, property};
 use super::handlers::{HandlerKind, JsHandler, call_listener, notify_listener};
 use crate::client::negotiate::TransportChoice;
 use crate::client::{ClientOptions, ConnectOptions, EraChoice, RequestOptions, SessionEvent};
@@ -50,14 +50,6 @@ impl Connect {
     }
 }
 
-fn check_object(value: &JsValue, what: &str) -> Result<(), WebError> {
-    if value.is_undefined() || value.is_null() || value.is_object() {
-        Ok(())
-    } else {
-        Err(WebError::Type(format!("{what} must be an object")))
-    }
-}
-
 #[wasm_bindgen(module = "/src/web/options.js")]
 extern "C" {
     /// `ConnectOptions` checked: throws a `TypeError` naming the first
@@ -71,6 +63,11 @@ extern "C" {
         tasks: bool,
         machine_grants: bool,
     ) -> Result<JsValue, JsValue>;
+    /// `RequestOptions` checked: throws a `TypeError` naming the first
+    /// option of the wrong type; returns an array of what was given, by
+    /// place (the file says which).
+    #[wasm_bindgen(js_name = callOptions, catch)]
+    fn check_call_options(options: &JsValue) -> Result<Array, JsValue>;
     /// `options.auth` checked, as `connectOptions` checks it.
     #[wasm_bindgen(js_name = authOptions, catch)]
     pub(crate) fn check_auth_options(
@@ -260,28 +257,22 @@ pub(crate) struct CallOptions {
 }
 
 impl CallOptions {
-    /// Reads `RequestOptions` (`undefined` means none).
+    /// Reads `RequestOptions` (`undefined` means none), checked by
+    /// `options.js`.
     pub(crate) fn parse(options: &JsValue) -> Result<CallOptions, WebError> {
-        const OWNER: &str = "options";
-        // Most calls pass none: one look instead of one per option.
+        // Most calls pass none: no look at all.
         if options.is_undefined() {
             return Ok(CallOptions::default());
         }
-        check_object(options, OWNER)?;
-        OPTION_KEYS.with(|keys| {
-            let read = |key: &JsValue| property_at(options, key);
-            Ok(CallOptions {
-                signal: read(&keys.signal).map(abort_signal).transpose()?,
-                timeout: as_millis(read(&keys.timeout), "timeout", OWNER)?,
-                reset_timeout_on_progress: as_bool(
-                    read(&keys.reset_timeout_on_progress),
-                    "resetTimeoutOnProgress",
-                    OWNER,
-                )?
-                .unwrap_or(false),
-                max_total_timeout: as_millis(read(&keys.max_total_timeout), "maxTotalTimeout", OWNER)?,
-                onprogress: as_function(read(&keys.onprogress), "onprogress", OWNER)?,
-            })
+        let read = check_call_options(options).map_err(WebError::Thrown)?;
+        let at = |place: u32| Some(read.get(place)).filter(|value| !value.is_undefined());
+        let millis = |place: u32| at(place).and_then(|ms| ms.as_f64()).map(crate::runtime::duration_from_millis);
+        Ok(CallOptions {
+            signal: at(0).map(JsCast::unchecked_into),
+            timeout: millis(1),
+            reset_timeout_on_progress: read.get(2).as_bool().unwrap_or(false),
+            max_total_timeout: millis(3),
+            onprogress: at(4).map(JsCast::unchecked_into),
         })
     }
 
@@ -298,41 +289,6 @@ impl CallOptions {
         }
         options
     }
-}
-
-fn abort_signal(value: JsValue) -> Result<AbortSignal, WebError> {
-    if value.is_instance_of::<AbortSignal>() {
-        return Ok(value.unchecked_into());
-    }
-    // A signal from another realm (an iframe) fails `instanceof` but works.
-    let looks_like_one = property(&value, "aborted").is_some_and(|a| a.as_bool().is_some())
-        && property(&value, "addEventListener").is_some_and(|f| f.is_function());
-    if looks_like_one {
-        Ok(value.unchecked_into())
-    } else {
-        Err(WebError::Type("options.signal must be an AbortSignal".into()))
-    }
-}
-
-/// The property names of `RequestOptions`, made once: a call with options
-/// reads all five, and a name handed to JS from Rust text is decoded into
-/// a new JS string each time.
-struct OptionKeys {
-    signal: JsValue,
-    timeout: JsValue,
-    reset_timeout_on_progress: JsValue,
-    max_total_timeout: JsValue,
-    onprogress: JsValue,
-}
-
-thread_local! {
-    static OPTION_KEYS: OptionKeys = OptionKeys {
-        signal: JsValue::from_str("signal"),
-        timeout: JsValue::from_str("timeout"),
-        reset_timeout_on_progress: JsValue::from_str("resetTimeoutOnProgress"),
-        max_total_timeout: JsValue::from_str("maxTotalTimeout"),
-        onprogress: JsValue::from_str("onprogress"),
-    };
 }
 
 /// The property names of a progress update, made once: a JS string made
