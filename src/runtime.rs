@@ -87,7 +87,7 @@ mod imp {
 
 pub use imp::{BoxFuture, BoxStream, MaybeSend, MaybeSync, sleep, spawn};
 #[cfg(target_arch = "wasm32")]
-pub(crate) use promise::{Settled, settled};
+pub(crate) use promise::{Settled, outcome, settled};
 #[cfg(all(target_arch = "wasm32", feature = "js"))]
 pub(crate) use tasks::spawn_started;
 

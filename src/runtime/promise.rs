@@ -82,6 +82,14 @@ pub(crate) struct Settled {
     slot: Option<u32>,
 }
 
+/// Waits for the promise a JS call returned, or gives what the call threw
+/// (an import declared with `catch` that returns a `Promise`: an `async`
+/// import would wait through `wasm_bindgen_futures::JsFuture`, whose code
+/// the module then carries beside this).
+pub(crate) async fn outcome(started: Result<Promise, JsValue>) -> Result<JsValue, JsValue> {
+    settled(&started?).await
+}
+
 /// Waits for `promise`.
 pub(crate) fn settled(promise: &Promise) -> Settled {
     let (slot, fulfilled, rejected) = SLOTS.with(|slots| {

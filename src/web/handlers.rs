@@ -10,7 +10,6 @@ use js_sys::{Function, Promise};
 use serde_json::{Map, Value};
 use wasm_bindgen::JsValue;
 use wasm_bindgen::prelude::wasm_bindgen;
-use wasm_bindgen_futures::JsFuture;
 
 use super::convert::{AbortOnDrop, message_of, to_js};
 use crate::client::handlers::check_elicitation_content;
@@ -96,7 +95,7 @@ impl RequestHandler for JsHandler {
             let mut abort = AbortOnDrop::armed();
             let answered =
                 call_handler(&function, kind.name(), &json_text(&params), &json_text(&extra(&context)), abort.signal());
-            let answered = JsFuture::from(answered).await;
+            let answered = crate::runtime::settled(&answered).await;
             // Settled: the signal must not fire now.
             abort.disarm();
             // `options.js` settles with JSON text it wrote: an object either way.
@@ -172,6 +171,7 @@ mod tests {
     use wasm_bindgen_test::{wasm_bindgen_test, wasm_bindgen_test_configure};
 
     use super::*;
+    use wasm_bindgen_futures::JsFuture;
 
     wasm_bindgen_test_configure!(run_in_browser);
 

@@ -55,7 +55,7 @@ impl McpSubscription {
         let closed = self.closed.clone();
         // Closing never rejects: how it ended is `closed`'s to tell.
         super::promise(async move {
-            let _ = wasm_bindgen_futures::JsFuture::from(closed).await;
+            let _ = crate::runtime::settled(&closed).await;
             Ok(JsValue::UNDEFINED)
         })
     }

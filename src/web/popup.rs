@@ -4,6 +4,7 @@
 
 use std::time::Duration;
 
+use js_sys::Promise;
 use wasm_bindgen::JsValue;
 use wasm_bindgen::prelude::wasm_bindgen;
 use web_sys::AbortSignal;
@@ -20,13 +21,13 @@ extern "C" {
     /// Resolves with the URL the callback page handed back; rejects with an
     /// `Error` that says what went wrong (blocked, closed, no answer).
     #[wasm_bindgen(js_name = authorizeInPopup, catch)]
-    async fn authorize_in_popup(
+    fn authorize_in_popup(
         url: &str,
         state: &str,
         features: &str,
         timeout_ms: f64,
         signal: Option<&AbortSignal>,
-    ) -> Result<JsValue, JsValue>;
+    ) -> Result<Promise, JsValue>;
 }
 
 /// Opens the authorization page in a popup window.
@@ -44,8 +45,9 @@ impl PopupAuthorizer {
         // closed and its listeners removed.
         let mut abort = AbortOnDrop::armed();
         let timeout_ms = self.timeout.as_secs_f64() * 1000.0;
-        let answered =
-            authorize_in_popup(&request.url, &request.state, &self.features, timeout_ms, abort.signal().as_ref()).await;
+        let started =
+            authorize_in_popup(&request.url, &request.state, &self.features, timeout_ms, abort.signal().as_ref());
+        let answered = crate::runtime::outcome(started).await;
         abort.disarm();
         match answered {
             Ok(url) => url.as_string().ok_or_else(|| AuthError::Authorizer("the popup handed back no URL".into())),

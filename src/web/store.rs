@@ -9,7 +9,7 @@
 //! lock and the copy are JS (`store.js`, which says why the copy); the
 //! records' JSON is written and read here.
 
-use js_sys::{Function, Reflect};
+use js_sys::{Function, Promise, Reflect};
 use wasm_bindgen::prelude::wasm_bindgen;
 use wasm_bindgen::{JsCast, JsValue};
 use web_sys::{AbortSignal, Storage};
@@ -17,7 +17,7 @@ use web_sys::{AbortSignal, Storage};
 use super::convert::{AbortOnDrop, message_of};
 use crate::auth::{AuthError, AuthRecord, StoreLock, TokenStore};
 use crate::debug::Quoted;
-use crate::runtime::{BoxFuture, boxed};
+use crate::runtime::{BoxFuture, boxed, outcome};
 
 /// The prefix of every key this library writes.
 pub(crate) const KEY_PREFIX: &str = "mcp-edge:";
@@ -59,14 +59,14 @@ extern "C" {
     /// The record under `key` in `store` (a Web Storage's name, or the
     /// app's `{ load, save, clear }`): its text, or undefined.
     #[wasm_bindgen(js_name = loadRecord, catch)]
-    async fn load_record(store: &JsValue, key: &str) -> Result<JsValue, JsValue>;
+    fn load_record(store: &JsValue, key: &str) -> Result<Promise, JsValue>;
     /// Keeps `text` under `key`, or with `clear` removes the record.
     #[wasm_bindgen(js_name = saveRecord, catch)]
-    async fn save_record(store: &JsValue, key: &str, text: &str, clear: bool) -> Result<(), JsValue>;
+    fn save_record(store: &JsValue, key: &str, text: &str, clear: bool) -> Result<Promise, JsValue>;
     /// Resolves with the function that lets the lock go, or undefined
     /// where there is no Web Locks API.
     #[wasm_bindgen(js_name = lockRecord, catch)]
-    async fn lock_record(key: &str, signal: Option<&AbortSignal>) -> Result<JsValue, JsValue>;
+    fn lock_record(key: &str, signal: Option<&AbortSignal>) -> Result<Promise, JsValue>;
 }
 
 /// A [`TokenStore`] whose records `store.js` keeps: in `sessionStorage`,
@@ -98,7 +98,8 @@ impl JsStore {
     }
 
     async fn write(&self, server: &str, text: String, clear: bool) -> Result<(), AuthError> {
-        save_record(&self.target, &record_key(server), &text, clear).await.map_err(store_error)
+        let saved = outcome(save_record(&self.target, &record_key(server), &text, clear)).await;
+        saved.map(drop).map_err(store_error)
     }
 }
 
@@ -120,7 +121,7 @@ impl TokenStore for JsStore {
     fn load<'a>(&'a self, server: &'a str) -> BoxFuture<'a, Result<Option<AuthRecord>, AuthError>> {
         boxed(async move {
             let key = record_key(server);
-            let text = load_record(&self.target, &key).await.map_err(store_error)?;
+            let text = outcome(load_record(&self.target, &key)).await.map_err(store_error)?;
             text.as_string().map(|text| decode(&text, &key)).transpose()
         })
     }
@@ -152,7 +153,7 @@ impl TokenStore for JsStore {
             // Dropped before the lock came (the caller stopped waiting):
             // the request is withdrawn, or the lock let go at once.
             let mut abort = AbortOnDrop::armed();
-            let taken = lock_record(&name, abort.signal().as_ref()).await;
+            let taken = outcome(lock_record(&name, abort.signal().as_ref())).await;
             abort.disarm();
             match taken {
                 Ok(release) => Ok(match release.dyn_into::<Function>() {

@@ -9,7 +9,6 @@
 use js_sys::{Array, Object, Promise, Reflect, Uint8Array};
 use serde_json::Value;
 use wasm_bindgen::prelude::*;
-use wasm_bindgen_futures::JsFuture;
 
 use super::super::error::AuthError;
 use super::super::pkce::base64url;
@@ -143,7 +142,7 @@ fn subtle() -> Result<SubtleCrypto, AuthError> {
 /// Awaits a WebCrypto call.
 async fn call(step: &str, started: Result<Promise, JsValue>) -> Result<JsValue, AuthError> {
     let promise = started.map_err(|e| failed(step, &e))?;
-    JsFuture::from(promise).await.map_err(|e| failed(step, &e))
+    crate::runtime::settled(&promise).await.map_err(|e| failed(step, &e))
 }
 
 fn failed(step: &str, thrown: &JsValue) -> AuthError {
@@ -208,6 +207,7 @@ mod tests {
     use super::super::{signed_client_assertion, signed_dpop_proof};
     use super::*;
     use crate::auth::pkce::{challenge_of, sha256};
+    use wasm_bindgen_futures::JsFuture;
 
     wasm_bindgen_test_configure!(run_in_browser);
 

@@ -75,6 +75,6 @@ pub(super) async fn reachable(url: &str) -> bool {
     let Ok(promise) = fetch.call2(&global, &JsValue::from_str(url), &init) else {
         return false;
     };
-    let probe = JsFuture::from(Promise::resolve(&promise));
+    let probe = crate::runtime::settled(&Promise::resolve(&promise));
     matches!(select(probe, Box::pin(crate::runtime::sleep(PROBE_TIMEOUT))).await, Either::Left((Ok(_), _)))
 }

@@ -21,7 +21,6 @@ use std::time::Duration;
 
 use js_sys::{Array, Function, Promise, Reflect};
 use wasm_bindgen::{JsCast, JsValue};
-use wasm_bindgen_futures::JsFuture;
 use web_sys::{RequestInit, RequestMode};
 
 use super::convert::{WebError, message_of, object_with};
@@ -274,7 +273,7 @@ async fn call_authorize(function: &Function, request: &AuthorizationRequest) -> 
     ]);
     let failed = |e: JsValue| AuthError::Authorizer(format!("auth.authorize failed: {}", message_of(&e)));
     let returned = function.call1(&JsValue::UNDEFINED, &argument).map_err(failed)?;
-    let value = JsFuture::from(Promise::resolve(&returned)).await.map_err(failed)?;
+    let value = crate::runtime::settled(&Promise::resolve(&returned)).await.map_err(failed)?;
     value.as_string().ok_or_else(|| {
         AuthError::Authorizer(
             "auth.authorize must resolve to the URL the authorization server redirected to (a string)".into(),
