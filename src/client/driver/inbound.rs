@@ -72,7 +72,7 @@ impl<T: Transport> SessionLoop<T> {
             methods::CANCELLED if self.stateless => self.cancelled_by_server(notification),
             methods::CANCELLED => {
                 let id = notification.params.as_ref().and_then(|p| p.get("requestId")).and_then(RequestId::from_value);
-                match id.and_then(|id| self.handler_aborts.remove(&id)) {
+                match id.and_then(|id| self.handler_done(&id)) {
                     Some(abort) => abort.abort(),
                     None => log::debug!("cancellation for a request that is not running"),
                 }
@@ -115,6 +115,13 @@ impl<T: Transport> SessionLoop<T> {
         }
     }
 
+    /// Forgets a server request our handler no longer runs; its abort
+    /// handle, if it was running.
+    pub(super) fn handler_done(&mut self, id: &RequestId) -> Option<AbortHandle> {
+        let place = self.handler_aborts.iter().position(|(running, _)| running == id)?;
+        Some(self.handler_aborts.swap_remove(place).1)
+    }
+
     /// 2026-07-28: a server sends `notifications/cancelled` only to end one
     /// of our requests (a `subscriptions/listen`); the id is ours.
     fn cancelled_by_server(&mut self, notification: Notification) {
@@ -125,9 +132,7 @@ impl<T: Transport> SessionLoop<T> {
         let Some(pending) = self.pending.remove(&id) else {
             return log::debug!("the server cancelled request {id}, which is not pending");
         };
-        if let Some(exchange) = self.send_aborts.remove(&id) {
-            exchange.abort();
-        }
+        pending.end_exchange();
         let reason = params.get("reason").and_then(Value::as_str).unwrap_or("no reason given");
         let reason = Some(format!("the server ended it: {reason}"));
         let _ = pending.reply.send(Err(Error::Cancelled { method: pending.method, reason }));
@@ -147,7 +152,7 @@ impl<T: Transport> SessionLoop<T> {
             let error = ErrorObject::new(codes::METHOD_NOT_FOUND, format!("method not found: {method}"));
             return self.reply(Message::error(Some(id), error), Made::AtOnce);
         };
-        if self.handler_aborts.contains_key(&id) {
+        if self.handler_aborts.iter().any(|(running, _)| *running == id) {
             let error = ErrorObject::new(
                 codes::INVALID_REQUEST,
                 format!("request id {id} is already in use by a request the client is handling"),
@@ -173,7 +178,7 @@ impl<T: Transport> SessionLoop<T> {
         let context = RequestContext { id: id.clone(), method, progress_token };
         let (abort, registration) = AbortHandle::new_pair();
         let work = Abortable::new(handler.handle(params, context), registration);
-        self.handler_aborts.insert(id.clone(), abort);
+        self.handler_aborts.push((id.clone(), abort));
         self.running_handlers.push(boxed(async move {
             match work.await {
                 Ok(Ok(result)) => match check_answer(asked, &result, version) {

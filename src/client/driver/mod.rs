@@ -81,6 +81,19 @@ struct Pending {
     stateless: bool,
     reply: oneshot::Sender<Result<RawResult, Error>>,
     progress: Option<mpsc::UnboundedSender<Progress>>,
+    /// Ends the request's transport exchange (it may be a long-lived HTTP
+    /// reply stream) when the request is cancelled. Kept here, not in a
+    /// map of its own: a second map type is some 0.5 KB of gzip of wasm.
+    exchange: Option<AbortHandle>,
+}
+
+impl Pending {
+    /// Ends the exchange, if it is still running.
+    fn end_exchange(&self) {
+        if let Some(exchange) = &self.exchange {
+            exchange.abort();
+        }
+    }
 }
 
 /// Where one subscription's notifications go.
@@ -112,9 +125,10 @@ pub(crate) struct SessionLoop<T: Transport> {
     running_handlers: FutureSet<HandlerFuture>,
     /// Answers to the server's requests, sent a bounded number at a time.
     replies: Replies,
-    handler_aborts: HashMap<RequestId, AbortHandle>,
-    /// Ends the transport exchange of a request we stopped waiting for.
-    send_aborts: HashMap<RequestId, AbortHandle>,
+    /// The server's requests our handlers are running, by id: a list, as
+    /// there are at most `MAX_RUNNING_HANDLERS` (and a map type of its own
+    /// is some 0.5 KB of gzip of wasm).
+    handler_aborts: Vec<(RequestId, AbortHandle)>,
     handlers: Arc<Handlers>,
     /// Each with the id [`Command::Unlisten`] names it by (0: added with
     /// the options, never removed).
@@ -158,8 +172,7 @@ impl<T: Transport> SessionLoop<T> {
             sends: FutureSet::default(),
             running_handlers: FutureSet::default(),
             replies: Replies::default(),
-            handler_aborts: HashMap::default(),
-            send_aborts: HashMap::default(),
+            handler_aborts: Vec::new(),
             handlers,
             listeners: listeners.into_iter().map(|listener| (0, listener)).collect(),
             watches: Vec::new(),
@@ -221,7 +234,9 @@ impl<T: Transport> SessionLoop<T> {
             // A request's send may be a long-lived exchange (an HTTP reply
             // stream); cancelling the request must end it too.
             let (abort, registration) = AbortHandle::new_pair();
-            self.send_aborts.insert(id.clone(), abort);
+            if let Some(pending) = self.pending.get_mut(id) {
+                pending.exchange = Some(abort);
+            }
             let sending = Abortable::new(sending, registration);
             self.sends.push(boxed(async move {
                 // An aborted exchange was cancelled on purpose: nothing to report.
@@ -240,7 +255,7 @@ impl<T: Transport> SessionLoop<T> {
             Command::Request { request, reply, progress, stateless } => {
                 let id = request.id.clone();
                 let method = request.method.clone();
-                let pending = Pending { method, stateless: stateless.is_some(), reply, progress };
+                let pending = Pending { method, stateless: stateless.is_some(), reply, progress, exchange: None };
                 self.pending.insert(id.clone(), pending);
                 self.send_with(Message::Request(request), SendPurpose::Request(id), stateless);
             }
@@ -250,13 +265,11 @@ impl<T: Transport> SessionLoop<T> {
             Command::Cancel { id, reason } => {
                 // Removing the entry is what makes a late answer harmless:
                 // it then has an unknown id and is dropped with a log line.
-                if let Some(exchange) = self.send_aborts.remove(&id) {
-                    exchange.abort();
-                }
+                let Some(pending) = self.pending.remove(&id) else { return };
+                pending.end_exchange();
                 // Stateless HTTP: ending the exchange is the cancellation, and
                 // no client notification is defined.
-                if let Some(pending) = self.pending.remove(&id)
-                    && pending.method != methods::INITIALIZE
+                if pending.method != methods::INITIALIZE
                     && !(pending.stateless && self.transport.kind() == TransportKind::StreamableHttp)
                 {
                     let params = crate::protocol::object! { "requestId": id.to_value(), "reason": reason };
@@ -309,6 +322,7 @@ impl<T: Transport> SessionLoop<T> {
                         self.watches.iter().filter(|(_, w)| w.filter.is_none()).map(|(key, _)| key.clone()).collect();
                     for key in listens {
                         if let Some(pending) = self.pending.remove(&key) {
+                            pending.end_exchange();
                             let _ = pending.reply.send(Ok(RawResult::from(Value::Null)));
                         }
                     }
@@ -364,9 +378,10 @@ impl<T: Transport> SessionLoop<T> {
     /// Fails every pending request and stops every running handler.
     fn shut_down(&mut self, reason: TransportError) {
         for (_, pending) in self.pending.drain() {
+            pending.end_exchange();
             let _ = pending.reply.send(Err(Error::Transport(reason.clone())));
         }
-        for (_, abort) in self.handler_aborts.drain().chain(self.send_aborts.drain()) {
+        for (_, abort) in self.handler_aborts.drain(..) {
             abort.abort();
         }
         // No more notifications can come: every subscription's stream ends.
@@ -376,9 +391,6 @@ impl<T: Transport> SessionLoop<T> {
     }
 
     fn handle_send_outcome(&mut self, purpose: SendPurpose, outcome: Result<(), TransportError>) {
-        if let SendPurpose::Request(id) = &purpose {
-            self.send_aborts.remove(id);
-        }
         match (purpose, outcome) {
             (SendPurpose::Request(_), Ok(())) | (SendPurpose::Notification(None), Ok(())) => {}
             (SendPurpose::Request(id), Err(error)) => {
@@ -456,7 +468,7 @@ impl<T: Transport> SessionLoop<T> {
             while let Poll::Ready(Some(answer)) = self.running_handlers.poll_next(cx) {
                 progressed = true;
                 if let Some(Message::Response(Response { id: Some(id), .. })) = &answer {
-                    self.handler_aborts.remove(id);
+                    self.handler_done(id);
                 }
                 if let Some(answer) = answer
                     && self.closed.is_none()
