@@ -86,8 +86,10 @@ mod imp {
 }
 
 pub use imp::{BoxFuture, BoxStream, MaybeSend, MaybeSync, sleep, spawn};
+#[cfg(all(target_arch = "wasm32", feature = "js"))]
+pub(crate) use promise::outcome;
 #[cfg(target_arch = "wasm32")]
-pub(crate) use promise::{Settled, outcome, settled};
+pub(crate) use promise::{Settled, settled};
 #[cfg(all(target_arch = "wasm32", feature = "js"))]
 pub(crate) use tasks::spawn_started;
 

@@ -86,6 +86,7 @@ pub(crate) struct Settled {
 /// (an import declared with `catch` that returns a `Promise`: an `async`
 /// import would wait through `wasm_bindgen_futures::JsFuture`, whose code
 /// the module then carries beside this).
+#[cfg(feature = "js")]
 pub(crate) async fn outcome(started: Result<Promise, JsValue>) -> Result<JsValue, JsValue> {
     settled(&started?).await
 }

@@ -124,3 +124,18 @@ export function readAnswer(response, url, init, names, dpop, installed, hops = 0
   }
   return found;
 }
+
+// Whether `url` answers a `no-cors` GET (an opaque response) within
+// `timeoutMs`: told apart, a `fetch` that failed without an answer was
+// either an unreachable server or one that sends no CORS headers.
+export function reachable(url, timeoutMs) {
+  let timer;
+  const late = new Promise((resolve) => (timer = setTimeout(resolve, timeoutMs, false)));
+  const probe = Promise.resolve()
+    .then(() => globalThis.fetch(url, { mode: 'no-cors', method: 'GET' }))
+    .then(
+      () => true,
+      () => false,
+    );
+  return Promise.race([probe, late]).finally(() => clearTimeout(timer));
+}

@@ -1,6 +1,8 @@
 //! Explaining a failed `fetch` to the authorization server: a no-cors probe
 //! tells "unreachable" from "reachable but sends no CORS headers".
 
+use wasm_bindgen::prelude::wasm_bindgen;
+
 use super::*;
 use crate::cause::Cause;
 
@@ -58,23 +60,16 @@ impl HttpClient for ExplainCors {
     }
 }
 
-/// Whether `url` answers a `no-cors` GET (an opaque response) within a few
-/// seconds.
-pub(super) async fn reachable(url: &str) -> bool {
-    use futures::future::{Either, select};
-    let init = RequestInit::new();
-    init.set_mode(RequestMode::NoCors);
-    init.set_method("GET");
-    let global = js_sys::global();
-    let Ok(fetch) = Reflect::get(&global, &JsValue::from_str("fetch")) else {
-        return false;
-    };
-    let Ok(fetch) = fetch.dyn_into::<Function>() else {
-        return false;
-    };
-    let Ok(promise) = fetch.call2(&global, &JsValue::from_str(url), &init) else {
-        return false;
-    };
-    let probe = crate::runtime::settled(&Promise::resolve(&promise));
-    matches!(select(probe, Box::pin(crate::runtime::sleep(PROBE_TIMEOUT))).await, Either::Left((Ok(_), _)))
+#[wasm_bindgen(module = "/src/http/web/fetch.js")]
+extern "C" {
+    /// Resolves to whether `url` answers a `no-cors` GET (an opaque
+    /// response) within `timeout_ms`; never rejects.
+    #[wasm_bindgen(js_name = reachable)]
+    fn probe(url: &str, timeout_ms: f64) -> Promise;
+}
+
+/// Whether `url` answers a `no-cors` GET within [`PROBE_TIMEOUT_MS`].
+async fn reachable(url: &str) -> bool {
+    let answered = crate::runtime::settled(&probe(url, PROBE_TIMEOUT_MS)).await;
+    answered.ok().and_then(|reached| reached.as_bool()) == Some(true)
 }

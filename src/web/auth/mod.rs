@@ -20,8 +20,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use js_sys::{Array, Function, Promise, Reflect};
-use wasm_bindgen::{JsCast, JsValue};
-use web_sys::{RequestInit, RequestMode};
+use wasm_bindgen::JsValue;
 
 use super::convert::{WebError, message_of, object_with};
 use super::options::Checked;
@@ -45,8 +44,9 @@ use redirect::*;
 const OWNER: &str = "options.auth";
 /// The callback page's path, the default redirect URI on this origin.
 const CALLBACK_PATH: &str = "/oauth-callback.html";
-/// How long the no-cors probe that explains a failed fetch may take.
-const PROBE_TIMEOUT: Duration = Duration::from_secs(5);
+/// How long the no-cors probe that explains a failed fetch may take, in
+/// milliseconds.
+const PROBE_TIMEOUT_MS: f64 = 5_000.0;
 
 /// The global object's `location.origin` (pages and workers), if any.
 pub(crate) fn global_origin() -> Option<String> {
