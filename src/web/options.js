@@ -316,3 +316,16 @@ export function callHandler(handler, name, params, extra, signal) {
     },
   );
 }
+
+// Calls an `onprogress` callback with `{progress, total?, message?}`;
+// returns what it threw (a callback cannot fail the call it watches).
+export function reportProgress(callback, progress, total, message) {
+  const update = { progress };
+  if (total !== undefined) update.total = total;
+  if (message !== undefined) update.message = message;
+  try {
+    callback(update);
+  } catch (thrown) {
+    return thrown ?? null;
+  }
+}

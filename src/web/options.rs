@@ -68,6 +68,11 @@ extern "C" {
     /// place (the file says which).
     #[wasm_bindgen(js_name = callOptions, catch)]
     fn check_call_options(options: &JsValue) -> Result<Array, JsValue>;
+    /// Calls `onprogress` with `{progress, total?, message?}`: one call,
+    /// where building the object from Rust took one per property. Returns
+    /// what the callback threw, or undefined.
+    #[wasm_bindgen(js_name = reportProgress)]
+    fn call_onprogress(callback: &Function, progress: f64, total: Option<f64>, message: Option<&str>) -> JsValue;
     /// `options.auth` checked, as `connectOptions` checks it.
     #[wasm_bindgen(js_name = authOptions, catch)]
     pub(crate) fn check_auth_options(
@@ -291,37 +296,10 @@ impl CallOptions {
     }
 }
 
-/// The property names of a progress update, made once: a JS string made
-/// from Rust text costs a decode each time, and a flood of progress
-/// notifications would pay it three times per update.
-struct ProgressKeys {
-    progress: JsValue,
-    total: JsValue,
-    message: JsValue,
-}
-
-thread_local! {
-    static PROGRESS_KEYS: ProgressKeys = ProgressKeys {
-        progress: JsValue::from_str("progress"),
-        total: JsValue::from_str("total"),
-        message: JsValue::from_str("message"),
-    };
-}
-
 /// Calls `onprogress` with `{progress, total?, message?}`.
 fn report_progress(callback: &Function, progress: &Progress) {
-    let update = js_sys::Object::new();
-    PROGRESS_KEYS.with(|keys| {
-        // Setting a property on an object just made cannot fail.
-        let _ = js_sys::Reflect::set(&update, &keys.progress, &JsValue::from_f64(progress.progress));
-        if let Some(total) = progress.total {
-            let _ = js_sys::Reflect::set(&update, &keys.total, &JsValue::from_f64(total));
-        }
-        if let Some(message) = &progress.message {
-            let _ = js_sys::Reflect::set(&update, &keys.message, &JsValue::from_str(message));
-        }
-    });
-    if let Err(thrown) = callback.call1(&JsValue::UNDEFINED, &update) {
+    let thrown = call_onprogress(callback, progress.progress, progress.total, progress.message.as_deref());
+    if !thrown.is_undefined() {
         log::warn!("an onprogress callback threw: {}", super::convert::message_of(&thrown));
     }
 }
