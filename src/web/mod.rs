@@ -25,12 +25,11 @@ use wasm_bindgen::prelude::*;
 
 pub use self::listen::McpSubscription;
 
-use self::convert::{WebError, json_to_js, object_from_js, raw_to_js, to_js};
+use self::convert::{WebError, object_from_js, raw_to_js, to_js};
 use self::handlers::notify_listener;
 use self::options::{CallOptions, abortable, connect_options};
 use crate::client::{Client, Error, connect_url_with_http};
-use crate::debug::Quoted;
-use crate::protocol::{Era, ProtocolVersion, RawResult, methods, raw};
+use crate::protocol::{Era, ProtocolVersion, RawResult, methods};
 
 /// A connection to one MCP server, made with `McpClient.connect`.
 #[wasm_bindgen]
@@ -101,17 +100,24 @@ impl McpClient {
         send(self.client.clone(), message, CallOptions::parse(options))
     }
 
-    /// Follows `nextCursor` through every page of `method`, collecting `key`.
-    fn call_all(&self, method: &'static str, key: &'static str, options: &JsValue) -> Promise {
-        let client = self.client.clone();
-        let options = CallOptions::parse(options);
-        promise(async move {
-            let options = options?;
-            let work = list_all(&client, method, key, &options);
-            let items = abortable(method.to_owned(), options.signal.clone(), work).await?;
-            json_to_js(&items)
-        })
+    /// Follows `nextCursor` through every page `page` (the JS method)
+    /// gives, collecting `key`.
+    fn call_all(&self, page: &str, method: &str, key: &str, options: &JsValue) -> Promise {
+        let max_pages = self.client.options().max_pages as f64;
+        list_all(McpClient::from(self.client.clone()), page, method, key, max_pages, options)
     }
+}
+
+#[wasm_bindgen(module = "/src/web/options.js")]
+extern "C" {
+    /// Every item under `key` of every page `client[page](params, options)`
+    /// gives (`method`'s results), following `nextCursor`: at most
+    /// `max_pages` pages, and no cursor twice. Frees `client`, a handle of
+    /// its own, once done. Written in JS: the pages reach it as JS values,
+    /// and the loop and its checks in Rust were some 1.5 KB of the wasm's
+    /// gzip (docs/size.md, session 38).
+    #[wasm_bindgen(js_name = listAll)]
+    fn list_all(client: McpClient, page: &str, method: &str, key: &str, max_pages: f64, options: &JsValue) -> Promise;
 }
 
 /// Sends one request (already read from JS) and resolves to its raw result;
@@ -145,56 +151,6 @@ fn object_result(method: &str, result: RawResult) -> Result<RawResult, WebError>
     }
     let reason = format!("the result is {}, not an object", result.kind());
     Err(Error::InvalidResult { method: method.to_owned(), reason }.into())
-}
-
-/// The items under `key` of every page of `method`, as the text of one JSON
-/// array: each item's text is copied as the server sent it, never parsed
-/// into a tree.
-async fn list_all(client: &Client, method: &str, key: &str, options: &CallOptions) -> Result<String, WebError> {
-    let invalid = |reason: String| WebError::from(Error::InvalidResult { method: method.to_owned(), reason });
-    let max_pages = client.options().max_pages;
-    let mut items = String::from("[");
-    let mut cursor: Option<String> = None;
-    let mut seen = crate::hash::Names::default();
-    for _ in 0..max_pages {
-        let params = cursor.take().map(|c| crate::protocol::object! { "cursor": c });
-        let page = object_result(method, client.request_raw(method, params, options.engine()).await?)?;
-        // The page was checked to be a JSON object.
-        let members = raw::members(page.text()).unwrap_or_default();
-        let listed = raw::member_text(&members, key);
-        let next = raw::member(&members, "nextCursor");
-        let last = matches!(next, None | Some(Value::Null));
-        match listed {
-            // One page: its array is the answer as it is (the text was
-            // checked to be JSON, so a `[` starts an array), not split into
-            // items and joined again (a 10,000-tool page is a megabyte).
-            Some(listed) if last && items.len() == 1 && listed.trim_start().starts_with('[') => {
-                return Ok(listed.to_owned());
-            }
-            Some(listed) => {
-                let listed = raw::elements(listed).ok_or_else(|| invalid(format!("`{key}` is not an array")))?;
-                for item in listed {
-                    if items.len() > 1 {
-                        items.push(',');
-                    }
-                    items.push_str(item);
-                }
-            }
-            None => {}
-        }
-        match next {
-            None | Some(Value::Null) => {
-                items.push(']');
-                return Ok(items);
-            }
-            Some(Value::String(next)) if !seen.insert(next.clone()) => {
-                return Err(invalid(format!("the server repeated the cursor {next}", next = Quoted(&next))));
-            }
-            Some(Value::String(next)) => cursor = Some(next),
-            Some(_) => return Err(invalid("`nextCursor` is not a string".into())),
-        }
-    }
-    Err(invalid(format!("more than {max_pages} pages")))
 }
 
 #[wasm_bindgen]
@@ -432,7 +388,7 @@ impl McpClient {
         &self,
         #[wasm_bindgen(unchecked_optional_param_type = "RequestOptions")] options: JsValue,
     ) -> Promise {
-        self.call_all(methods::TOOLS_LIST, "tools", &options)
+        self.call_all("listTools", methods::TOOLS_LIST, "tools", &options)
     }
 
     /// `tools/call`. A tool that fails answers with `isError: true`; a call

@@ -329,3 +329,33 @@ export function reportProgress(callback, progress, total, message) {
     return thrown ?? null;
   }
 }
+
+// Every item under `key` of every page `client[page](params, options)`
+// gives (`method`'s results), following `nextCursor`: at most `maxPages`
+// pages, and no cursor twice. `client` is a handle of its own, freed here.
+// A page's error (an abort, a timeout) is the whole call's.
+export async function listAll(client, page, method, key, maxPages, options) {
+  const invalid = (reason) =>
+    Object.assign(new Error(`the server's answer to ${method} is malformed: ${reason}`), { name: 'McpError' });
+  const seen = new Set();
+  let items = [];
+  let cursor;
+  try {
+    for (let pages = 0; pages < maxPages; pages++) {
+      const result = await client[page](cursor === undefined ? undefined : { cursor }, options);
+      const listed = result[key] ?? [];
+      if (!Array.isArray(listed)) throw invalid(`\`${key}\` is not an array`);
+      // One page is the answer as it is (a 10,000-tool page is not copied).
+      items = pages === 0 ? listed : items.concat(listed);
+      const next = result.nextCursor ?? undefined;
+      if (next === undefined) return items;
+      if (typeof next !== 'string') throw invalid('`nextCursor` is not a string');
+      if (seen.has(next)) throw invalid(`the server repeated the cursor ${quoted(next)}`);
+      seen.add(next);
+      cursor = next;
+    }
+    throw invalid(`more than ${maxPages} pages`);
+  } finally {
+    client.free();
+  }
+}
