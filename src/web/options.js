@@ -1,8 +1,10 @@
-// `ConnectOptions` checked (src/web/options.rs calls this; wasm-bindgen
-// ships it beside its glue). Written in JS, from tables, not through
+// The JS face's own JS (src/web/options.rs, handlers.rs and mod.rs call
+// it; wasm-bindgen ships it beside its glue): `ConnectOptions` and
+// `RequestOptions` checked, the request handlers and `onprogress` called,
+// and `listAllTools`' pages followed. Written in JS, not through
 // wasm-bindgen's bindings: forty options, each read, checked and named in
-// its own TypeError, weighed more in the wasm than here (docs/size.md,
-// session 37).
+// its own TypeError, and the conversions and crossings of the calls,
+// weighed more in the wasm than here (docs/size.md, sessions 37 and 38).
 //
 // An option of the wrong type or value throws a TypeError that names it.
 // What comes back holds what was given under the same names, each of the
