@@ -216,8 +216,8 @@ impl Client {
             }
             tools.retain(|tool| {
                 let name = tool.get("name").and_then(Value::as_str).unwrap_or_default();
-                let schema = tool.get("inputSchema").cloned().unwrap_or(Value::Null);
-                match headers::param_headers(&schema) {
+                // Read in place: a 10,000-tool list is not copied tool by tool.
+                match headers::param_headers(tool.get("inputSchema").unwrap_or(&Value::Null)) {
                     Ok(found) if found.is_empty() => {
                         state.tool_headers.remove(name);
                         true
