@@ -40,7 +40,6 @@ enum Slot {
 /// does not leave thousands of functions behind.
 const KEPT_PAIRS: usize = 256;
 
-#[derive(Default)]
 struct Slots {
     slots: Vec<Slot>,
     free: Vec<u32>,
@@ -53,8 +52,11 @@ struct Slots {
     callbacks: Option<(Callback, Callback)>,
 }
 
+// A `const` start: no lazy set-up code for the module to carry.
 thread_local! {
-    static SLOTS: RefCell<Slots> = RefCell::default();
+    static SLOTS: RefCell<Slots> = const {
+        RefCell::new(Slots { slots: Vec::new(), free: Vec::new(), bound: Vec::new(), callbacks: None })
+    };
 }
 
 #[wasm_bindgen]

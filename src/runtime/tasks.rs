@@ -60,7 +60,6 @@ struct Slot {
     handle: Arc<Handle>,
 }
 
-#[derive(Default)]
 struct Tasks {
     slots: Vec<Option<Slot>>,
     free: Vec<usize>,
@@ -73,8 +72,18 @@ struct Tasks {
     generations: u64,
 }
 
+// A `const` start: no lazy set-up code for the module to carry.
 thread_local! {
-    static TASKS: RefCell<Tasks> = RefCell::new(Tasks::default());
+    static TASKS: RefCell<Tasks> = const {
+        RefCell::new(Tasks {
+            slots: Vec::new(),
+            free: Vec::new(),
+            ready: VecDeque::new(),
+            turn_queued: false,
+            running: false,
+            generations: 0,
+        })
+    };
 }
 
 /// Runs `future` from the next microtask on.

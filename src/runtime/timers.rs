@@ -62,7 +62,6 @@ impl Ord for Entry {
 
 /// The sleeps waiting, earliest deadline first. Deadlines are whole
 /// milliseconds of whatever clock the caller reads.
-#[derive(Default)]
 pub(crate) struct Queue {
     heap: BinaryHeap<Reverse<Entry>>,
     made: u64,
@@ -73,6 +72,10 @@ pub(crate) struct Queue {
 }
 
 impl Queue {
+    pub(crate) const fn new() -> Queue {
+        Queue { heap: BinaryHeap::new(), made: 0, waiting: 0, armed: None }
+    }
+
     /// Queues a sleep until `deadline`. Returns the deadline to set the
     /// timer for when it must be set (none set, or set for later).
     pub(crate) fn insert(&mut self, deadline: u64, slot: &Rc<RefCell<Slot>>) -> Option<u64> {
@@ -178,16 +181,14 @@ mod host {
         queue: Queue,
         /// What `setTimeout` returned for the timer that is set.
         handle: Option<JsValue>,
-        /// `None` until the first timer is set (Node is told by its handle).
+        /// `None` until the first timer is set (a browser names itself; Node
+        /// is told by its handle).
         idle: Option<Idle>,
     }
 
     thread_local! {
-        static HOST: RefCell<Host> = RefCell::new(Host {
-            queue: Queue::default(),
-            handle: None,
-            idle: browser().then_some(Idle::KeepSet),
-        });
+        // A `const` start (no lazy set-up code); `arm` finds out the host.
+        static HOST: RefCell<Host> = const { RefCell::new(Host { queue: Queue::new(), handle: None, idle: None }) };
         /// The timer's callback, made once and kept for the module's life.
         static FIRED: OnceCell<Closure<dyn FnMut()>> = const { OnceCell::new() };
     }
@@ -216,6 +217,7 @@ mod host {
             set_timeout(callback.as_ref().unchecked_ref(), millis)
         });
         match host.idle {
+            None if browser() => host.idle = Some(Idle::KeepSet),
             None if handle.is_object() && js_sys::Reflect::has(&handle, &"unref".into()).unwrap_or(false) => {
                 host.idle = Some(Idle::Unref { held: true });
             }
@@ -328,7 +330,7 @@ mod tests {
 
     #[test]
     fn the_timer_is_set_for_the_earliest_deadline_only() {
-        let mut queue = Queue::default();
+        let mut queue = Queue::new();
         let (a, b, c) = (slot(), slot(), slot());
         assert_eq!(queue.insert(500, &a), Some(500));
         queue.armed = Some(500);
@@ -341,7 +343,7 @@ mod tests {
 
     #[test]
     fn due_sleeps_are_marked_in_deadline_order_and_the_next_deadline_is_returned() {
-        let mut queue = Queue::default();
+        let mut queue = Queue::new();
         let (a, b, c) = (slot(), slot(), slot());
         queue.insert(300, &a);
         queue.insert(100, &b);
@@ -359,7 +361,7 @@ mod tests {
 
     #[test]
     fn a_dropped_sleep_is_skipped_and_no_timer_is_kept_for_it() {
-        let mut queue = Queue::default();
+        let mut queue = Queue::new();
         let (a, b) = (slot(), slot());
         queue.insert(100, &a);
         queue.insert(200, &b);
@@ -378,7 +380,7 @@ mod tests {
     fn sleeps_that_end_early_do_not_pile_up() {
         // 10,000 requests one after another, each with a timeout that never
         // fires: the heap stays near what waits, not what was made.
-        let mut queue = Queue::default();
+        let mut queue = Queue::new();
         for i in 0..10_000u64 {
             let sleep = slot();
             queue.insert(60_000 + i, &sleep);
