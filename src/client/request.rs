@@ -12,6 +12,7 @@ use serde_json::{Map, Value};
 
 use super::driver::Command;
 use super::{Client, Error, RequestOptions, deadline};
+use crate::protocol::types::Progress;
 use crate::protocol::{RawResult, Request, RequestId};
 use crate::runtime::{BoxFuture, boxed};
 use crate::transport::TransportError;
@@ -82,9 +83,15 @@ impl Client {
             // before the answer, and none may be lost to the caller.
             while let Some(rx) = progress_rx.as_mut() {
                 match rx.poll_next_unpin(cx) {
-                    Poll::Ready(Some(progress)) => {
-                        if let Some(callback) = options.on_progress.as_mut() {
-                            callback(&progress);
+                    Poll::Ready(Some(notification)) => {
+                        match notification.params.map(Progress::from_params) {
+                            Some(Ok(progress)) => {
+                                if let Some(callback) = options.on_progress.as_mut() {
+                                    callback(&progress);
+                                }
+                            }
+                            Some(Err(e)) => log::warn!("ignoring malformed progress notification: {e}"),
+                            None => {}
                         }
                         if options.reset_timeout_on_progress {
                             idle = boxed(deadline::wait(timeout, clock.clone()));

@@ -10,7 +10,6 @@ use crate::client::error::Error;
 use crate::client::handlers::{Asked, RequestContext, check_answer};
 use crate::protocol::methods::SUBSCRIPTIONS_ACKNOWLEDGED;
 use crate::protocol::stateless::listen::subscription_id;
-use crate::protocol::types::Progress;
 use crate::protocol::{ErrorObject, JsonText, Message, Notification, Request, RequestId, Response, codes, methods};
 use crate::runtime::boxed;
 use crate::transport::Transport;
@@ -52,21 +51,18 @@ impl<T: Transport> SessionLoop<T> {
     fn handle_notification(&mut self, notification: Notification) {
         match notification.method.as_str() {
             methods::PROGRESS => {
-                let progress = notification.params.map(Progress::from_params);
-                match progress {
-                    Some(Ok(progress)) => {
-                        let route = RequestId::from_value(&progress.progress_token)
-                            .and_then(|id| self.pending.get(&id))
-                            .and_then(|pending| pending.progress.as_ref());
-                        match route {
-                            Some(route) => {
-                                let _ = route.unbounded_send(progress);
-                            }
-                            None => log::debug!("progress for an unknown token {}", JsonText(&progress.progress_token)),
-                        }
+                // Routed by its token; the request's future reads the rest.
+                let token = notification.params.as_ref().and_then(|params| params.get("progressToken"));
+                let route = token
+                    .and_then(RequestId::from_value)
+                    .and_then(|id| self.pending.get(&id))
+                    .and_then(|pending| pending.progress.as_ref());
+                match (route, token) {
+                    (Some(route), _) => {
+                        let _ = route.unbounded_send(notification);
                     }
-                    Some(Err(e)) => log::warn!("ignoring malformed progress notification: {e}"),
-                    None => log::warn!("ignoring a progress notification with no params"),
+                    (None, Some(token)) => log::debug!("progress for an unknown token {}", JsonText(token)),
+                    (None, None) => log::warn!("ignoring a progress notification without a progressToken"),
                 }
             }
             methods::CANCELLED if self.stateless => self.cancelled_by_server(notification),

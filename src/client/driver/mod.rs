@@ -24,7 +24,6 @@ use super::error::Error;
 use super::handlers::{Handlers, NotificationListener};
 use crate::hash::HashMap;
 use crate::protocol::stateless::ListenFilter;
-use crate::protocol::types::Progress;
 use crate::protocol::{Message, Notification, ProtocolVersion, RawResult, Request, RequestId, Response, methods};
 use crate::runtime::{BoxFuture, FutureSet, boxed};
 use crate::transport::{Transport, TransportError, TransportEvent, TransportKind};
@@ -40,7 +39,9 @@ pub(crate) enum Command {
     Request {
         request: Request,
         reply: oneshot::Sender<Result<RawResult, Error>>,
-        progress: Option<mpsc::UnboundedSender<Progress>>,
+        /// `notifications/progress` for the request, read by the request's
+        /// future: a channel of the type subscriptions use, not one of its own.
+        progress: Option<mpsc::UnboundedSender<Notification>>,
         /// A stateless (2026-07-28) request: the request-metadata headers an
         /// HTTP transport must add (`None` in the handshake era).
         stateless: Option<Vec<(String, String)>>,
@@ -80,7 +81,7 @@ struct Pending {
     method: String,
     stateless: bool,
     reply: oneshot::Sender<Result<RawResult, Error>>,
-    progress: Option<mpsc::UnboundedSender<Progress>>,
+    progress: Option<mpsc::UnboundedSender<Notification>>,
     /// Ends the request's transport exchange (it may be a long-lived HTTP
     /// reply stream) when the request is cancelled. Kept here, not in a
     /// map of its own: a second map type is some 0.5 KB of gzip of wasm.
