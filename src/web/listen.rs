@@ -81,8 +81,8 @@ pub(crate) fn listen(client: Client, filter: &JsValue, listener: Function) -> Pr
         let _ = crate::runtime::spawn(pump(subscription, listener, stopped, ended));
         let closed = super::promise(async move {
             match end.await {
-                Ok(Some(error)) => Err(WebError::from(error)),
-                Ok(None) | Err(_) => Ok(JsValue::UNDEFINED),
+                Ok(Err(error)) => Err(WebError::from(error)),
+                Ok(Ok(())) | Err(_) => Ok(JsValue::UNDEFINED),
             }
         });
         Ok(McpSubscription { id, granted, stop: RefCell::new(Some(stop)), closed }.into())
@@ -90,24 +90,25 @@ pub(crate) fn listen(client: Client, filter: &JsValue, listener: Function) -> Pr
 }
 
 /// Delivers notifications until the subscription ends or is stopped; then
-/// says how it ended (`Some` when it broke).
+/// says how it ended (an error when it broke; `Result`, not `Option`, as the
+/// engine's notification channel already has it: one oneshot type fewer).
 async fn pump(
     subscription: Subscription,
     listener: Function,
     stopped: oneshot::Receiver<()>,
-    ended: oneshot::Sender<Option<Error>>,
+    ended: oneshot::Sender<Result<(), Error>>,
 ) {
     let mut subscription = subscription;
     let mut stopped = stopped;
     let outcome = loop {
         match select(subscription.next(), &mut stopped).await {
             Either::Left((Some(Ok(notification)), _)) => notify_listener(&listener, &notification),
-            Either::Left((Some(Err(error)), _)) => break Some(error),
-            Either::Left((None, _)) => break None,
+            Either::Left((Some(Err(error)), _)) => break Err(error),
+            Either::Left((None, _)) => break Ok(()),
             // Stopped, or the handle was garbage-collected without closing.
             Either::Right(_) => {
                 subscription.close().await;
-                break None;
+                break Ok(());
             }
         }
     };
