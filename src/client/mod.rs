@@ -269,12 +269,10 @@ impl Client {
         let first_list_page = method == crate::protocol::methods::TOOLS_LIST
             && params.as_ref().and_then(|params| params.get("cursor")).is_none();
         let result = match generation {
-            // Boxed: the stateless engine's future (rounds, tasks) is far
-            // larger than the handshake era's, and every request in flight
-            // would otherwise carry room for it.
-            (_, Some(version)) => {
-                Box::pin(self.stateless_request(method, params, options, version)).await.map(RawResult::from)
-            }
+            // Boxed by `stateless_request`: the stateless engine's future
+            // (rounds, tasks) is far larger than the handshake era's, and
+            // every request in flight would otherwise carry room for it.
+            (_, Some(version)) => self.stateless_request(method, params, options, version).await.map(RawResult::from),
             (generation, None) => self.handshake_request(method, params, options, generation).await,
         }?;
         if self.inner.options.validate_structured_content {
