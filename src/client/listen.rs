@@ -10,7 +10,6 @@
 //! notifications asked for, whichever way they come. Every notification
 //! also still reaches the listeners of [`Client::on_notification`].
 
-use std::collections::VecDeque;
 use std::future::poll_fn;
 use std::pin::Pin;
 use std::sync::Arc;
@@ -160,9 +159,9 @@ pub struct Subscription {
     pub(crate) requested: ListenFilter,
     pub(crate) granted: ListenFilter,
     commands: mpsc::UnboundedSender<Command>,
-    /// Notifications that came before the acknowledgement (a lenient read
-    /// of servers that send none).
-    early: VecDeque<Notification>,
+    /// The notification that came before the acknowledgement (a lenient
+    /// read of servers that send none): the wait for it ends at the first.
+    early: Option<Notification>,
     events: Notices,
     /// 2026-07-28: the answer to the listen request, which ends it.
     pub(crate) answer: Option<oneshot::Receiver<Result<RawResult, Error>>>,
@@ -233,7 +232,7 @@ impl Subscription {
                 }
                 Poll::Ready(Some(notification)) => {
                     log::warn!("{} came before the subscription's acknowledgement", notification.method);
-                    self.early.push_back(notification);
+                    self.early = Some(notification);
                     return Poll::Ready(Ok(()));
                 }
                 Poll::Ready(None) => {
@@ -306,7 +305,8 @@ impl Subscription {
                 self.granted = fresh.granted.clone();
                 std::mem::swap(&mut self.events, &mut fresh.events);
                 self.answer = fresh.answer.take();
-                self.early.extend(fresh.early.drain(..));
+                // Nothing of this one's is early any more: it was yielded first.
+                self.early = fresh.early.take();
                 self.ending = None;
                 let params = crate::protocol::object! { "reason": reason };
                 Poll::Ready(Some(Ok(Notification { method: RESYNC.into(), params: Some(params) })))
@@ -333,7 +333,7 @@ impl Stream for Subscription {
 
     fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
         let this = &mut *self;
-        if let Some(notification) = this.early.pop_front() {
+        if let Some(notification) = this.early.take() {
             return Poll::Ready(Some(Ok(notification)));
         }
         if this.ended {
@@ -488,7 +488,7 @@ impl Client {
             requested,
             granted,
             commands: self.inner.commands.clone(),
-            early: VecDeque::new(),
+            early: None,
             events,
             answer: None,
             ending: None,

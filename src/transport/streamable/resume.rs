@@ -1,8 +1,6 @@
 //! Reading an SSE reply stream, and resuming it with GET and
 //! `Last-Event-ID` when it ends before the answer.
 
-use std::collections::VecDeque;
-
 use crate::hash::Names;
 
 use futures::StreamExt;
@@ -173,7 +171,11 @@ pub(super) struct StreamOutcome {
 #[derive(Default)]
 pub(super) struct SeenEvents {
     ids: Names,
-    order: VecDeque<String>,
+    /// The ids in `ids`, a ring: once full, `oldest` is the next to go.
+    /// (A ring over a `Vec`, as a `VecDeque<String>` would be one more
+    /// collection's code in the wasm module.)
+    order: Vec<String>,
+    oldest: usize,
     current: Option<String>,
 }
 
@@ -193,11 +195,12 @@ impl SeenEvents {
         if !self.ids.insert(event.id.clone()) {
             return false;
         }
-        self.order.push_back(event.id.clone());
-        if self.order.len() > Self::REMEMBERED
-            && let Some(oldest) = self.order.pop_front()
-        {
+        if self.order.len() < Self::REMEMBERED {
+            self.order.push(event.id.clone());
+        } else if let Some(slot) = self.order.get_mut(self.oldest) {
+            let oldest = std::mem::replace(slot, event.id.clone());
             self.ids.remove(&oldest);
+            self.oldest = (self.oldest + 1) % Self::REMEMBERED;
         }
         true
     }
@@ -220,5 +223,26 @@ mod tests {
         seen.new_connection();
         assert!(!seen.first_time(&event("2")));
         assert!(seen.first_time(&event("3")));
+    }
+
+    #[test]
+    fn the_last_4096_ids_are_remembered() {
+        let mut seen = SeenEvents::default();
+        let event = |i: usize| SseEvent { event: "message".into(), data: "{}".into(), id: i.to_string() };
+        // Two and a half times round the ring.
+        let made = SeenEvents::REMEMBERED * 5 / 2;
+        for i in 0..made {
+            assert!(seen.first_time(&event(i)));
+        }
+        assert_eq!(seen.order.len(), SeenEvents::REMEMBERED);
+        seen.new_connection();
+        // The newest are known; the one just before them is forgotten.
+        for i in (made - SeenEvents::REMEMBERED..made).step_by(97) {
+            assert!(!seen.first_time(&event(i)), "{i} was forgotten");
+            seen.new_connection();
+        }
+        assert!(!seen.first_time(&event(made - 1)));
+        seen.new_connection();
+        assert!(seen.first_time(&event(made - SeenEvents::REMEMBERED - 1)));
     }
 }
