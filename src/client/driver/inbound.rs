@@ -4,8 +4,8 @@
 
 use serde_json::Value;
 
-use super::SessionLoop;
 use super::replies::Made;
+use super::{Done, SessionLoop};
 use crate::client::error::Error;
 use crate::client::handlers::{Asked, RequestContext, check_answer};
 use crate::protocol::methods::SUBSCRIPTIONS_ACKNOWLEDGED;
@@ -175,8 +175,8 @@ impl<T: Transport> SessionLoop<T> {
         let (abort, registration) = AbortHandle::new_pair();
         let work = Abortable::new(handler.handle(params, context), registration);
         self.handler_aborts.push((id.clone(), abort));
-        self.running_handlers.push(boxed(async move {
-            match work.await {
+        self.work.push(boxed(async move {
+            Done::Handled(match work.await {
                 Ok(Ok(result)) => match check_answer(asked, &result, version) {
                     Ok(()) => Some(Message::result(id, result)),
                     Err(error) => Some(Message::error(Some(id), error)),
@@ -184,7 +184,7 @@ impl<T: Transport> SessionLoop<T> {
                 Ok(Err(error)) => Some(Message::error(Some(id), error)),
                 // Cancelled by the server: it expects no answer.
                 Err(_aborted) => None,
-            }
+            })
         }));
     }
 }

@@ -113,8 +113,14 @@ enum SendPurpose {
     Reply,
 }
 
-type SendFuture = BoxFuture<'static, (SendPurpose, Result<(), TransportError>)>;
-type HandlerFuture = BoxFuture<'static, Option<Message>>;
+/// What a send or a server request's handler ended with. Sends and
+/// handlers are one set of futures of one type: each future type is its
+/// own `FuturesUnordered` code in the wasm module.
+enum Done {
+    Sent(SendPurpose, Result<(), TransportError>),
+    /// The answer to send, if any (none for a request the server cancelled).
+    Handled(Option<Message>),
+}
 
 /// The loop's state. Polled through [`Driver`].
 pub(crate) struct SessionLoop<T: Transport> {
@@ -122,8 +128,8 @@ pub(crate) struct SessionLoop<T: Transport> {
     commands: mpsc::UnboundedReceiver<Command>,
     commands_done: bool,
     pending: HashMap<RequestId, Pending>,
-    sends: FutureSet<SendFuture>,
-    running_handlers: FutureSet<HandlerFuture>,
+    /// The sends in flight and the running handlers of server requests.
+    work: FutureSet<BoxFuture<'static, Done>>,
     /// Answers to the server's requests, sent a bounded number at a time.
     replies: Replies,
     /// The server's requests our handlers are running, by id: a list, as
@@ -170,8 +176,7 @@ impl<T: Transport> SessionLoop<T> {
             commands,
             commands_done: false,
             pending: HashMap::default(),
-            sends: FutureSet::default(),
-            running_handlers: FutureSet::default(),
+            work: FutureSet::default(),
             replies: Replies::default(),
             handler_aborts: Vec::new(),
             handlers,
@@ -239,12 +244,12 @@ impl<T: Transport> SessionLoop<T> {
                 pending.exchange = Some(abort);
             }
             let sending = Abortable::new(sending, registration);
-            self.sends.push(boxed(async move {
+            self.work.push(boxed(async move {
                 // An aborted exchange was cancelled on purpose: nothing to report.
-                (purpose, sending.await.unwrap_or(Ok(())))
+                Done::Sent(purpose, sending.await.unwrap_or(Ok(())))
             }));
         } else {
-            self.sends.push(boxed(async move { (purpose, sending.await) }));
+            self.work.push(boxed(async move { Done::Sent(purpose, sending.await) }));
         }
     }
 
@@ -461,20 +466,20 @@ impl<T: Transport> SessionLoop<T> {
                 }
             }
 
-            while let Poll::Ready(Some((purpose, outcome))) = self.sends.poll_next(cx) {
+            while let Poll::Ready(Some(done)) = self.work.poll_next(cx) {
                 progressed = true;
-                self.handle_send_outcome(purpose, outcome);
-            }
-
-            while let Poll::Ready(Some(answer)) = self.running_handlers.poll_next(cx) {
-                progressed = true;
-                if let Some(Message::Response(Response { id: Some(id), .. })) = &answer {
-                    self.handler_done(id);
-                }
-                if let Some(answer) = answer
-                    && self.closed.is_none()
-                {
-                    self.reply(answer, Made::ByHandler);
+                match done {
+                    Done::Sent(purpose, outcome) => self.handle_send_outcome(purpose, outcome),
+                    Done::Handled(answer) => {
+                        if let Some(Message::Response(Response { id: Some(id), .. })) = &answer {
+                            self.handler_done(id);
+                        }
+                        if let Some(answer) = answer
+                            && self.closed.is_none()
+                        {
+                            self.reply(answer, Made::ByHandler);
+                        }
+                    }
                 }
             }
 
