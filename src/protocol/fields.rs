@@ -250,8 +250,14 @@ pub(crate) trait FromFields: Sized {
 pub(crate) fn from_value<T: FromFields>(value: Value, expecting: &str) -> Result<T, String> {
     match value {
         Value::Object(object) => T::from_fields(&mut Fields::of(object)),
-        other => Err(format!("invalid type: {}, expected {expecting}", json_kind(&other))),
+        other => Err(not_an_object(&other, expecting)),
     }
+}
+
+/// The error of [`from_value`], out of line: once, not once per type read.
+#[inline(never)]
+fn not_an_object(other: &Value, expecting: &str) -> String {
+    format!("invalid type: {}, expected {expecting}", json_kind(other))
 }
 
 /// A `T` from JSON (UTF-8 bytes), parsed by the crate's reader
