@@ -213,13 +213,20 @@ pub fn authorization_server_urls(issuer: &str) -> Result<Vec<String>, String> {
 
 fn parse_json<T: crate::protocol::fields::FromFields>(body: &[u8], url: &str) -> Result<T, AuthError> {
     if body.len() > MAX_METADATA_BYTES {
-        return Err(AuthError::InvalidMetadata {
-            url: url.to_owned(),
-            reason: format!("the document is larger than {MAX_METADATA_BYTES} bytes"),
-        });
+        return Err(unreadable(url, None));
     }
-    crate::protocol::fields::from_bytes(body, "an object")
-        .map_err(|e| AuthError::InvalidMetadata { url: url.to_owned(), reason: format!("not the expected JSON: {e}") })
+    crate::protocol::fields::from_bytes(body, "an object").map_err(|e| unreadable(url, Some(e)))
+}
+
+/// `parse_json`'s errors (too large, or not the JSON expected), out of
+/// line: once, not once per document type.
+#[inline(never)]
+fn unreadable(url: &str, error: Option<String>) -> AuthError {
+    let reason = match error {
+        Some(error) => format!("not the expected JSON: {error}"),
+        None => format!("the document is larger than {MAX_METADATA_BYTES} bytes"),
+    };
+    AuthError::InvalidMetadata { url: url.to_owned(), reason }
 }
 
 /// Parses and checks protected resource metadata fetched from `url` for the

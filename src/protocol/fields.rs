@@ -95,9 +95,16 @@ impl Fields {
     fn typed<T>(&mut self, key: &str, found: Option<Value>, kind: &str, read: fn(Value) -> Option<T>) -> Option<T> {
         let read = read(found?);
         if read.is_none() {
-            self.fail(format!("`{key}` is not {kind}"));
+            self.wrong_type(key, kind);
         }
         read
+    }
+
+    /// Out of line, as the errors of every generic reader here: once, not
+    /// once per type read.
+    #[inline(never)]
+    fn wrong_type(&mut self, key: &str, kind: &str) {
+        self.fail(not_a(key, kind));
     }
 
     /// A string member.
@@ -266,8 +273,13 @@ fn not_an_object(other: &Value, expecting: &str) -> String {
 pub(crate) fn from_bytes<T: FromFields>(bytes: &[u8], expecting: &str) -> Result<T, String> {
     match super::json::parse_bytes(bytes) {
         Ok(value) => from_value(value, expecting),
-        Err(error) => Err(error.to_string()),
+        Err(error) => Err(not_json(error)),
     }
+}
+
+#[inline(never)]
+fn not_json(error: super::json::JsonError) -> String {
+    error.to_string()
 }
 
 /// `found`, an array of objects, each read by `read`; `key` names it in
@@ -282,18 +294,24 @@ pub(crate) fn objects_in<T>(
             .into_iter()
             .map(|item| match item {
                 Value::Object(object) => read(&mut Fields::of(object)),
-                _ => Err(format!("`{key}` is not an array of objects")),
+                _ => Err(not_a(key, "an array of objects")),
             })
             .collect(),
-        _ => Err(format!("`{key}` is not an array of objects")),
+        _ => Err(not_a(key, "an array of objects")),
     }
+}
+
+/// "`key` is not `kind`", out of line (see [`Fields::typed`]).
+#[inline(never)]
+fn not_a(key: &str, kind: &str) -> String {
+    format!("`{key}` is not {kind}")
 }
 
 /// `found`, an object, read by `read`; `key` names it in the error.
 pub(crate) fn object_in<T>(found: Value, key: &str, read: fn(&mut Fields) -> Result<T, String>) -> Result<T, String> {
     match found {
         Value::Object(object) => read(&mut Fields::of(object)),
-        _ => Err(format!("`{key}` is not an object")),
+        _ => Err(not_a(key, "an object")),
     }
 }
 
