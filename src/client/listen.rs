@@ -305,7 +305,8 @@ impl Subscription {
                 self.granted = fresh.granted.clone();
                 std::mem::swap(&mut self.events, &mut fresh.events);
                 self.answer = fresh.answer.take();
-                // Nothing of this one's is early any more: it was yielded first.
+                // This one's own early notification, if it had one, was
+                // yielded before the stream broke: only the new one's counts.
                 self.early = fresh.early.take();
                 self.ending = None;
                 let params = crate::protocol::object! { "reason": reason };

@@ -83,20 +83,20 @@ impl Client {
             // before the answer, and none may be lost to the caller.
             while let Some(rx) = progress_rx.as_mut() {
                 match rx.poll_next_unpin(cx) {
-                    Poll::Ready(Some(notification)) => {
-                        match notification.params.map(Progress::from_params) {
-                            Some(Ok(progress)) => {
-                                if let Some(callback) = options.on_progress.as_mut() {
-                                    callback(&progress);
-                                }
+                    // The loop routed it by its params' `progressToken`: it has params.
+                    Poll::Ready(Some(notification)) => match notification.params.map(Progress::from_params) {
+                        Some(Ok(progress)) => {
+                            if let Some(callback) = options.on_progress.as_mut() {
+                                callback(&progress);
                             }
-                            Some(Err(e)) => log::warn!("ignoring malformed progress notification: {e}"),
-                            None => {}
+                            if options.reset_timeout_on_progress {
+                                idle = boxed(deadline::wait(timeout, clock.clone()));
+                            }
                         }
-                        if options.reset_timeout_on_progress {
-                            idle = boxed(deadline::wait(timeout, clock.clone()));
-                        }
-                    }
+                        // Neither reported nor counted as progress.
+                        Some(Err(e)) => log::warn!("ignoring malformed progress notification: {e}"),
+                        None => {}
+                    },
                     Poll::Ready(None) => progress_rx = None,
                     Poll::Pending => break,
                 }

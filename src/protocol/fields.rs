@@ -277,6 +277,7 @@ pub(crate) fn from_bytes<T: FromFields>(bytes: &[u8], expecting: &str) -> Result
     }
 }
 
+/// The error of [`from_bytes`], out of line (see [`not_an_object`]).
 #[inline(never)]
 fn not_json(error: super::json::JsonError) -> String {
     error.to_string()

@@ -185,6 +185,31 @@ tests! {
         assert!(matches!(outcome, Err(Error::Timeout { .. })), "{outcome:?}");
     }
 
+    async fn malformed_progress_is_neither_reported_nor_extends_the_timeout() {
+        let (client, mut server) = connected(ClientOptions::default()).await;
+        let seen = Arc::new(Mutex::new(0));
+        let count = seen.clone();
+        let options = RequestOptions::timeout(Duration::from_millis(150))
+            .with_progress(move |_| *count.lock().unwrap_or_else(|e| e.into_inner()) += 1)
+            .reset_on_progress(Some(Duration::from_secs(5)));
+        let call = client.request("tools/call", Some(json!({"name": "slow"})), options);
+        let server_side = async {
+            let request = next_request(&mut server).await;
+            // The right token, but `progress` is not a number: 8 x 60 ms of
+            // these must not keep the 150 ms timeout from running out before
+            // the answer (had they reset it, the answer would arrive in time).
+            for _ in 1..=8 {
+                sleep(Duration::from_millis(60)).await;
+                let params = json!({"progressToken": request.id.to_value(), "progress": "half"});
+                server.send(Message::notification("notifications/progress", Some(params)));
+            }
+            server.send(Message::result(request.id, json!({"content": []})));
+        };
+        let (outcome, ()) = futures::join!(within("the call", call), server_side);
+        assert!(matches!(outcome, Err(Error::Timeout { .. })), "{outcome:?}");
+        assert_eq!(*seen.lock().unwrap_or_else(|e| e.into_inner()), 0, "malformed progress was reported");
+    }
+
     async fn missing_capabilities_are_refused_before_sending() {
         let (client, mut server) = start(ClientOptions::default());
         let server_side = async {
