@@ -90,8 +90,9 @@ pub(crate) fn listen(client: Client, filter: &JsValue, listener: Function) -> Pr
 }
 
 /// Delivers notifications until the subscription ends or is stopped; then
-/// says how it ended (an error when it broke; `Result`, not `Option`, as the
-/// engine's notification channel already has it: one oneshot type fewer).
+/// says how it ended (an error when it broke; a `Result`, not an `Option`:
+/// the channel type of a notification's delivery report, one oneshot type
+/// fewer in the wasm).
 async fn pump(
     subscription: Subscription,
     listener: Function,
