@@ -52,9 +52,11 @@ pub(crate) enum Command {
     Cancel { id: RequestId, reason: String },
     /// The handshake negotiated this version (before `initialized` is sent).
     Negotiated(ProtocolVersion),
-    /// `notifications/initialized` was delivered; `ready` gets what
-    /// resolves once the transport can receive unprompted server messages.
-    Initialized { ready: oneshot::Sender<BoxFuture<'static, ()>> },
+    /// `notifications/initialized` was delivered; `ready` fires once the
+    /// transport can receive unprompted server messages (dropped unsent if
+    /// the loop ends first). The loop waits for that among its own work, so
+    /// no future crosses the channel.
+    Initialized { ready: oneshot::Sender<()> },
     /// The session was restored from a snapshot: no handshake, but what
     /// `Initialized` sets up (the server stream, if needed) without waiting;
     /// the session speaks this version.
@@ -288,7 +290,11 @@ impl<T: Transport> SessionLoop<T> {
             }
             Command::Initialized { ready } => {
                 let opened = self.session_opened();
-                let _ = ready.send(opened);
+                self.work.push(boxed(async move {
+                    opened.await;
+                    let _ = ready.send(());
+                    Done::Handled(None)
+                }));
             }
             Command::Restored(version) => {
                 self.version = Some(version);

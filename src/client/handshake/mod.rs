@@ -79,10 +79,8 @@ impl Client {
         self.command(Command::Initialized { ready })?;
         // A server may send a request (roots, sampling) on its stream right
         // after the handshake: wait, boundedly, until that stream is open.
-        if let Ok(opened) = opened.await {
-            let limit = self.inner.options.request_timeout.min(SERVER_STREAM_WAIT);
-            let _ = futures::future::select(opened, Box::pin(crate::runtime::sleep(limit))).await;
-        }
+        let limit = self.inner.options.request_timeout.min(SERVER_STREAM_WAIT);
+        let _ = futures::future::select(opened, Box::pin(crate::runtime::sleep(limit))).await;
         let negotiated = Arc::new(Negotiated { version, result });
         let mut state = self.state();
         state.negotiated = Some(negotiated.clone());
