@@ -16,6 +16,7 @@ mod future_set;
 mod promise;
 mod tasks;
 mod timers;
+pub(crate) mod turns;
 
 pub(crate) use future_set::FutureSet;
 

@@ -60,6 +60,7 @@ pub use snapshot::{SNAPSHOT_VERSION, Snapshot, SnapshotEra};
 
 use crate::protocol::types::InitializeResult;
 use crate::protocol::{Era, Notification, ProtocolVersion, RawResult};
+use crate::runtime::turns::Turns;
 use crate::runtime::{MaybeSend, MaybeSync};
 use crate::transport::{SessionView, Transport, TransportError, TransportKind};
 use driver::{Command, SessionLoop};
@@ -92,7 +93,7 @@ struct Inner {
     options: ClientOptions,
     transport_kind: TransportKind,
     state: Mutex<SessionState>,
-    restart_lock: futures::lock::Mutex<()>,
+    restart_lock: Arc<Turns>,
     restarts: AtomicU64,
     stateless: Arc<Mutex<stateless::StatelessState>>,
     /// Resources subscribed in this session (handshake era), with how many
@@ -150,7 +151,7 @@ impl Client {
             options,
             transport_kind,
             state: Mutex::new(SessionState { negotiated: None, generation: 0 }),
-            restart_lock: futures::lock::Mutex::new(()),
+            restart_lock: Turns::new(1),
             restarts: AtomicU64::new(0),
             stateless,
             subscribed: Mutex::new(Vec::new()),

@@ -27,7 +27,7 @@ impl<H: HttpClient> OAuthProvider<H> {
         redirected: &str,
         pending: &PendingAuthorization,
     ) -> Result<(), AuthError> {
-        let _flow = self.flow.lock().await;
+        let _flow = self.flow.clone().acquire().await;
         self.ensure_loaded().await?;
         if resource::canonical(&pending.server_url).ok().as_deref() != Some(self.store_key.as_str()) {
             return Err(AuthError::Config(format!(

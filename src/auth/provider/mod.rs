@@ -48,6 +48,7 @@ use super::resource;
 use super::store::{AuthRecord, MemoryTokenStore, TokenStore, Tokens};
 use crate::http::url::Url;
 use crate::http::{DefaultHttp, HttpClient, Method};
+use crate::runtime::turns::Turns;
 use crate::runtime::{BoxFuture, MaybeSend, MaybeSync, boxed};
 
 use crate::debug::Quoted;
@@ -209,7 +210,8 @@ pub struct OAuthProvider<H: HttpClient = DefaultHttp> {
     authorizer: Option<Arc<dyn Authorizer>>,
     store: Arc<dyn TokenStore>,
     state: Mutex<State>,
-    flow: futures::lock::Mutex<()>,
+    /// One flow (sign-in, refresh, recovery, sign-out) at a time.
+    flow: Arc<Turns>,
     /// Time spent on authorization pages (see [`AuthProvider::interaction_time`]).
     interaction: InteractionClock,
 }
@@ -268,7 +270,7 @@ impl<H: HttpClient> OAuthProvider<H> {
             authorizer: None,
             store: Arc::new(MemoryTokenStore::new()),
             state: Mutex::new(State::default()),
-            flow: futures::lock::Mutex::new(()),
+            flow: Turns::new(1),
             interaction: InteractionClock::default(),
         })
     }
@@ -297,7 +299,7 @@ impl<H: HttpClient> OAuthProvider<H> {
 
     /// Forgets the tokens (sign-out); registrations are kept.
     pub async fn sign_out(&self) -> Result<(), AuthError> {
-        let _flow = self.flow.lock().await;
+        let _flow = self.flow.clone().acquire().await;
         // Read first: saving a record never loaded would drop the stored
         // registrations with the tokens.
         self.ensure_loaded().await?;

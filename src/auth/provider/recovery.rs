@@ -24,7 +24,7 @@ impl<H: HttpClient> OAuthProvider<H> {
         let margin = self.config.refresh_margin.as_secs();
         let expiring = |t: &Tokens| t.refresh_due(now_secs(), margin);
         if self.state().record.tokens.as_ref().is_some_and(expiring) {
-            let _flow = self.flow.lock().await;
+            let _flow = self.flow.clone().acquire().await;
             // Another request may have refreshed while this one waited.
             if self.state().record.tokens.as_ref().is_some_and(expiring) {
                 // And another process (or tab) sharing the store.
@@ -79,7 +79,7 @@ impl<H: HttpClient> OAuthProvider<H> {
             self.state().rs_nonce = Some(nonce.clone());
             return Ok(Recovery::Nonce);
         }
-        let _flow = self.flow.lock().await;
+        let _flow = self.flow.clone().acquire().await;
         self.ensure_loaded().await?;
         let current = self.current_fingerprint();
         if current.is_some() && current != challenge.rejected {

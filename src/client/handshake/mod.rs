@@ -171,7 +171,7 @@ impl Client {
     /// Starts a new session after the server forgot ours. Concurrent callers
     /// that saw the same generation expire share one restart.
     async fn restart_session(&self, expired_generation: u64) -> Result<(), Error> {
-        let _one_at_a_time = self.inner.restart_lock.lock().await;
+        let _one_at_a_time = self.inner.restart_lock.clone().acquire().await;
         if self.state().generation != expired_generation {
             return Ok(());
         }
