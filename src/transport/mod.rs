@@ -104,6 +104,46 @@ pub trait Transport: MaybeSend + 'static {
     fn kind(&self) -> TransportKind;
 }
 
+/// A boxed transport is a transport: the engine runs the sessions it opens
+/// over a `Box<dyn Transport>` where the build has more than one kind (see
+/// `client::negotiate::connect`), and an app may do the same.
+impl<T: Transport + ?Sized> Transport for Box<T> {
+    fn send(&mut self, message: Message) -> BoxFuture<'static, Result<(), TransportError>> {
+        (**self).send(message)
+    }
+    fn poll_event(&mut self, cx: &mut Context<'_>) -> Poll<TransportEvent> {
+        (**self).poll_event(cx)
+    }
+    fn set_protocol_version(&mut self, version: ProtocolVersion) {
+        (**self).set_protocol_version(version)
+    }
+    fn send_stateless(
+        &mut self,
+        message: Message,
+        headers: Vec<(String, String)>,
+    ) -> BoxFuture<'static, Result<(), TransportError>> {
+        (**self).send_stateless(message, headers)
+    }
+    fn on_initialized(&mut self) -> BoxFuture<'static, ()> {
+        (**self).on_initialized()
+    }
+    fn open_server_stream(&mut self) -> BoxFuture<'static, ()> {
+        (**self).open_server_stream()
+    }
+    fn session_view(&self) -> Option<std::sync::Arc<dyn SessionView>> {
+        (**self).session_view()
+    }
+    fn resume_session(&mut self, session: TransportSession, version: ProtocolVersion) {
+        (**self).resume_session(session, version)
+    }
+    fn close(&mut self) -> BoxFuture<'static, Result<(), TransportError>> {
+        (**self).close()
+    }
+    fn kind(&self) -> TransportKind {
+        (**self).kind()
+    }
+}
+
 /// What a transport keeps of a session, for [`crate::Client::snapshot`].
 #[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -343,6 +383,96 @@ fn stderr_suffix(lines: &[String]) -> String {
 mod tests {
     use super::*;
     use crate::auth::AuthError;
+
+    /// Notes which of its methods were called, each overriding the default.
+    struct Recording(std::sync::Arc<std::sync::Mutex<Vec<&'static str>>>);
+
+    impl Recording {
+        fn note(&self, name: &'static str) {
+            self.0.lock().unwrap_or_else(|p| p.into_inner()).push(name);
+        }
+    }
+
+    impl Transport for Recording {
+        fn send(&mut self, _: Message) -> BoxFuture<'static, Result<(), TransportError>> {
+            self.note("send");
+            crate::runtime::boxed(async { Ok(()) })
+        }
+        fn poll_event(&mut self, _: &mut Context<'_>) -> Poll<TransportEvent> {
+            self.note("poll_event");
+            Poll::Pending
+        }
+        fn set_protocol_version(&mut self, _: ProtocolVersion) {
+            self.note("set_protocol_version");
+        }
+        fn send_stateless(
+            &mut self,
+            _: Message,
+            _: Vec<(String, String)>,
+        ) -> BoxFuture<'static, Result<(), TransportError>> {
+            self.note("send_stateless");
+            crate::runtime::boxed(async { Ok(()) })
+        }
+        fn on_initialized(&mut self) -> BoxFuture<'static, ()> {
+            self.note("on_initialized");
+            crate::runtime::boxed(async {})
+        }
+        fn open_server_stream(&mut self) -> BoxFuture<'static, ()> {
+            self.note("open_server_stream");
+            crate::runtime::boxed(async {})
+        }
+        fn session_view(&self) -> Option<std::sync::Arc<dyn SessionView>> {
+            self.note("session_view");
+            None
+        }
+        fn resume_session(&mut self, _: TransportSession, _: ProtocolVersion) {
+            self.note("resume_session");
+        }
+        fn close(&mut self) -> BoxFuture<'static, Result<(), TransportError>> {
+            self.note("close");
+            crate::runtime::boxed(async { Ok(()) })
+        }
+        fn kind(&self) -> TransportKind {
+            self.note("kind");
+            TransportKind::Memory
+        }
+    }
+
+    /// A method the box did not forward would silently run the trait's
+    /// default instead (a stateless request without its headers, say).
+    #[test]
+    fn a_boxed_transport_forwards_every_method() {
+        let calls = std::sync::Arc::default();
+        let mut boxed: Box<dyn Transport> = Box::new(Recording(std::sync::Arc::clone(&calls)));
+        let message = || Message::notification("notifications/initialized", None);
+        let version = ProtocolVersion::V2025_06_18;
+        drop(boxed.send(message()));
+        let _ = boxed.poll_event(&mut Context::from_waker(std::task::Waker::noop()));
+        boxed.set_protocol_version(version);
+        drop(boxed.send_stateless(message(), Vec::new()));
+        drop(boxed.on_initialized());
+        drop(boxed.open_server_stream());
+        let _ = boxed.session_view();
+        boxed.resume_session(TransportSession::default(), version);
+        drop(boxed.close());
+        let _ = boxed.kind();
+        let calls = calls.lock().unwrap_or_else(|p| p.into_inner()).clone();
+        assert_eq!(
+            calls,
+            [
+                "send",
+                "poll_event",
+                "set_protocol_version",
+                "send_stateless",
+                "on_initialized",
+                "open_server_stream",
+                "session_view",
+                "resume_session",
+                "close",
+                "kind"
+            ]
+        );
+    }
 
     #[test]
     fn the_predicates_say_what_kind_of_failure_it_is() {
