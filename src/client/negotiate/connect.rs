@@ -298,7 +298,7 @@ async fn legacy_fallback<H: HttpClient>(
             });
         }
     };
-    let connected = handshake(transport, client).await?;
+    let connected = handshake(session_transport(transport), client).await?;
     detect::remember(url, Verdict::Sse);
     Ok(connected)
 }
@@ -309,7 +309,7 @@ async fn streamable<H: HttpClient>(
     options: &ConnectOptions,
     client: ClientOptions,
 ) -> Result<Client, Error> {
-    handshake(StreamableHttpTransport::with_http(http, options.streamable(url)), client).await
+    handshake(session_transport(StreamableHttpTransport::with_http(http, options.streamable(url))), client).await
 }
 
 /// A build without the `legacy-sse` feature cannot try HTTP+SSE: the POST's
@@ -350,7 +350,7 @@ async fn legacy<H: HttpClient>(
 ) -> Result<Client, Error> {
     let transport =
         LegacySseTransport::connect(http, options.legacy(url)).await.map_err(|error| Error::Transport(error.into()))?;
-    handshake(transport, client).await
+    handshake(session_transport(transport), client).await
 }
 
 /// The transport a session the engine opens runs over. Where the build has
@@ -370,9 +370,10 @@ fn session_transport<T: Transport>(transport: T) -> T {
 }
 
 /// Starts the session on the host's runtime and performs the handshake;
-/// closes the transport if the handshake fails.
+/// closes the transport if the handshake fails. Given what
+/// [`session_transport`] makes, so it too is compiled once.
 async fn handshake(transport: impl Transport, options: ClientOptions) -> Result<Client, Error> {
-    let (client, driver) = Client::new(session_transport(transport), options);
+    let (client, driver) = Client::new(transport, options);
     crate::runtime::spawn(driver)?;
     // The handshake, or the era `ClientOptions::era` asks for.
     match client.start().await {
@@ -392,7 +393,7 @@ fn launch_key(options: &StdioOptions) -> String {
 
 #[cfg(not(target_arch = "wasm32"))]
 async fn attempt(options: &StdioOptions, client: ClientOptions) -> Result<Client, Error> {
-    handshake(StdioTransport::spawn(options.clone())?, client).await
+    handshake(session_transport(StdioTransport::spawn(options.clone())?), client).await
 }
 
 /// Starts the server and talks to it in the era [`ClientOptions::era`]
