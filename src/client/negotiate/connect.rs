@@ -356,8 +356,8 @@ async fn legacy<H: HttpClient>(
 /// The transport a session the engine opens runs over. Where the build has
 /// more than one kind of transport (stdio natively, the legacy one with the
 /// `legacy-sse` feature), a `Box<dyn Transport>`: the session loop is then
-/// compiled once for all of them, where a copy per transport type was 0.8 KB
-/// of gzip in the full wasm. Where it has one (the lite wasm), the transport
+/// compiled once for all of them, where a copy per transport type was about
+/// 1 KB of gzip in the full wasm. Where it has one (the lite wasm), the transport
 /// itself, which the loop then calls directly: boxing it there cost 0.3 KB.
 #[cfg(any(feature = "legacy-sse", not(target_arch = "wasm32")))]
 fn session_transport(transport: impl Transport) -> Box<dyn Transport> {
@@ -370,8 +370,8 @@ fn session_transport<T: Transport>(transport: T) -> T {
 }
 
 /// Starts the session on the host's runtime and performs the handshake;
-/// closes the transport if the handshake fails. Given what
-/// [`session_transport`] makes, so it too is compiled once.
+/// closes the transport if the handshake fails. Its callers hand it what
+/// [`session_transport`] made, so it too is compiled once.
 async fn handshake(transport: impl Transport, options: ClientOptions) -> Result<Client, Error> {
     let (client, driver) = Client::new(transport, options);
     crate::runtime::spawn(driver)?;
