@@ -16,32 +16,20 @@ impl<H: HttpClient> Shared<H> {
     /// Resolves once the server named an endpoint (at most `connect_timeout`,
     /// not counting time spent authorizing).
     pub(super) fn endpoint_ready(self: &Arc<Self>) -> BoxFuture<'static, Result<String, LegacyError>> {
-        let receiver = {
-            let mut state = self.state();
-            if let Some(endpoint) = &state.endpoint {
-                return boxed(futures::future::ready(Ok(endpoint.clone())));
-            }
-            if let Some(failure) = &state.failure {
-                return boxed(futures::future::ready(Err(failure.clone())));
-            }
-            if state.closed {
-                return boxed(futures::future::ready(Err(LegacyError::Closed)));
-            }
-            // Sends that gave up waiting (timed out, dropped) leave now: a
-            // stream that stays open and silent never drains the list.
-            state.waiters.retain(|waiter| !waiter.is_canceled());
-            let (sender, receiver) = oneshot::channel();
-            state.waiters.push(sender);
-            receiver
-        };
         let shared = self.clone();
         let after = self.options.connect_timeout;
         boxed(async move {
-            let mut receiver = receiver;
             let mut epoch = shared.state().auth_epoch;
             loop {
-                match select(&mut receiver, Box::pin(sleep(after))).await {
-                    Either::Left((Ok(outcome), _)) => return outcome,
+                // A waiter is only woken; what it was woken for is read from
+                // the state, so the wake carries nothing (one channel type,
+                // `oneshot<()>`, for every wait in the module).
+                let mut woken = match shared.endpoint_or_wait() {
+                    Ok(settled) => return settled,
+                    Err(woken) => woken,
+                };
+                match select(&mut woken, Box::pin(sleep(after))).await {
+                    Either::Left((Ok(()), _)) => continue,
                     Either::Left((Err(_dropped), _)) => return Err(LegacyError::Closed),
                     Either::Right(_) => {
                         // The authorization is bounded by the provider; the
@@ -58,13 +46,32 @@ impl<H: HttpClient> Shared<H> {
         })
     }
 
+    /// The endpoint, or why there will be none; else a wake for when the
+    /// stream names one or gives up.
+    fn endpoint_or_wait(&self) -> Result<Result<String, LegacyError>, oneshot::Receiver<()>> {
+        let mut state = self.state();
+        if let Some(endpoint) = &state.endpoint {
+            return Ok(Ok(endpoint.clone()));
+        }
+        if let Some(failure) = &state.failure {
+            return Ok(Err(failure.clone()));
+        }
+        if state.closed {
+            return Ok(Err(LegacyError::Closed));
+        }
+        // Sends that gave up waiting (timed out, dropped) leave now: a
+        // stream that stays open and silent never drains the list.
+        state.waiters.retain(|waiter| !waiter.is_canceled());
+        let (sender, woken) = oneshot::channel();
+        state.waiters.push(sender);
+        Err(woken)
+    }
+
     pub(super) fn set_endpoint(&self, endpoint: String) {
         let mut state = self.state();
         state.previous_endpoint = None;
-        state.endpoint = Some(endpoint.clone());
-        for waiter in state.waiters.drain(..) {
-            let _ = waiter.send(Ok(endpoint.clone()));
-        }
+        state.endpoint = Some(endpoint);
+        state.wake_waiters();
     }
 }
 

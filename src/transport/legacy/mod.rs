@@ -67,8 +67,9 @@ struct State {
     /// The endpoint of a stream that dropped: restored if the reopened stream
     /// carries on without naming a new one.
     previous_endpoint: Option<String>,
-    /// Messages waiting for an endpoint.
-    waiters: Vec<oneshot::Sender<Result<String, LegacyError>>>,
+    /// Messages waiting for an endpoint, woken when one is named or there
+    /// will be none (they then read which from here).
+    waiters: Vec<oneshot::Sender<()>>,
     /// The stream gave up for good.
     failure: Option<LegacyError>,
     /// A stream was open once: later failures are reconnects.
@@ -81,6 +82,14 @@ struct State {
     authorizing: u32,
     /// Bumped when an authorization starts or ends.
     auth_epoch: u64,
+}
+
+impl State {
+    fn wake_waiters(&mut self) {
+        for waiter in self.waiters.drain(..) {
+            let _ = waiter.send(());
+        }
+    }
 }
 
 struct Shared<H> {
@@ -167,9 +176,7 @@ impl<H: HttpClient> Shared<H> {
         log::debug!("the legacy stream from {} ends: {error}", self.options.url);
         state.failure = Some(error.clone());
         state.endpoint = None;
-        for waiter in state.waiters.drain(..) {
-            let _ = waiter.send(Err(error.clone()));
-        }
+        state.wake_waiters();
         drop(state);
         let _ = self.inbound.unbounded_send(TransportEvent::Closed(error.into()));
     }
@@ -234,9 +241,7 @@ impl<H: HttpClient> Transport for LegacySseTransport<H> {
             let mut state = self.shared.state();
             state.closed = true;
             state.endpoint = None;
-            for waiter in state.waiters.drain(..) {
-                let _ = waiter.send(Err(LegacyError::Closed));
-            }
+            state.wake_waiters();
         }
         // Dropping the stream future aborts the GET (or closes the
         // EventSource), which ends the server's session.
