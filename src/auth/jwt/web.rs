@@ -168,14 +168,23 @@ fn object(entries: &[(&str, JsValue)]) -> Object {
 /// The label and the decoded body of the first PEM block.
 fn pem_body(pem: &str) -> Option<(&str, Vec<u8>)> {
     let rest = pem.trim().strip_prefix("-----BEGIN ")?;
-    let (label, rest) = rest.split_once("-----")?;
-    let (body, _) = rest.split_once(&format!("-----END {label}-----"))?;
+    let (label, rest) = split_once(rest, "-----")?;
+    let (body, _) = split_once(rest, &format!("-----END {label}-----"))?;
     let body: String = body.chars().filter(|c| !c.is_ascii_whitespace()).collect();
     Some((label, crate::protocol::base64::decode_standard(&body)?))
 }
 
 fn contains(haystack: &[u8], needle: &[u8]) -> bool {
     haystack.windows(needle.len()).any(|w| w == needle)
+}
+
+/// `str::split_once` for a needle that starts with an ASCII byte (so where
+/// it is found is a char boundary), by comparing windows: `core`'s two-way
+/// searcher, some 2 KB of wasm, stays out of the module (as in
+/// `protocol::raw::mentions`).
+fn split_once<'t>(text: &'t str, needle: &str) -> Option<(&'t str, &'t str)> {
+    let at = text.as_bytes().windows(needle.len()).position(|w| w == needle.as_bytes())?;
+    Some((&text[..at], &text[at + needle.len()..]))
 }
 
 /// A SEC1 `ECPrivateKey` wrapped as the PKCS#8 `PrivateKeyInfo` WebCrypto
