@@ -383,7 +383,7 @@ fn remove_dot_segments(path: &str) -> String {
 #[cfg(feature = "legacy-sse")] // only the legacy transport checks endpoint origins
 /// The host (lowercase, brackets kept for IPv6) and port of an authority.
 pub(crate) fn host_port(authority: &str) -> (String, Option<&str>) {
-    let host_port = authority.rsplit_once('@').map_or(authority, |(_, after)| after);
+    let host_port = last(authority, b'@').map_or(authority, |at| &authority[at + 1..]);
     let (host, port) = if host_port.starts_with('[') {
         match host_port.find(']') {
             Some(end) => {
@@ -393,8 +393,8 @@ pub(crate) fn host_port(authority: &str) -> (String, Option<&str>) {
             None => (host_port, None),
         }
     } else {
-        match host_port.rsplit_once(':') {
-            Some((host, port)) => (host, Some(port)),
+        match last(host_port, b':') {
+            Some(colon) => (&host_port[..colon], Some(&host_port[colon + 1..])),
             None => (host_port, None),
         }
     };
