@@ -73,10 +73,50 @@ pub(super) async fn body_excerpt(response: HttpResponse, limit: Duration) -> Str
     {
         return error.to_string();
     }
-    let text = text.split_whitespace().collect::<Vec<_>>().join(" ");
-    let mut excerpt: String = text.chars().take(300).collect();
-    if excerpt.len() < text.len() {
-        excerpt.push('…');
+    one_line(&text, 300)
+}
+
+/// `text` on one line, each run of white space one space, cut (with `…`)
+/// after `limit` characters. Written as one pass rather than by splitting
+/// and joining, which took a list of the words of a page of HTML.
+fn one_line(text: &str, limit: usize) -> String {
+    let mut line = String::new();
+    let mut shown = 0;
+    let mut gap = false;
+    for c in text.chars() {
+        if c.is_whitespace() {
+            gap = !line.is_empty();
+            continue;
+        }
+        let needed = if gap { 2 } else { 1 };
+        if shown + needed > limit {
+            line.push('…');
+            break;
+        }
+        if gap {
+            line.push(' ');
+        }
+        line.push(c);
+        shown += needed;
+        gap = false;
     }
-    excerpt
+    line
+}
+
+#[cfg(test)]
+mod tests {
+    use super::one_line;
+
+    #[test]
+    fn a_body_is_shown_on_one_line_and_cut() {
+        assert_eq!(
+            one_line("  <html>\n\t<body>Not   Found</body>\n</html>\n", 300),
+            "<html> <body>Not Found</body> </html>"
+        );
+        assert_eq!(one_line("", 300), "");
+        assert_eq!(one_line(" \n ", 300), "");
+        assert_eq!(one_line("abc def", 5), "abc d…");
+        assert_eq!(one_line("abc def", 7), "abc def");
+        assert_eq!(one_line("ééé", 2), "éé…");
+    }
 }
