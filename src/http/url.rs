@@ -83,8 +83,8 @@ impl Url {
             None
         } else {
             Some(
-                port.parse::<u16>()
-                    .map_err(|_| format!("the port {port} is not a number from 0 to 65535", port = Quoted(port)))?,
+                number::<u16>(port)
+                    .ok_or_else(|| format!("the port {port} is not a number from 0 to 65535", port = Quoted(port)))?,
             )
         };
         let (before_fragment, fragment) = match tail.find('#') {
@@ -141,7 +141,7 @@ impl Url {
             || host == "[::1]"
             || (host.starts_with("127.")
                 && host.split('.').count() == 4
-                && host.split('.').all(|p| p.parse::<u8>().is_ok()))
+                && host.split('.').all(|p| number::<u8>(p).is_some()))
     }
 
     /// `https`, or `http` to this machine (or anywhere, if allowed).
@@ -263,6 +263,13 @@ impl Reference<'_> {
         };
         Reference { scheme, authority, path, query, fragment }
     }
+}
+
+/// A decimal number that fits `T` (a port, an IPv4 part), read as the
+/// `u64` every other number of the crate is read as: one integer reader
+/// in the wasm, not one more per width.
+fn number<T: TryFrom<u64>>(text: &str) -> Option<T> {
+    text.parse::<u64>().ok().and_then(|n| T::try_from(n).ok())
 }
 
 /// Where the last `byte` (ASCII) is in `text`: `str::rfind` with a `char`
@@ -418,7 +425,7 @@ pub(crate) fn origin_parts(url: &str) -> Option<(String, String, u16)> {
         return None;
     }
     let port = match port {
-        Some(port) => port.parse().ok()?,
+        Some(port) => number(port)?,
         None => default_port,
     };
     Some((scheme, host, port))
