@@ -11,7 +11,7 @@ use std::sync::mpsc;
 use std::thread;
 use std::time::{Duration, Instant};
 
-use support::native::{Server, peers_dir};
+use support::native::{Server, peers_dir, unique_temp_path};
 
 /// tests/peers/oauth-server.mjs on a free port (killed when dropped), and
 /// its MCP endpoint.
@@ -22,9 +22,13 @@ async fn oauth_server() -> (Server, String) {
     (server, url)
 }
 
+/// A configuration directory of its own for one test's CLI runs (not
+/// created: the CLI makes it when it stores tokens). A leftover of an
+/// earlier process with the same id is removed first.
 fn temp_dir() -> std::path::PathBuf {
-    let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos();
-    std::env::temp_dir().join(format!("mcp-edge-cli-oauth-{}-{nanos}", std::process::id()))
+    let dir = unique_temp_path("cli-oauth");
+    let _ = std::fs::remove_dir_all(&dir);
+    dir
 }
 
 fn spawn_cli(config: &std::path::Path, args: &[&str]) -> Child {

@@ -324,6 +324,16 @@ pub fn drain(mut pipe: impl std::io::Read + Send + 'static) -> std::thread::Join
     })
 }
 
+/// A path under the system's temporary directory that no other test of
+/// this process (nor any other process) is given: the process id and a
+/// count, not the clock, whose readings two tests starting together on two
+/// threads may share. Not created.
+pub fn unique_temp_path(tag: &str) -> PathBuf {
+    static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    std::env::temp_dir().join(format!("mcp-edge-{tag}-{}-{n}", std::process::id()))
+}
+
 /// A new, empty directory for one CLI run's `XDG_CACHE_HOME`: the CLI keeps
 /// what servers speak there between runs, and test servers on reused ports
 /// must not inherit another test's verdicts.
