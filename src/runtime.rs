@@ -72,8 +72,11 @@ mod imp {
     /// Sleeps on the global `setTimeout`, which pages, workers, Deno and
     /// Node all have (no `window` needed): every sleep shares one timer
     /// (see `runtime/timers.rs`). Dropping the future leaves its queue.
-    pub async fn sleep(duration: Duration) {
-        super::timers::sleep_for(duration).await
+    /// The timer's own future, not an `async fn` around it (a state machine
+    /// more, inlined where each sleep is awaited); so the sleep is counted
+    /// from the call, which is where every caller awaits or selects on it.
+    pub fn sleep(duration: Duration) -> impl Future<Output = ()> {
+        super::timers::sleep_for(duration)
     }
 
     /// Runs `future` on the JS event loop, from the next microtask on (see

@@ -88,9 +88,16 @@ pub(crate) struct Settled {
 /// (an import declared with `catch` that returns a `Promise`: an `async`
 /// import would wait through `wasm_bindgen_futures::JsFuture`, whose code
 /// the module then carries beside this).
+///
+/// Not an `async fn`: its state machine was one more layer inlined into
+/// every caller's.
 #[cfg(feature = "js")]
-pub(crate) async fn outcome(started: Result<Promise, JsValue>) -> Result<JsValue, JsValue> {
-    settled(&started?).await
+pub(crate) fn outcome(started: Result<Promise, JsValue>) -> impl Future<Output = Result<JsValue, JsValue>> {
+    use futures::future::{Either, ready};
+    match started {
+        Ok(promise) => Either::Left(settled(&promise)),
+        Err(thrown) => Either::Right(ready(Err(thrown))),
+    }
 }
 
 /// Waits for `promise`.
