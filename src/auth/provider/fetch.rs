@@ -17,12 +17,12 @@ const MAX_RESPONSE_BYTES: usize = 64 * 1024;
 const MAX_REDIRECTS: usize = 5;
 
 impl<H: HttpClient> OAuthProvider<H> {
-    pub(super) async fn bounded<T>(
+    pub(super) fn bounded<T>(
         &self,
         what: impl FnOnce() -> String,
         future: impl Future<Output = Result<T, AuthError>> + MaybeSend,
-    ) -> Result<T, AuthError> {
-        bounded(self.config.http_timeout, what, future).await
+    ) -> impl Future<Output = Result<T, AuthError>> {
+        bounded(self.config.http_timeout, what, future)
     }
 
     async fn exchange(&self, request: HttpRequest) -> Result<HttpResponse, AuthError> {
@@ -123,14 +123,17 @@ impl OAuthErrorBody {
     }
 }
 
-pub(super) async fn bounded<T>(
+/// `future`, or a timeout error naming `what` once `limit` has passed.
+/// Combinators, not an `async fn`: each caller's future type makes a copy,
+/// and an `async fn`'s state machine is one more layer in each.
+pub(super) fn bounded<T>(
     limit: Duration,
     what: impl FnOnce() -> String,
     future: impl Future<Output = Result<T, AuthError>> + MaybeSend,
-) -> Result<T, AuthError> {
-    use futures::future::{Either, select};
-    match select(Box::pin(future), Box::pin(crate::runtime::sleep(limit))).await {
+) -> impl Future<Output = Result<T, AuthError>> {
+    use futures::future::{Either, FutureExt, select};
+    select(Box::pin(future), Box::pin(crate::runtime::sleep(limit))).map(move |raced| match raced {
         Either::Left((outcome, _)) => outcome,
         Either::Right(_) => Err(AuthError::Timeout { what: what(), seconds: limit.as_secs() }),
-    }
+    })
 }
