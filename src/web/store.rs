@@ -97,9 +97,10 @@ impl JsStore {
         JsStore { target, shared: false }
     }
 
-    async fn write(&self, server: &str, text: String, clear: bool) -> Result<(), AuthError> {
-        let saved = outcome(save_record(&self.target, &record_key(server), &text, clear)).await;
-        saved.map(drop).map_err(store_error)
+    fn write(&self, server: &str, text: String, clear: bool) -> impl Future<Output = Result<(), AuthError>> {
+        use futures::FutureExt;
+        let saving = outcome(save_record(&self.target, &record_key(server), &text, clear));
+        saving.map(|saved| saved.map(drop).map_err(store_error))
     }
 }
 

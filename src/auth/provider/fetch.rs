@@ -25,9 +25,15 @@ impl<H: HttpClient> OAuthProvider<H> {
         bounded(self.config.http_timeout, what, future)
     }
 
-    async fn exchange(&self, request: HttpRequest) -> Result<HttpResponse, AuthError> {
+    /// One request, its failure named by its URL (a combinator, not an
+    /// `async fn`: one state machine less where each of its two callers
+    /// waits).
+    fn exchange(&self, request: HttpRequest) -> impl Future<Output = Result<HttpResponse, AuthError>> {
+        use futures::FutureExt;
         let url = request.url.clone();
-        self.http.fetch(request).await.map_err(|e| AuthError::Unreachable { url, reason: Cause::of(e) })
+        self.http
+            .fetch(request)
+            .map(|fetched| fetched.map_err(|e| AuthError::Unreachable { url, reason: Cause::of(e) }))
     }
 
     /// GETs a discovery document, following same-origin redirects only.
