@@ -11,15 +11,17 @@ use std::sync::mpsc;
 use std::thread;
 use std::time::{Duration, Instant};
 
-use support::native::{Server, peers_dir, unique_temp_path};
+use support::native::{Lines, Server, peers_dir, unique_temp_path};
 
-/// tests/peers/oauth-server.mjs on a free port (killed when dropped), and
-/// its MCP endpoint.
+/// tests/peers/oauth-server.mjs on a port it picks itself (killed when
+/// dropped), and its MCP endpoint. Not a port found free beforehand: the two
+/// tests here start their servers at once, and two such picks could name
+/// the same port, one test then talking to the other's server (and losing
+/// it when that test ends).
 async fn oauth_server() -> (Server, String) {
     let script = peers_dir().join("oauth-server.mjs").to_string_lossy().into_owned();
-    let server = Server::on_free_port("node", &[script], &[]).await;
-    let url = server.url("/mcp");
-    (server, url)
+    let (server, origin) = Server::announced("node", &[script], Lines::default()).await;
+    (server, format!("{origin}/mcp"))
 }
 
 /// A configuration directory of its own for one test's CLI runs (not

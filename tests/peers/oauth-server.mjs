@@ -369,5 +369,8 @@ with the scopes <code>${escapeHtml(authorization.scope || '(none)')}</code>.</p>
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   const running = await start({ port: Number(process.env.PORT ?? 0) });
+  // First line: where it listens, for a test that let it pick the port
+  // (`Server::announced` in tests/support/native.rs).
+  console.log(`listening ${running.origin}`);
   console.log(`OAuth test server: MCP at ${running.mcpUrl}, authorization server at ${running.origin}`);
 }
