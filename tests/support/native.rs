@@ -127,10 +127,23 @@ pub fn rmcp_peer() -> Option<PathBuf> {
     )
 }
 
-/// A port nobody listens on right now.
+/// A port nobody listens on right now, and one this process has not handed
+/// out before: tests start servers on several threads at once, and two
+/// ports the system found free a moment apart can be the same one (a test
+/// would then talk to another test's server, and lose it when that test
+/// ends).
 pub fn free_port() -> u16 {
-    let listener = TcpListener::bind("127.0.0.1:0").expect("binding 127.0.0.1:0");
-    listener.local_addr().expect("a bound listener has an address").port()
+    static GIVEN: Mutex<Vec<u16>> = Mutex::new(Vec::new());
+    let mut given = GIVEN.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    for _ in 0..1000 {
+        let listener = TcpListener::bind("127.0.0.1:0").expect("binding 127.0.0.1:0");
+        let port = listener.local_addr().expect("a bound listener has an address").port();
+        if !given.contains(&port) {
+            given.push(port);
+            return port;
+        }
+    }
+    panic!("the system gave 1000 ports in a row that this process had handed out already")
 }
 
 /// Lines a process printed or a callback saw, shared with whoever collects
@@ -245,7 +258,22 @@ impl Server {
     /// fails the test with what it printed). Stdout and stderr go to
     /// `output`.
     pub async fn on_free_port(program: impl AsRef<OsStr>, args: &[String], env: &[(&str, &str)]) -> Server {
-        let program = program.as_ref();
+        // A port can still be taken between the pick and the server's bind
+        // (an outgoing connection's local port is drawn from the same range):
+        // a server that exits saying so is started again on another port.
+        for _ in 0..2 {
+            if let Some(server) = Self::try_on_free_port(program.as_ref(), args, env).await {
+                return server;
+            }
+        }
+        Self::try_on_free_port(program.as_ref(), args, env).await.unwrap_or_else(|| {
+            panic!("{} {args:?}: three ports in a row were taken", program.as_ref().to_string_lossy())
+        })
+    }
+
+    /// One try of [`Server::on_free_port`]: `None` if the process exited
+    /// because its port was in use.
+    async fn try_on_free_port(program: &OsStr, args: &[String], env: &[(&str, &str)]) -> Option<Server> {
         let port = free_port();
         let port_text = port.to_string();
         let env: Vec<(&str, &str)> = [("PORT", port_text.as_str())].into_iter().chain(env.iter().copied()).collect();
@@ -266,7 +294,13 @@ impl Server {
         let deadline = Instant::now() + Duration::from_secs(30);
         while TcpStream::connect_timeout(&address, Duration::from_millis(200)).is_err() {
             if let Ok(Some(status)) = server.child.try_wait() {
-                panic!("{what} exited ({status}) before listening: {:#?}", server.output.get());
+                // Let the pipes' readers catch up with what it printed last.
+                let output = server.output.wait_until(Duration::from_secs(2), port_in_use).await;
+                if port_in_use(&output) {
+                    eprintln!("{what}: port {port} was in use; trying another");
+                    return None;
+                }
+                panic!("{what} exited ({status}) before listening: {output:#?}");
             }
             assert!(
                 Instant::now() < deadline,
@@ -275,7 +309,7 @@ impl Server {
             );
             tokio::time::sleep(Duration::from_millis(50)).await;
         }
-        server
+        Some(server)
     }
 
     /// `program args` with env `PORT=0`: it picks a port and prints
@@ -313,6 +347,12 @@ impl Server {
     pub fn url(&self, path: &str) -> String {
         format!("http://127.0.0.1:{}{path}", self.port)
     }
+}
+
+/// Whether a server's output says its port was taken (Node's and Python's
+/// words for it).
+fn port_in_use(lines: &[String]) -> bool {
+    lines.iter().any(|line| line.contains("EADDRINUSE") || line.contains("Address already in use"))
 }
 
 /// Reads a child's pipe to its end on a thread of its own, as text.
