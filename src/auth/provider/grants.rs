@@ -15,7 +15,9 @@ use crate::auth::error::AuthError;
 #[cfg(feature = "machine-grants")]
 use crate::auth::metadata;
 use crate::auth::scope;
-use crate::auth::store::{Tokens, redacted};
+#[cfg(feature = "machine-grants")]
+use crate::auth::store::Tokens;
+use crate::auth::store::redacted;
 use crate::http::HttpClient;
 #[cfg(feature = "machine-grants")]
 use crate::http::url as urls;
@@ -79,7 +81,10 @@ impl<H: HttpClient> OAuthProvider<H> {
         log::info!("authorizing with {} for {resource} ({grant:?}, scopes {shown})", discovery.metadata.issuer);
         let mut tokens = match &grant {
             Grant::AuthorizationCode => self.authorization_code(discovery, scope_param.clone()).await?,
+            #[cfg(feature = "machine-grants")]
             machine => self.machine_grant(discovery, machine, scope_param.clone()).await?,
+            #[cfg(not(feature = "machine-grants"))]
+            machine => return Err(no_machine_grants(machine)),
         };
         if tokens.scope.is_none() {
             tokens.scope = scope_param;
@@ -134,31 +139,28 @@ impl<H: HttpClient> OAuthProvider<H> {
             }
         }
     }
+}
 
-    /// This build has no grant without a person (the `machine-grants`
-    /// feature is off, as in the npm package's `mcp-edge/lite`).
-    #[cfg(not(feature = "machine-grants"))]
-    async fn machine_grant(
-        &self,
-        _discovery: &Discovery,
-        grant: &Grant,
-        _scope_param: Option<String>,
-    ) -> Result<Tokens, AuthError> {
-        let name = match grant {
-            Grant::ClientCredentials => "client_credentials",
-            Grant::JwtBearer { .. } => "jwt_bearer",
-            Grant::IdentityAssertion { .. } => "identity_assertion",
-            Grant::AuthorizationCode => "authorization_code",
-        };
-        Err(AuthError::Config(format!(
-            "this build of mcp-edge has no {name} grant: enable the `machine-grants` feature (in the npm package, \
-             import `mcp-edge` rather than `mcp-edge/lite`)"
-        )))
-    }
+/// The error of a build without grants that need no person (the
+/// `machine-grants` feature is off, as in the npm package's `mcp-edge/lite`).
+#[cfg(not(feature = "machine-grants"))]
+fn no_machine_grants(grant: &Grant) -> AuthError {
+    let name = match grant {
+        Grant::ClientCredentials => "client_credentials",
+        Grant::JwtBearer { .. } => "jwt_bearer",
+        Grant::IdentityAssertion { .. } => "identity_assertion",
+        Grant::AuthorizationCode => "authorization_code",
+    };
+    AuthError::Config(format!(
+        "this build of mcp-edge has no {name} grant: enable the `machine-grants` feature (in the npm package, \
+         import `mcp-edge` rather than `mcp-edge/lite`)"
+    ))
+}
 
+#[cfg(feature = "machine-grants")]
+impl<H: HttpClient> OAuthProvider<H> {
     /// SEP-990: ID token → ID-JAG at the identity provider (RFC 8693) → access
     /// token at the authorization server (RFC 7523 jwt-bearer).
-    #[cfg(feature = "machine-grants")]
     async fn identity_assertion(
         &self,
         discovery: &Discovery,
@@ -229,5 +231,17 @@ impl<H: HttpClient> OAuthProvider<H> {
             form.push(("scope", scope.clone()));
         }
         self.token_request(discovery, client.as_ref(), form).await
+    }
+}
+
+#[cfg(all(test, not(feature = "machine-grants")))]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_build_without_machine_grants_names_the_grant_and_the_feature() {
+        let error = no_machine_grants(&Grant::JwtBearer { assertion: "a".into() }).to_string();
+        assert!(error.contains("no jwt_bearer grant"), "{error}");
+        assert!(error.contains("`machine-grants` feature"), "{error}");
     }
 }
