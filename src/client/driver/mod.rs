@@ -22,7 +22,7 @@ use serde_json::Value;
 
 use super::error::Error;
 use super::handlers::{Handlers, NotificationListener};
-use crate::hash::HashMap;
+use crate::hash::ListMap;
 use crate::protocol::stateless::ListenFilter;
 use crate::protocol::{Message, Notification, ProtocolVersion, RawResult, Request, RequestId, Response, methods};
 use crate::runtime::{BoxFuture, FutureSet, boxed};
@@ -129,7 +129,7 @@ pub(crate) struct SessionLoop<T: Transport> {
     transport: T,
     commands: mpsc::UnboundedReceiver<Command>,
     commands_done: bool,
-    pending: HashMap<RequestId, Pending>,
+    pending: ListMap<RequestId, Pending>,
     /// The sends in flight and the running handlers of server requests.
     work: FutureSet<BoxFuture<'static, Done>>,
     /// Answers to the server's requests, sent a bounded number at a time.
@@ -177,7 +177,7 @@ impl<T: Transport> SessionLoop<T> {
             transport,
             commands,
             commands_done: false,
-            pending: HashMap::default(),
+            pending: ListMap::default(),
             work: FutureSet::default(),
             replies: Replies::default(),
             handler_aborts: Vec::new(),

@@ -44,15 +44,9 @@ use crate::protocol::{Era, ErrorObject, Notification, ProtocolVersion, codes, me
 /// A stateless request's params, `_meta` stamped, and its HTTP headers.
 pub(crate) type StampedMessage = (Map<String, Value>, Vec<(String, String)>);
 
-/// The tools' header annotations by tool name. With `persist` (snapshots)
-/// the snapshot's own map type, one map's code for both; without it the
-/// engine's hasher, and std's SipHash is not in the module at all
-/// (`crate::hash`; measured: -0.7 KB gzip of the lite package, +0.2 KB of
-/// the full one had it changed there too).
-#[cfg(feature = "persist")]
-type ToolHeaders = std::collections::HashMap<String, Vec<ParamHeader>>;
-#[cfg(not(feature = "persist"))]
-type ToolHeaders = crate::hash::HashMap<String, Vec<ParamHeader>>;
+/// The tools' header annotations by tool name: only tools with annotations
+/// are kept, in a `Keyed` (a list of 10,000 tools may all have them).
+type ToolHeaders = crate::hash::Keyed<Vec<ParamHeader>>;
 
 /// The stateless engine's state, held by the client.
 #[derive(Default)]
