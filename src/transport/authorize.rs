@@ -4,16 +4,16 @@
 //! bounded number of times per request. [`send`] is that loop, written
 //! once for every request the transports authorize.
 
-use std::future::Future;
 use std::sync::Arc;
 
 use super::TransportError;
 use crate::auth::challenge::{self, BearerChallenge};
 use crate::auth::{AuthChallenge, AuthProvider, Recovery, fingerprint};
 use crate::http::{HttpRequest, HttpResponse};
+use crate::runtime::{BoxFuture, MaybeSend, MaybeSync};
 
 /// What [`send`] needs to know about the transport it sends for.
-pub(crate) trait AuthContext {
+pub(crate) trait AuthContext: MaybeSync {
     /// The provider, if the connection is authorized.
     fn auth(&self) -> Option<&Arc<dyn AuthProvider>>;
 
@@ -46,39 +46,53 @@ pub(crate) enum StillInsufficient {
     Answer,
 }
 
+/// One request that [`send`] sends, made afresh for every attempt.
+///
+/// A trait object, not closures of the caller's types: the loop is then
+/// compiled once, where each transport's closures made a copy of it (with
+/// the legacy transport's two, three in the full wasm module).
+pub(crate) trait Attempt: MaybeSend {
+    /// Waits for what the request needs, if anything (the legacy
+    /// transport's endpoint); asked before every attempt. Only the legacy
+    /// transport waits: without it the loop carries no such step.
+    #[cfg(feature = "legacy-sse")]
+    fn ready(&mut self) -> Option<BoxFuture<'_, Result<(), TransportError>>> {
+        None
+    }
+
+    /// The request (the session, the endpoint or the token may have changed
+    /// since the last attempt); the loop adds the provider's credentials.
+    fn build(&mut self) -> HttpRequest;
+
+    /// Sends it, with the caller's timeout and error mapping.
+    fn fetch(&mut self, request: HttpRequest) -> BoxFuture<'_, Result<HttpResponse, TransportError>>;
+}
+
 /// Sends one request with the provider's credentials, recovering from its
 /// challenges: a 401 runs the flow and the request goes again (once), a 403
 /// `insufficient_scope` steps up (once), a DPoP nonce is updated (twice).
-/// Returns the first answer that is not recovered from, with what `build`
-/// made alongside the request.
-///
-/// `build` makes the request afresh for every attempt (the session, the
-/// endpoint or the token may have changed); `fetch` sends it, with the
-/// caller's timeout and error mapping. Without a provider this is one plain
-/// exchange.
-pub(crate) async fn send<C, T, E, B, F>(
-    context: &C,
+/// Returns the first answer that is not recovered from. Without a provider
+/// this is one plain exchange.
+pub(crate) async fn send(
+    context: &dyn AuthContext,
     still_insufficient_is: StillInsufficient,
-    mut build: impl FnMut() -> B,
-    mut fetch: impl FnMut(HttpRequest) -> F,
-) -> Result<(HttpResponse, T), E>
-where
-    C: AuthContext + ?Sized,
-    B: Future<Output = Result<(HttpRequest, T), E>>,
-    F: Future<Output = Result<HttpResponse, E>>,
-    E: From<TransportError>,
-{
+    attempt: &mut dyn Attempt,
+) -> Result<HttpResponse, TransportError> {
     let auth = context.auth();
     let mut recoveries = Recoveries::default();
     loop {
-        let (mut request, made) = build().await?;
+        #[cfg(feature = "legacy-sse")]
+        if let Some(waiting) = attempt.ready() {
+            waiting.await?;
+        }
+        let mut request = attempt.build();
         let credential = add_credentials(auth, &mut request).await?;
-        let response = fetch(request).await?;
+        let response = attempt.fetch(request).await?;
         if let Some(auth) = auth
             && let Some(challenge) = challenge_in(&response, credential.as_deref(), context.protocol_version())
         {
             if let Some(refusal) = auth.refused(&challenge) {
-                return Err(TransportError::Auth(refusal).into());
+                return Err(TransportError::Auth(refusal));
             }
             if recoveries.allow(&challenge) {
                 drop(response);
@@ -87,24 +101,24 @@ where
                 continue;
             }
             if challenge.status == 403 && still_insufficient_is == StillInsufficient::Fail {
-                return Err(still_insufficient(context.url(), &challenge).into());
+                return Err(still_insufficient(context.url(), &challenge));
             }
         }
-        return Ok((response, made));
+        return Ok(response);
     }
 }
 
 /// Tells the context a recovery runs, and that it ended when dropped.
-struct Authorizing<'a, C: AuthContext + ?Sized>(&'a C);
+struct Authorizing<'a>(&'a dyn AuthContext);
 
-impl<'a, C: AuthContext + ?Sized> Authorizing<'a, C> {
-    fn start(context: &'a C) -> Self {
+impl<'a> Authorizing<'a> {
+    fn start(context: &'a dyn AuthContext) -> Self {
         context.authorization_started();
         Authorizing(context)
     }
 }
 
-impl<C: AuthContext + ?Sized> Drop for Authorizing<'_, C> {
+impl Drop for Authorizing<'_> {
     fn drop(&mut self) {
         self.0.authorization_ended();
     }

@@ -7,42 +7,22 @@ use std::time::Duration;
 use futures::future::{Either, select};
 
 use super::super::TransportError;
-use super::super::authorize::{self, StillInsufficient};
+use super::super::authorize::{self, Attempt, StillInsufficient};
 use super::Shared;
 use super::error::human;
 use crate::http::{HttpClient, HttpError, HttpRequest, HttpResponse, Method};
 use crate::protocol::Message;
 use crate::protocol::jsonrpc::decode;
-use crate::runtime::sleep;
+use crate::runtime::{BoxFuture, boxed, sleep};
 
 impl<H: HttpClient> Shared<H> {
     /// Sends one message as a POST to the current endpoint.
     pub(super) async fn post(self: Arc<Self>, message: Message) -> Result<(), TransportError> {
         let body = message.to_json();
         let after = self.options.post_timeout;
-        let (shared, body) = (&self, &body);
-        // The endpoint is asked for again on every attempt: a reconnect
-        // during an authorization may have named a new one.
-        let build = move || async move {
-            let endpoint = shared.endpoint_ready().await?;
-            let mut headers = vec![("Content-Type".to_owned(), "application/json".to_owned())];
-            headers.extend(shared.options.headers.iter().cloned());
-            let request =
-                HttpRequest { method: Method::Post, url: endpoint.clone(), headers, body: Some(body.clone()) };
-            Ok::<_, TransportError>((request, endpoint))
-        };
-        let fetch = move |request: HttpRequest| async move {
-            let endpoint = request.url.clone();
-            match select(shared.http.fetch(request), Box::pin(sleep(after))).await {
-                Either::Left((Ok(response), _)) => Ok(response),
-                Either::Left((Err(HttpError::Network(reason)), _)) => Err(TransportError::Io(reason)),
-                Either::Left((Err(error), _)) => Err(TransportError::Other(format!("POST {endpoint}: {error}"))),
-                Either::Right(_) => {
-                    Err(TransportError::Closed(format!("POST {endpoint} was not accepted within {}", human(after))))
-                }
-            }
-        };
-        let (response, endpoint) = authorize::send(&**shared, StillInsufficient::Fail, build, fetch).await?;
+        let mut attempt = PostAttempt { shared: &self, body, after, endpoint: String::new() };
+        let response = authorize::send(&*self, StillInsufficient::Fail, &mut attempt).await?;
+        let endpoint = attempt.endpoint;
         let status = response.status;
         let accepted = (200..300).contains(&status);
         // The answer comes on the stream; the body ("Accepted") is read so
@@ -57,6 +37,46 @@ impl<H: HttpClient> Shared<H> {
             format!("POST {endpoint} was refused: {detail}")
         };
         Err(TransportError::Http { status, message })
+    }
+}
+
+/// One POST of [`Shared::post`], for the authorization loop.
+struct PostAttempt<'a, H> {
+    shared: &'a Arc<Shared<H>>,
+    body: String,
+    after: Duration,
+    /// Where the last attempt went.
+    endpoint: String,
+}
+
+impl<H: HttpClient> Attempt for PostAttempt<'_, H> {
+    // The endpoint is asked for again on every attempt: a reconnect during
+    // an authorization may have named a new one.
+    fn ready(&mut self) -> Option<BoxFuture<'_, Result<(), TransportError>>> {
+        Some(boxed(async move {
+            self.endpoint = self.shared.endpoint_ready().await?;
+            Ok(())
+        }))
+    }
+
+    fn build(&mut self) -> HttpRequest {
+        let mut headers = vec![("Content-Type".to_owned(), "application/json".to_owned())];
+        headers.extend(self.shared.options.headers.iter().cloned());
+        HttpRequest { method: Method::Post, url: self.endpoint.clone(), headers, body: Some(self.body.clone()) }
+    }
+
+    fn fetch(&mut self, request: HttpRequest) -> BoxFuture<'_, Result<HttpResponse, TransportError>> {
+        let (after, endpoint) = (self.after, request.url.clone());
+        boxed(async move {
+            match select(self.shared.http.fetch(request), Box::pin(sleep(after))).await {
+                Either::Left((Ok(response), _)) => Ok(response),
+                Either::Left((Err(HttpError::Network(reason)), _)) => Err(TransportError::Io(reason)),
+                Either::Left((Err(error), _)) => Err(TransportError::Other(format!("POST {endpoint}: {error}"))),
+                Either::Right(_) => {
+                    Err(TransportError::Closed(format!("POST {endpoint} was not accepted within {}", human(after))))
+                }
+            }
+        })
     }
 }
 

@@ -9,7 +9,7 @@ use futures::StreamExt;
 use futures::future::{Either, select};
 
 use super::super::TransportError;
-use super::super::authorize::{self, StillInsufficient};
+use super::super::authorize::{self, Attempt, StillInsufficient};
 use super::super::sse::{SseEvent, SseParser};
 use super::super::streamable::LAST_EVENT_ID_HEADER;
 use super::endpoint::check_http_url;
@@ -22,7 +22,7 @@ use super::post::body_excerpt;
 use super::{LegacyError, Shared};
 use crate::cause::Cause;
 use crate::http::{HttpClient, HttpError, HttpRequest, HttpResponse, Method};
-use crate::runtime::sleep;
+use crate::runtime::{BoxFuture, boxed, sleep};
 
 impl<H: HttpClient> Shared<H> {
     /// A connection opened.
@@ -160,24 +160,11 @@ impl<H: HttpClient> Shared<H> {
     /// an authorization takes when the server asks for one).
     async fn open(&self, parser: &SseParser) -> Result<HttpResponse, LegacyError> {
         let url = self.options.url.clone();
-        let after = self.options.connect_timeout;
-        let build = || futures::future::ready(Ok((self.sse_request(parser.last_event_id()), ())));
         // The GET's own failures travel through the auth loop as
         // `TransportError::Legacy` and come out unchanged (`open_failure`).
-        let fetch = move |request: HttpRequest| async move {
-            match select(self.http.fetch(request), Box::pin(sleep(after))).await {
-                Either::Left((Ok(response), _)) => Ok(response),
-                Either::Left((Err(error), _)) => Err(TransportError::Legacy(LegacyError::Unreachable {
-                    url: self.options.url.clone(),
-                    reason: http_reason(error),
-                })),
-                Either::Right(_) => {
-                    Err(TransportError::Legacy(LegacyError::Timeout { url: self.options.url.clone(), after }))
-                }
-            }
-        };
         // A 403 a step-up did not cure is reported like any other refusal.
-        let (response, ()) = authorize::send(self, StillInsufficient::Answer, build, fetch)
+        let mut attempt = GetAttempt { shared: self, parser };
+        let response = authorize::send(self, StillInsufficient::Answer, &mut attempt)
             .await
             .map_err(|error| self.open_failure(error))?;
         let media_type = response.media_type();
@@ -371,6 +358,34 @@ impl<H: HttpClient> Shared<H> {
             },
             other => LegacyError::Unreachable { url: self.options.url.clone(), reason: Cause::of(other) },
         }
+    }
+}
+
+/// The GET of [`Shared::open`], for the authorization loop.
+struct GetAttempt<'a, H> {
+    shared: &'a Shared<H>,
+    parser: &'a SseParser,
+}
+
+impl<H: HttpClient> Attempt for GetAttempt<'_, H> {
+    fn build(&mut self) -> HttpRequest {
+        self.shared.sse_request(self.parser.last_event_id())
+    }
+
+    fn fetch(&mut self, request: HttpRequest) -> BoxFuture<'_, Result<HttpResponse, TransportError>> {
+        let (shared, after) = (self.shared, self.shared.options.connect_timeout);
+        boxed(async move {
+            match select(shared.http.fetch(request), Box::pin(sleep(after))).await {
+                Either::Left((Ok(response), _)) => Ok(response),
+                Either::Left((Err(error), _)) => Err(TransportError::Legacy(LegacyError::Unreachable {
+                    url: shared.options.url.clone(),
+                    reason: http_reason(error),
+                })),
+                Either::Right(_) => {
+                    Err(TransportError::Legacy(LegacyError::Timeout { url: shared.options.url.clone(), after }))
+                }
+            }
+        })
     }
 }
 

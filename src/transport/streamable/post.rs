@@ -5,14 +5,15 @@
 use std::sync::Arc;
 
 use super::super::TransportError;
-use super::super::authorize::{self, StillInsufficient};
+use super::super::authorize::{self, Attempt, StillInsufficient};
 use super::server_stream::Opened;
 use super::session::session_of;
 use super::{SESSION_HEADER, Shared};
 use crate::cause::Cause;
-use crate::http::{HttpClient, HttpResponse, Method};
+use crate::http::{HttpClient, HttpRequest, HttpResponse, Method};
 use crate::protocol::jsonrpc::decode;
 use crate::protocol::{Message, RequestId, methods};
+use crate::runtime::{BoxFuture, boxed};
 
 impl<H: HttpClient> Shared<H> {
     /// Sends one message as a POST and handles whatever comes back.
@@ -86,26 +87,10 @@ impl<H: HttpClient> Shared<H> {
         stateless: Option<&[(String, String)]>,
         opened: Option<&Opened>,
     ) -> Result<(HttpResponse, Option<String>), TransportError> {
-        authorize::send(
-            self,
-            StillInsufficient::Fail,
-            || {
-                let mut request = self.request(method, body.clone(), last_event_id);
-                if let Some(headers) = stateless {
-                    self.stateless_headers(&mut request, headers);
-                }
-                let carried_session = session_of(&request);
-                futures::future::ready(Ok::<_, TransportError>((request, carried_session)))
-            },
-            |request| async move {
-                let answer = self.send_http(request).await;
-                if let Some(opened) = opened {
-                    opened.tell();
-                }
-                answer
-            },
-        )
-        .await
+        let mut attempt =
+            PostAttempt { shared: self, method, body, last_event_id, stateless, opened, carried_session: None };
+        let response = authorize::send(self, StillInsufficient::Fail, &mut attempt).await?;
+        Ok((response, attempt.carried_session))
     }
 
     /// A 2xx answer with a body: an SSE stream, read (and resumed within
@@ -201,5 +186,38 @@ fn status_text(status: u16) -> &'static str {
         429 => "too many requests",
         500..=599 => "server error",
         _ => "unexpected status",
+    }
+}
+
+/// One request of [`Shared::send_authorized`], for the authorization loop.
+struct PostAttempt<'a, H> {
+    shared: &'a Shared<H>,
+    method: Method,
+    body: Option<String>,
+    last_event_id: Option<&'a str>,
+    stateless: Option<&'a [(String, String)]>,
+    opened: Option<&'a Opened>,
+    /// The session id the last attempt carried.
+    carried_session: Option<String>,
+}
+
+impl<H: HttpClient> Attempt for PostAttempt<'_, H> {
+    fn build(&mut self) -> HttpRequest {
+        let mut request = self.shared.request(self.method, self.body.clone(), self.last_event_id);
+        if let Some(headers) = self.stateless {
+            self.shared.stateless_headers(&mut request, headers);
+        }
+        self.carried_session = session_of(&request);
+        request
+    }
+
+    fn fetch(&mut self, request: HttpRequest) -> BoxFuture<'_, Result<HttpResponse, TransportError>> {
+        boxed(async move {
+            let answer = self.shared.send_http(request).await;
+            if let Some(opened) = self.opened {
+                opened.tell();
+            }
+            answer
+        })
     }
 }
