@@ -392,3 +392,55 @@ async fn the_cache_keeps_only_what_is_safe_to_keep() {
     answer(&server, retried.id, json!({"resultType": "complete", "content": []}));
     within("call", calling).await.expect("join").expect("call");
 }
+
+#[tokio::test]
+async fn a_server_too_slow_for_the_probe_that_names_stateless_revisions_to_initialize_is_spoken_to_statelessly() {
+    let (transport, mut server) = memory_pair();
+    let key = "test:slow-stateless-server";
+    let options = ClientOptions::new("stateless-test", "1.0")
+        .with_timeout(Duration::from_secs(10))
+        .with_era(EraChoice::Auto)
+        .with_era_cache_key(key);
+    let mut options = options;
+    options.probe_timeout = Duration::from_millis(50);
+    let (client, driver) = Client::new(transport, options);
+    tokio::spawn(driver);
+    let starting = tokio::spawn({
+        let client = client.clone();
+        async move { client.start().await }
+    });
+    // The probe goes unanswered: a handshake server, as far as the client can tell.
+    let probe = next_request(&mut server).await;
+    assert_eq!(probe.method, "server/discover");
+    // Its cancellation (a timed-out request is cancelled), then the handshake.
+    let initialize = loop {
+        match within("a client message", server.recv()).await {
+            Some(Message::Request(request)) if request.method != "server/discover" => break request,
+            Some(Message::Notification(notice)) => assert_eq!(notice.method, "notifications/cancelled"),
+            other => panic!("expected the handshake, got {other:?}"),
+        }
+    };
+    assert_eq!(initialize.method, "initialize");
+    // ... which names the stateless revision it speaks (R2.10).
+    server.send(Message::Response(Response {
+        id: Some(initialize.id),
+        outcome: Err(mcp_edge::protocol::ErrorObject {
+            code: -32022,
+            message: "Unsupported protocol version".into(),
+            data: Some(json!({"supported": ["2026-07-28"], "requested": "2025-11-25"})),
+        }),
+    }));
+    let discover = next_request(&mut server).await;
+    assert_eq!(discover.method, "server/discover");
+    answer(
+        &server,
+        discover.id,
+        json!({"resultType": "complete", "supportedVersions": ["2026-07-28"], "capabilities": {},
+               "ttlMs": 0, "cacheScope": "public",
+               "_meta": {"io.modelcontextprotocol/serverInfo": {"name": "slow", "version": "1"}}}),
+    );
+    let negotiated = within("start", starting).await.expect("join").expect("stateless start");
+    assert_eq!(negotiated.version, ProtocolVersion::V2026_07_28);
+    assert_eq!(client.era(), Some(Era::Stateless));
+    assert_eq!(mcp_edge::remembered_era(key), Some(EraVerdict::Stateless(ProtocolVersion::V2026_07_28)));
+}

@@ -175,86 +175,118 @@ impl Client {
         let options = &self.inner.options;
         let key = options.era_cache_key.clone();
         let forced = options.protocol_version.era() == Era::Stateless;
-        match options.era {
-            _ if forced => self.begin_stateless(options.protocol_version).await,
-            EraChoice::Stateless => self.begin_stateless(ProtocolVersion::LATEST_STATELESS).await,
-            EraChoice::Handshake => self.initialize().await,
+        let remembered = key.as_deref().and_then(remembered_era);
+        let mut next = match options.era {
+            _ if forced => Begin::Era(EraVerdict::Stateless(options.protocol_version), Then::Return),
+            EraChoice::Stateless => Begin::Era(EraVerdict::Stateless(ProtocolVersion::LATEST_STATELESS), Then::Return),
+            EraChoice::Handshake => Begin::Era(EraVerdict::Handshake, Then::Return),
             // The legacy HTTP+SSE transport is of the handshake era only.
-            EraChoice::Auto if self.transport_kind() == TransportKind::LegacySse => self.initialize().await,
-            EraChoice::Auto => {
-                if let Some(key) = &key
-                    && let Some(verdict) = remembered_era(key)
-                {
-                    let started = match verdict {
-                        EraVerdict::Handshake => self.initialize().await,
-                        EraVerdict::Stateless(version) => self.begin_stateless(version).await,
-                    };
-                    match started {
-                        Ok(negotiated) => return Ok(negotiated),
-                        // The server answered, but not as the verdict says (it
-                        // was upgraded or downgraded, R2.10): probe it now.
-                        // (`initialize` closes the connection on a version it does
-                        // not speak, so that answer cannot be probed again here.)
-                        Err(
-                            Error::Rpc { .. } | Error::UnsupportedProtocolVersion { .. } | Error::InvalidResult { .. },
-                        ) => {
-                            log::debug!("the remembered era of {key} no longer holds: probing again");
-                            forget_era(key);
-                        }
-                        Err(error) => {
-                            forget_era(key);
-                            return Err(error);
-                        }
-                    }
-                }
-                match self.probe_era().await? {
+            EraChoice::Auto if self.transport_kind() == TransportKind::LegacySse => {
+                Begin::Era(EraVerdict::Handshake, Then::Return)
+            }
+            EraChoice::Auto => match remembered {
+                Some(verdict) => Begin::Era(verdict, Then::ProbeIfContradicted),
+                None => Begin::Probe,
+            },
+        };
+        // One loop, so that each way of beginning is awaited in one place
+        // (each `.await` is a state of this future of its own).
+        loop {
+            let (verdict, then) = match next {
+                Begin::Era(verdict, then) => (verdict, then),
+                Begin::Probe => match self.probe_era().await? {
                     Probed::Stateless(version, result) => {
                         if let Some(key) = &key {
                             remember_era(key, EraVerdict::Stateless(version));
                         }
-                        self.adopt_discovery(version, result)
+                        return self.adopt_discovery(version, result);
                     }
                     Probed::Handshake { alive: false } => {
                         // The next connection goes straight to the handshake.
                         if let Some(key) = &key {
                             remember_era(key, EraVerdict::Handshake);
                         }
-                        Err(Error::Transport(TransportError::Closed(
+                        return Err(Error::Transport(TransportError::Closed(
                             "the server closed the connection when probed with server/discover; \
                              it speaks the handshake era and needs a new connection"
                                 .into(),
-                        )))
+                        )));
                     }
-                    Probed::Handshake { alive: true } => {
-                        // Remembered once the handshake proves it (a probe
-                        // that failed in a browser may have met an
-                        // unreachable server, not a handshake-era one).
-                        let started = match self.initialize().await {
-                            // A stateless server that was too slow for the
-                            // probe names its revisions here (R2.10).
-                            Err(error) => match stateless_versions_in(&error) {
-                                Some(version) => {
-                                    let negotiated = self.begin_stateless(version).await?;
-                                    if let Some(key) = &key {
-                                        remember_era(key, EraVerdict::Stateless(negotiated.version));
-                                    }
-                                    return Ok(negotiated);
-                                }
-                                None => Err(error),
-                            },
-                            ok => ok,
+                    // Remembered once the handshake proves it (a probe that
+                    // failed in a browser may have met an unreachable
+                    // server, not a handshake-era one).
+                    Probed::Handshake { alive: true } => (EraVerdict::Handshake, Then::Remember { fallback: true }),
+                },
+            };
+            let started = match verdict {
+                EraVerdict::Handshake => self.initialize().await,
+                EraVerdict::Stateless(version) => self.begin_stateless(version).await,
+            };
+            match (then, started) {
+                (Then::Return, started) => return started,
+                (Then::ProbeIfContradicted | Then::Remember { .. }, Ok(negotiated)) => {
+                    if let (Then::Remember { .. }, Some(key)) = (then, &key) {
+                        let verdict = match negotiated.version.era() {
+                            Era::Stateless => EraVerdict::Stateless(negotiated.version),
+                            Era::Handshake => EraVerdict::Handshake,
                         };
-                        if started.is_ok()
-                            && let Some(key) = &key
-                        {
-                            remember_era(key, EraVerdict::Handshake);
-                        }
-                        started
+                        remember_era(key, verdict);
                     }
+                    return Ok(negotiated);
                 }
+                // The server answered, but not as the verdict says (it was
+                // upgraded or downgraded, R2.10): probe it now. (`initialize`
+                // closes the connection on a version it does not speak, so
+                // that answer cannot be probed again here.)
+                (
+                    Then::ProbeIfContradicted,
+                    Err(Error::Rpc { .. } | Error::UnsupportedProtocolVersion { .. } | Error::InvalidResult { .. }),
+                ) => {
+                    if let Some(key) = &key {
+                        log::debug!("the remembered era of {key} no longer holds: probing again");
+                        forget_era(key);
+                    }
+                    next = Begin::Probe;
+                }
+                (Then::ProbeIfContradicted, Err(error)) => {
+                    if let Some(key) = &key {
+                        forget_era(key);
+                    }
+                    return Err(error);
+                }
+                // A stateless server that was too slow for the probe names
+                // its revisions in its answer to `initialize` (R2.10).
+                (Then::Remember { fallback: true }, Err(error)) => match stateless_versions_in(&error) {
+                    Some(version) => {
+                        next = Begin::Era(EraVerdict::Stateless(version), Then::Remember { fallback: false })
+                    }
+                    None => return Err(error),
+                },
+                (Then::Remember { fallback: false }, Err(error)) => return Err(error),
             }
         }
     }
+}
+
+/// How [`Client::start`] begins next.
+#[derive(Clone, Copy)]
+enum Begin {
+    /// In this era, then as `Then` says.
+    Era(EraVerdict, Then),
+    /// With the `server/discover` probe.
+    Probe,
+}
+
+/// What the outcome of beginning in an era means.
+#[derive(Clone, Copy)]
+enum Then {
+    /// It is the outcome of `start`.
+    Return,
+    /// The remembered verdict: a server that answers otherwise is probed.
+    ProbeIfContradicted,
+    /// The probe's verdict: kept once it is proven; `fallback`: a handshake
+    /// refused by naming stateless revisions begins at the newest of them.
+    Remember { fallback: bool },
 }
 
 #[cfg(test)]
