@@ -12,6 +12,7 @@
 #[path = "../support/mod.rs"]
 mod support;
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use mcp_edge::Client;
@@ -19,7 +20,7 @@ use mcp_edge::protocol::types::{ElicitAction, ElicitResult};
 use mcp_edge::protocol::{Era, Message, ProtocolVersion, Request, RequestId, Response};
 use mcp_edge::transport::StdioOptions;
 use mcp_edge::transport::{MemoryServer, memory_pair};
-use mcp_edge::{ClientOptions, EraChoice, EraVerdict, Error, connect_stdio};
+use mcp_edge::{ClientOptions, EraChoice, EraVerdict, Error, Negotiated, connect_stdio};
 use serde_json::{Value, json};
 use support::native::{any_python, peers_dir, venv_python};
 use support::within;
@@ -35,6 +36,19 @@ fn answer(server: &MemoryServer, id: RequestId, result: Value) {
     server.send(Message::Response(Response { id: Some(id), outcome: Ok(result.into()) }));
 }
 
+/// Answers `id` with -32022 (unsupported protocol version), naming `requested`
+/// and the 2026-07-28 revision as the one supported.
+fn refuse_version(server: &MemoryServer, id: RequestId, requested: &str) {
+    server.send(Message::Response(Response {
+        id: Some(id),
+        outcome: Err(mcp_edge::protocol::ErrorObject {
+            code: -32022,
+            message: "Unsupported protocol version".into(),
+            data: Some(json!({"supported": ["2026-07-28"], "requested": requested})),
+        }),
+    }));
+}
+
 fn meta_of(request: &Request) -> Value {
     request.params.as_ref().and_then(|p| p.get("_meta")).cloned().unwrap_or(Value::Null)
 }
@@ -46,27 +60,27 @@ fn elicitation_options() -> ClientOptions {
     )
 }
 
-/// A client forced to the stateless era over the memory transport, past
-/// its `server/discover`.
-async fn stateless_client(options: ClientOptions) -> (Client, MemoryServer) {
-    let (transport, mut server) = memory_pair();
-    let (client, driver) = Client::new(transport, options.with_era(EraChoice::Stateless));
+/// A client over the memory transport, its session loop running and its
+/// `start` under way (the task's handle), and the server's end.
+fn starting(options: ClientOptions) -> (Client, MemoryServer, tokio::task::JoinHandle<Result<Arc<Negotiated>, Error>>) {
+    let (transport, server) = memory_pair();
+    let (client, driver) = Client::new(transport, options);
     tokio::spawn(driver);
     let starting = tokio::spawn({
         let client = client.clone();
         async move { client.start().await }
     });
+    (client, server, starting)
+}
+
+/// A client forced to the stateless era over the memory transport, past
+/// its `server/discover`.
+async fn stateless_client(options: ClientOptions) -> (Client, MemoryServer) {
+    let (client, mut server, starting) = starting(options.with_era(EraChoice::Stateless));
     let discover = next_request(&mut server).await;
     assert_eq!(discover.method, "server/discover");
     // The first answer is a -32022 naming our own version: one corrective retry.
-    server.send(Message::Response(Response {
-        id: Some(discover.id.clone()),
-        outcome: Err(mcp_edge::protocol::ErrorObject {
-            code: -32022,
-            message: "Unsupported protocol version".into(),
-            data: Some(json!({"supported": ["2026-07-28"], "requested": "2026-07-28"})),
-        }),
-    }));
+    refuse_version(&server, discover.id.clone(), "2026-07-28");
     let discover = next_request(&mut server).await;
     assert_eq!(discover.method, "server/discover");
     answer(

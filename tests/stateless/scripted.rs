@@ -395,7 +395,6 @@ async fn the_cache_keeps_only_what_is_safe_to_keep() {
 
 #[tokio::test]
 async fn a_server_too_slow_for_the_probe_that_names_stateless_revisions_to_initialize_is_spoken_to_statelessly() {
-    let (transport, mut server) = memory_pair();
     let key = "test:slow-stateless-server";
     let options = ClientOptions::new("stateless-test", "1.0")
         .with_timeout(Duration::from_secs(10))
@@ -403,12 +402,7 @@ async fn a_server_too_slow_for_the_probe_that_names_stateless_revisions_to_initi
         .with_era_cache_key(key);
     let mut options = options;
     options.probe_timeout = Duration::from_millis(50);
-    let (client, driver) = Client::new(transport, options);
-    tokio::spawn(driver);
-    let starting = tokio::spawn({
-        let client = client.clone();
-        async move { client.start().await }
-    });
+    let (client, mut server, starting) = starting(options);
     // The probe goes unanswered: a handshake server, as far as the client can tell.
     let probe = next_request(&mut server).await;
     assert_eq!(probe.method, "server/discover");
@@ -422,14 +416,7 @@ async fn a_server_too_slow_for_the_probe_that_names_stateless_revisions_to_initi
     };
     assert_eq!(initialize.method, "initialize");
     // ... which names the stateless revision it speaks (R2.10).
-    server.send(Message::Response(Response {
-        id: Some(initialize.id),
-        outcome: Err(mcp_edge::protocol::ErrorObject {
-            code: -32022,
-            message: "Unsupported protocol version".into(),
-            data: Some(json!({"supported": ["2026-07-28"], "requested": "2025-11-25"})),
-        }),
-    }));
+    refuse_version(&server, initialize.id, "2025-11-25");
     let discover = next_request(&mut server).await;
     assert_eq!(discover.method, "server/discover");
     answer(
