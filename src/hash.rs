@@ -3,8 +3,8 @@
 //! gzip each), and a second hasher beside the one every JSON object already
 //! uses (serde_json's map, on foldhash) another kilobyte. Sets of strings and
 //! maps keyed by strings are kept in serde_json's `Map` itself, whose code
-//! is in the module anyway; the requests in flight, few and found by
-//! number, in a list. The public types that hold maps (`Snapshot`,
+//! is in the module anyway; the requests in flight, found by number, in a
+//! list kept in order. The public types that hold maps (`Snapshot`,
 //! `Verdicts`) keep std's `HashMap`.
 
 use serde_json::{Map, Value};
@@ -35,16 +35,17 @@ impl Names {
 /// A map from strings to values of `T` whose keys are hashed as a JSON
 /// object's member names are (each key's place in `values` is kept in
 /// serde_json's map): a map of many entries, at no table code of its own.
-/// A value taken out leaves `T::default()` in its place until the next
-/// [`Keyed::clear`].
+/// A value taken out leaves `T::default()` in its place; the places are
+/// packed again once half of them are empty.
 pub(crate) struct Keyed<T> {
     places: Map<String, Value>,
     values: Vec<T>,
+    vacant: usize,
 }
 
 impl<T> Default for Keyed<T> {
     fn default() -> Self {
-        Keyed { places: Map::new(), values: Vec::new() }
+        Keyed { places: Map::new(), values: Vec::new(), vacant: 0 }
     }
 }
 
@@ -71,12 +72,24 @@ impl<T: Default> Keyed<T> {
     pub(crate) fn remove(&mut self, key: &str) {
         if let Some(slot) = self.places.remove(key).and_then(|place| self.values.get_mut(place.as_u64()? as usize)) {
             *slot = T::default();
+            self.vacant += 1;
+        }
+        if self.vacant * 2 > self.values.len() {
+            let mut packed = Vec::with_capacity(self.places.len());
+            for place in self.places.values_mut() {
+                let value = place.as_u64().and_then(|at| self.values.get_mut(at as usize)).map(std::mem::take);
+                *place = Value::from(packed.len());
+                packed.push(value.unwrap_or_default());
+            }
+            self.values = packed;
+            self.vacant = 0;
         }
     }
 
     pub(crate) fn clear(&mut self) {
         self.places.clear();
         self.values.clear();
+        self.vacant = 0;
     }
 
     pub(crate) fn iter(&self) -> impl Iterator<Item = (&String, &T)> {
@@ -185,6 +198,15 @@ mod tests {
         assert_eq!(keyed.get("tool_9999"), Some(&vec![1]));
         assert_eq!(keyed.get("tool_9998"), None);
         assert_eq!(keyed.iter().count(), 5_000);
+        // A key taken out and put back again and again takes no more room.
+        for round in 0..10_000u32 {
+            keyed.remove("tool_1");
+            keyed.insert("tool_1".into(), vec![round as u8]);
+        }
+        assert_eq!(keyed.get("tool_1"), Some(&vec![(9_999 % 256) as u8]));
+        assert_eq!(keyed.get("tool_9999"), Some(&vec![1]));
+        assert_eq!(keyed.iter().count(), 5_000);
+        assert!(keyed.values.len() <= 2 * 5_000 + 1, "{} places for 5,000 keys", keyed.values.len());
     }
 
     #[test]
