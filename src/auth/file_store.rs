@@ -8,8 +8,6 @@
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
-use sha2::{Digest as _, Sha256};
-
 use super::error::AuthError;
 use super::store::{AuthRecord, StoreLock, TokenStore};
 use crate::runtime::{BoxFuture, boxed};
@@ -38,7 +36,7 @@ impl FileTokenStore {
 
     /// The file that holds `server`'s record: the SHA-256 of the key, in hex.
     pub fn path_for(&self, server: &str) -> PathBuf {
-        let digest = Sha256::digest(server.as_bytes());
+        let digest = crate::auth::pkce::sha256(server.as_bytes());
         let name: String = digest.iter().map(|b| format!("{b:02x}")).collect();
         self.dir.join(format!("{name}.json"))
     }
