@@ -11,6 +11,7 @@ use std::future::Future;
 use std::pin::Pin;
 use std::time::Duration;
 
+pub(crate) mod channel;
 mod future_set;
 #[cfg(target_arch = "wasm32")]
 mod promise;

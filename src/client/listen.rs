@@ -17,7 +17,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::task::{Context, Poll};
 use std::time::Duration;
 
-use futures::channel::{mpsc, oneshot};
+use crate::runtime::channel::{mpsc, oneshot};
 use futures::{FutureExt, Stream, StreamExt};
 
 use super::driver::{Command, Watch};

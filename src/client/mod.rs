@@ -35,7 +35,7 @@ pub(crate) mod stateless;
 use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
-use futures::channel::{mpsc, oneshot};
+use crate::runtime::channel::{mpsc, oneshot};
 use serde_json::Value;
 
 pub use crate::protocol::stateless::{CacheHint, CacheScope, DiscoverResult, ListenFilter, ParamHeader};

@@ -6,7 +6,7 @@ use std::sync::atomic::Ordering;
 use std::task::Poll;
 use std::time::Duration;
 
-use futures::channel::{mpsc, oneshot};
+use crate::runtime::channel::{mpsc, oneshot};
 use futures::{FutureExt, StreamExt};
 use serde_json::{Map, Value};
 

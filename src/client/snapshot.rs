@@ -347,7 +347,7 @@ impl Client {
     /// DELETE): for a worker that keeps a [`Client::snapshot`] and lets a
     /// later invocation continue. Pending requests fail.
     pub async fn detach(&self) {
-        let (done, closed) = futures::channel::oneshot::channel();
+        let (done, closed) = crate::runtime::channel::oneshot::channel();
         if self.command(super::driver::Command::Detach { done }).is_ok() {
             let _ = closed.await;
         }

@@ -62,7 +62,7 @@ mod tests {
     use std::sync::atomic::{AtomicUsize, Ordering};
     use std::task::Wake;
 
-    use futures::channel::oneshot;
+    use crate::runtime::channel::oneshot;
 
     use super::*;
 

@@ -263,7 +263,7 @@ mod tests {
     use std::cell::Cell;
     use std::rc::Rc;
 
-    use futures::channel::oneshot;
+    use crate::runtime::channel::oneshot;
 
     use super::*;
 

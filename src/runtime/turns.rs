@@ -8,7 +8,7 @@
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
 
-use futures::channel::oneshot;
+use super::channel::oneshot;
 
 #[derive(Default)]
 struct Slots {

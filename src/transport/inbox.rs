@@ -7,8 +7,8 @@
 
 use std::task::{Context, Poll};
 
+use crate::runtime::channel::mpsc;
 use futures::StreamExt;
-use futures::channel::mpsc;
 
 use super::TransportEvent;
 use crate::runtime::{BoxFuture, FutureSet};

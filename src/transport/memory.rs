@@ -7,8 +7,8 @@ use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
 
+use crate::runtime::channel::{mpsc, oneshot};
 use futures::StreamExt;
-use futures::channel::{mpsc, oneshot};
 
 use super::{Transport, TransportError, TransportEvent};
 use crate::protocol::{Message, ProtocolVersion};

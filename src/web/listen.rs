@@ -3,8 +3,8 @@
 
 use std::cell::RefCell;
 
+use crate::runtime::channel::oneshot;
 use futures::StreamExt;
-use futures::channel::oneshot;
 use futures::future::{Either, select};
 use js_sys::{Function, Promise};
 use serde_json::Value;

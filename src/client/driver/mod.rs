@@ -15,8 +15,8 @@ use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
 
+use crate::runtime::channel::{mpsc, oneshot};
 use futures::StreamExt;
-use futures::channel::{mpsc, oneshot};
 use futures::future::{AbortHandle, Abortable};
 use serde_json::Value;
 

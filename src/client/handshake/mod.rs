@@ -9,7 +9,7 @@
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
-use futures::channel::oneshot;
+use crate::runtime::channel::oneshot;
 use serde_json::Value;
 
 use super::driver::Command;

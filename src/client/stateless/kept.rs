@@ -13,8 +13,8 @@
 use std::sync::{Arc, Weak};
 use std::time::Duration;
 
+use crate::runtime::channel::oneshot;
 use futures::StreamExt;
-use futures::channel::oneshot;
 use futures::future::{Either, select};
 
 use crate::client::listen::Subscription;

@@ -2,7 +2,7 @@
 //! notifications carry its id, opened by [`Client::listen`] for a
 //! stateless server.
 
-use futures::channel::oneshot;
+use crate::runtime::channel::oneshot;
 use serde_json::{Map, Value};
 
 use crate::client::driver::Command;

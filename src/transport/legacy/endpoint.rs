@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use futures::channel::oneshot;
+use crate::runtime::channel::oneshot;
 use futures::future::{Either, select};
 
 use super::{LegacyError, Shared};

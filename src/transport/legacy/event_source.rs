@@ -1,6 +1,6 @@
 //! The browser's `EventSource`, where the global object has one.
 
-use futures::channel::mpsc;
+use crate::runtime::channel::mpsc;
 use wasm_bindgen::JsCast;
 use wasm_bindgen::JsValue;
 use wasm_bindgen::closure::Closure;

@@ -34,8 +34,8 @@
 use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
 
+use crate::runtime::channel::oneshot;
 use futures::FutureExt;
-use futures::channel::oneshot;
 
 use super::authorize::AuthContext;
 use super::inbox::{Inbox, Outbox};

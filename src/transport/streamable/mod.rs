@@ -17,7 +17,7 @@
 use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
 
-use futures::channel::oneshot;
+use crate::runtime::channel::oneshot;
 
 use super::authorize::{self, AuthContext};
 use super::inbox::{Inbox, Outbox};

@@ -3,7 +3,7 @@
 
 use std::sync::{Arc, Mutex};
 
-use futures::channel::oneshot;
+use crate::runtime::channel::oneshot;
 
 use super::super::sse::SseParser;
 use super::Shared;
