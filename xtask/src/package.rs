@@ -344,6 +344,10 @@ pub fn wasm_pack_crate(
         .arg("--")
         .arg(dir)
         .args(cargo_args)
+        // rustc's `name` section, which the release profile strips, reaches
+        // `shrink`: its table pass finds wasm-bindgen's closure shims by name.
+        // binaryen then writes no names (no `-g`), so none are shipped.
+        .args(["--config", "profile.release.strip=false"])
         .env("CARGO_TARGET_DIR", target);
     if toolchain == Toolchain::Nightly {
         // optimize_for_size: std's smaller variants (sorting, formatting

@@ -64,6 +64,11 @@ impl<'a> Reader<'a> {
         Ok(taken)
     }
 
+    /// Whether every byte has been read.
+    pub fn at_end(&self) -> bool {
+        self.at >= self.bytes.len()
+    }
+
     /// A name: its length, then its UTF-8 bytes.
     pub fn name(&mut self) -> Result<&'a str, String> {
         let length = self.leb()? as usize;

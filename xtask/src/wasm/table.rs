@@ -10,6 +10,17 @@
 //! wasm that was 32 shims, among them `forEach` callbacks of six kinds of
 //! typed array (docs/size.md, session 29).
 //!
+//! wasm-bindgen's closure shims (`convert::closures::..::invoke`) are
+//! never reached through the table at all: the glue calls the shims of the
+//! closures the crate makes through exports of their own, and Rust takes a
+//! shim's address only in the describe functions. So where the module has
+//! a `name` section (the package keeps rustc's until this step), an entry
+//! that names a shim is dropped whatever numbers the code holds. Those
+//! numbers are small (a shim's index is a few hundred), and some constant
+//! of the same value stood in the code for most of them: 19 shims of
+//! closure types no code makes (`forEach` callbacks of `Set`, `Array`,
+//! typed arrays) stayed in the lite wasm that way (docs/size.md, session 43).
+//!
 //! An entry is reached only through its index: code materializes it with
 //! `i32.const` (a call through a function pointer, a pointer handed to JS)
 //! and a vtable holds it as a 4-byte word in a data segment. An entry whose
@@ -49,7 +60,8 @@ pub fn drop_dead_entries(module: &[u8]) -> Result<(Vec<u8>, usize), String> {
             return Ok((module.to_vec(), 0));
         }
     }
-    let reached = |i: usize| used.contains(&(u64::from(offset) + i as u64));
+    let shims = closure_shims(module, &sections)?;
+    let reached = |i: usize| used.contains(&(u64::from(offset) + i as u64)) && !shims.contains(&functions[i]);
     let Some(stub) = (0..functions.len()).find(|&i| reached(i)).map(|i| functions[i]) else {
         return Ok((module.to_vec(), 0));
     };
@@ -69,6 +81,32 @@ pub fn drop_dead_entries(module: &[u8]) -> Result<(Vec<u8>, usize), String> {
     section(&mut out, 9, &payload);
     out.extend_from_slice(&module[elements.end..]);
     Ok((out, dead))
+}
+
+/// The indices of the functions the `name` section names (in the index
+/// space the element segment uses, imports first)
+/// as wasm-bindgen closure shims; none without a `name` section.
+fn closure_shims(module: &[u8], sections: &[super::Section]) -> Result<HashSet<u64>, String> {
+    let mut shims = HashSet::new();
+    let Some(names) = sections.iter().find(|s| s.is_custom(module, "name")) else { return Ok(shims) };
+    let mut reader = names.payload(module);
+    reader.name()?;
+    while !reader.at_end() {
+        let (kind, length) = (reader.byte()?, reader.leb()? as usize);
+        let mut subsection = Reader { bytes: reader.take(length)?, at: 0 };
+        // Subsection 1: function names.
+        if kind != 1 {
+            continue;
+        }
+        for _ in 0..subsection.leb()? {
+            let index = subsection.leb()?;
+            let name = subsection.name()?;
+            if name.contains("::convert::closures::") && name.contains("::invoke") {
+                shims.insert(index);
+            }
+        }
+    }
+    Ok(shims)
 }
 
 /// Whether the export section exports a table.
@@ -219,6 +257,31 @@ mod tests {
         // A passive segment (flag 1) could be copied to any address.
         let passive = module(&[0, 1, 2], TAKES_2, None, &[1, 1, 2, 7, 7]);
         assert_eq!(drop_dead_entries(&passive).expect("read"), (passive.clone(), 0));
+    }
+
+    #[test]
+    fn a_closure_shim_goes_whatever_the_code_holds() {
+        // Function 1 (table index 2, which the code takes) is named as
+        // wasm-bindgen's shim; function 2, at index 3, as anything else.
+        let data = active(&[3, 0, 0, 0]);
+        let mut names = Vec::new();
+        crate::wasm::name(&mut names, "name");
+        let mut functions = vec![2];
+        for (index, name) in [(1u8, "wasm_bindgen::convert::closures::_::invoke::<(), true>"), (2, "mcp::f")] {
+            functions.push(index);
+            crate::wasm::name(&mut functions, name);
+        }
+        names.push(1);
+        leb(&mut names, functions.len() as u64);
+        names.extend(functions);
+        let mut named = module(&[0, 1, 2], TAKES_2, None, &data);
+        named.extend(alone(0, &names));
+        let (after, dead) = drop_dead_entries(&named).expect("rewritten");
+        // Index 1 (named nowhere) and index 2 (the shim) now name function 2.
+        assert_eq!(dead, 2);
+        let mut expected = module(&[2, 2, 2], TAKES_2, None, &data);
+        expected.extend(alone(0, &names));
+        assert_eq!(after, expected);
     }
 
     #[test]
