@@ -47,6 +47,7 @@ pub fn build(toolchain: Toolchain, node22: &Path) -> Res<Vec<(&'static Flavour, 
         package::wasm_pack_crate(toolchain, &root().join(CRATE), STEM, &args, &target, &dir, true)?;
         package::shrink(&dir.join(format!("{STEM}_bg.wasm")))?;
         package::shorten_names(&dir, STEM)?;
+        package::lay_out(&dir.join(format!("{STEM}_bg.wasm")))?;
         for entry in ENTRIES {
             let from = root().join(CRATE).join("js").join(entry);
             fs::copy(&from, dir.join(entry)).map_err(|e| format!("cannot copy {}: {e}", from.display()))?;

@@ -222,6 +222,7 @@ pub fn build_unpacked(toolchain: Toolchain, name: &str) -> Res<PathBuf> {
     wasm_pack(toolchain, STEM, None, &dir)?;
     shrink(&dir.join(format!("{STEM}_bg.wasm")))?;
     shorten_names(&dir, STEM)?;
+    lay_out(&dir.join(format!("{STEM}_bg.wasm")))?;
     // The lite build goes to a directory of its own (wasm-pack writes more
     // than the three files taken from it).
     let lite = npm.join(format!("{name}-lite"));
@@ -229,6 +230,7 @@ pub fn build_unpacked(toolchain: Toolchain, name: &str) -> Res<PathBuf> {
     wasm_pack(toolchain, LITE_STEM, Some(LITE_FEATURES), &lite)?;
     shrink(&lite.join(format!("{LITE_STEM}_bg.wasm")))?;
     shorten_names(&lite, LITE_STEM)?;
+    lay_out(&lite.join(format!("{LITE_STEM}_bg.wasm")))?;
     for suffix in [".js", ".d.ts", "_bg.wasm", "_bg.wasm.d.ts"] {
         let file = format!("{LITE_STEM}{suffix}");
         fs::rename(lite.join(&file), dir.join(&file)).map_err(|e| format!("cannot move {file}: {e}"))?;
@@ -403,10 +405,8 @@ const SHRINK_PASSES: &[&str] = &[
     "--vacuum",
 ];
 
-/// Points the table entries nothing reaches elsewhere (`wasm::table`), runs
-/// `SHRINK_PASSES` (twice) over wasm-bindgen's output, in place, then lays
-/// like functions side by side (`wasm::order`). Without `-g` binaryen
-/// writes no `name` section, so the names given for the order leave again.
+/// Points the table entries nothing reaches elsewhere (`wasm::table`), then
+/// runs `SHRINK_PASSES` (twice) over wasm-bindgen's output, in place.
 pub fn shrink(wasm: &Path) -> Res {
     let module = fs::read(wasm).map_err(|e| format!("cannot read {}: {e}", wasm.display()))?;
     let (module, dead) =
@@ -415,19 +415,45 @@ pub fn shrink(wasm: &Path) -> Res {
     fs::write(wasm, module).map_err(|e| format!("cannot write {}: {e}", wasm.display()))?;
     let mut c = cmd(root().join(WASM_OPT));
     c.args(WASM_FEATURES).args(SHRINK_PASSES).args(SHRINK_PASSES).arg(wasm).arg("-o").arg(wasm);
-    run_echo(&mut c)?;
-    let module = fs::read(wasm).map_err(|e| format!("cannot read {}: {e}", wasm.display()))?;
-    let named = crate::wasm::order::name_by_likeness(&module).map_err(|e| format!("{}: {e}", wasm.display()))?;
-    fs::write(wasm, named).map_err(|e| format!("cannot write {}: {e}", wasm.display()))?;
-    let mut c = cmd(root().join(WASM_OPT));
-    // The `producers` and `target_features` sections (184 bytes) are read
-    // by no runtime and by nothing after this step.
-    c.args(WASM_FEATURES)
-        .args(["--reorder-functions-by-name", "--strip-producers", "--strip-target-features"])
-        .arg(wasm)
-        .arg("-o")
-        .arg(wasm);
     run_echo(&mut c)
+}
+
+/// Lays like functions side by side (`wasm::order`), in place, in whichever
+/// of the orders of `wasm::order::RUNS` gzip compresses best. Run last (after
+/// [`shorten_names`], whose merged imports renumber every function and move
+/// the gzip of each order by some hundred bytes). Without `-g` binaryen
+/// writes no `name` section, so the names given for the order leave again.
+pub fn lay_out(wasm: &Path) -> Res {
+    let module = fs::read(wasm).map_err(|e| format!("cannot read {}: {e}", wasm.display()))?;
+    // The order from each run length of `wasm::order::RUNS`; the one that
+    // gzip compresses best is kept.
+    let mut best: Option<(usize, u64, Vec<u8>)> = None;
+    let (named, laid_out) = (wasm.with_extension("named.wasm"), wasm.with_extension("ordered.wasm"));
+    for &run in crate::wasm::order::RUNS {
+        let order =
+            crate::wasm::order::name_by_likeness(&module, run).map_err(|e| format!("{}: {e}", wasm.display()))?;
+        fs::write(&named, order).map_err(|e| format!("cannot write {}: {e}", named.display()))?;
+        let mut c = cmd(root().join(WASM_OPT));
+        // The `producers` and `target_features` sections (184 bytes) are read
+        // by no runtime and by nothing after this step.
+        c.args(WASM_FEATURES)
+            .args(["--reorder-functions-by-name", "--strip-producers", "--strip-target-features"])
+            .arg(&named)
+            .arg("-o")
+            .arg(&laid_out);
+        crate::util::run(&mut c)?;
+        let bytes = fs::read(&laid_out).map_err(|e| format!("cannot read {}: {e}", laid_out.display()))?;
+        let gzip = gzip_size(&laid_out)?;
+        println!("{}: runs of {run}: {gzip} B gzip", wasm.display());
+        if best.as_ref().is_none_or(|(_, smallest, _)| gzip < *smallest) {
+            best = Some((run, gzip, bytes));
+        }
+    }
+    let _ = fs::remove_file(&named);
+    let _ = fs::remove_file(&laid_out);
+    let (run, gzip, bytes) = best.ok_or("wasm::order::RUNS is empty")?;
+    println!("{}: laid out by runs of {run} ({gzip} B gzip)", wasm.display());
+    fs::write(wasm, bytes).map_err(|e| format!("cannot write {}: {e}", wasm.display()))
 }
 
 /// The imports and exports of `<stem>_bg.wasm` renamed to a letter or two

@@ -21,8 +21,9 @@
 use super::{Section, leb, section, sections};
 
 /// `module` with a `name` section naming each defined function by its rank
-/// in [`likeness_order`].
-pub fn name_by_likeness(module: &[u8]) -> Result<Vec<u8>, String> {
+/// in [`likeness_order`], bodies compared by runs of `run` bytes (one of
+/// [`RUNS`]).
+pub fn name_by_likeness(module: &[u8], run: usize) -> Result<Vec<u8>, String> {
     let parsed = Functions::parse(module)?;
     if parsed.types.len() != parsed.bodies.len() {
         return Err(format!(
@@ -31,7 +32,7 @@ pub fn name_by_likeness(module: &[u8]) -> Result<Vec<u8>, String> {
             parsed.bodies.len()
         ));
     }
-    let order = likeness_order(&parsed.types, &parsed.bodies);
+    let order = likeness_order(&parsed.types, &parsed.bodies, run);
     let width = order.len().to_string().len();
     let mut rank = vec![0; order.len()];
     for (r, &i) in order.iter().enumerate() {
@@ -67,11 +68,15 @@ pub fn name_by_likeness(module: &[u8]) -> Result<Vec<u8>, String> {
 /// of 4, 8, 24, 64 and all.
 const LIKENESS_PREFIX: usize = 24;
 
-/// The length of the byte runs bodies are compared by: in the packer, runs
-/// of 7 measured best of 5 to 9 (gzip of the full wasm 243,729, 243,726,
-/// 242,980, 243,500, 243,514; of the lite one 209,044, 209,096, 208,420,
-/// 208,461, 208,504).
-const RUN: usize = 7;
+/// The lengths of the byte runs bodies are compared by that the packer
+/// tries, keeping the order gzip compresses best. No one length is best for
+/// every module: runs of 7 measured best of 5 to 9 when the order was made
+/// (gzip of the full wasm 243,729, 243,726, 242,980, 243,500, 243,514), but
+/// on the module of session 43 the full wasm came out at 197,427, 197,556,
+/// 196,949 and 197,049 B for 6 to 9 and the lite one at 162,893, 162,639,
+/// 163,021 and 163,037: a chain of greedy choices moves with small changes
+/// to the code, by some 0.3% either way.
+pub const RUNS: &[usize] = &[6, 7, 8, 9];
 
 /// How many bytes of bodies behind it a function is compared with:
 /// deflate's (gzip's) window, which is what it can copy from.
@@ -79,7 +84,7 @@ const WINDOW: usize = 32 * 1024;
 
 /// The functions' indices in the order wanted: a chain that starts at the
 /// first of the functions sorted by signature and then by the start of the
-/// body, and goes on with the function whose runs of 7 bytes are found most
+/// body, and goes on with the function whose runs of `run` bytes are found most
 /// in the last 32 KB laid out, counted against the square root of how many
 /// runs it has (so a large function that repeats much of the window beats a
 /// small one that repeats a little of it). A signature's functions stay
@@ -92,12 +97,12 @@ const WINDOW: usize = 32 * 1024;
 /// -0.7% gzip of the full wasm and -0.6% of the lite one (docs/size.md,
 /// session 31); what carried it was the window, the square root and the
 /// choice of the next signature, together.
-fn likeness_order(types: &[u32], bodies: &[&[u8]]) -> Vec<usize> {
+fn likeness_order(types: &[u32], bodies: &[&[u8]], run: usize) -> Vec<usize> {
     let count = bodies.len();
     let mut sorted: Vec<usize> = (0..count).collect();
     // Stable, with the index last: the same module always gets the same order.
     sorted.sort_by_key(|&i| (types[i], &bodies[i][..bodies[i].len().min(LIKENESS_PREFIX)], i));
-    let (runs, holders) = dense_runs(bodies);
+    let (runs, holders) = dense_runs(bodies, run);
     // Per run: how many functions in the window have it; per function: how
     // many of its runs the window has.
     let mut in_window = vec![0u32; holders.len()];
@@ -160,10 +165,10 @@ fn likeness_order(types: &[u32], bodies: &[&[u8]]) -> Vec<usize> {
     }
 }
 
-/// Each body's distinct runs of [`RUN`] bytes as small numbers, and for each
+/// Each body's distinct runs of `run` bytes as small numbers, and for each
 /// such number the bodies that have it.
-fn dense_runs(bodies: &[&[u8]]) -> (Vec<Vec<usize>>, Vec<Vec<usize>>) {
-    let keyed: Vec<Vec<u64>> = bodies.iter().map(|body| runs_of(body)).collect();
+fn dense_runs(bodies: &[&[u8]], run: usize) -> (Vec<Vec<usize>>, Vec<Vec<usize>>) {
+    let keyed: Vec<Vec<u64>> = bodies.iter().map(|body| runs_of(body, run)).collect();
     let mut keys: Vec<u64> = keyed.iter().flatten().copied().collect();
     keys.sort_unstable();
     keys.dedup();
@@ -182,11 +187,11 @@ fn dense_runs(bodies: &[&[u8]]) -> (Vec<Vec<usize>>, Vec<Vec<usize>>) {
     (runs, holders)
 }
 
-/// The distinct runs of [`RUN`] bytes in `body`, sorted (each run is its
-/// own key: seven bytes fit in a `u64`).
-fn runs_of(body: &[u8]) -> Vec<u64> {
+/// The distinct runs of `run` bytes in `body`, sorted (each run is its own
+/// key: up to eight bytes fit in a `u64`).
+fn runs_of(body: &[u8], run: usize) -> Vec<u64> {
     let mut runs: Vec<u64> =
-        body.windows(RUN).map(|run| run.iter().fold(0u64, |key, &byte| key << 8 | u64::from(byte))).collect();
+        body.windows(run).map(|run| run.iter().fold(0u64, |key, &byte| key << 8 | u64::from(byte))).collect();
     runs.sort_unstable();
     runs.dedup();
     runs
@@ -250,10 +255,10 @@ mod tests {
         module.extend(alone(3, &[3, 1, 0, 1]));
         // Bodies: no locals, then `nop`s or `unreachable`s, `end`.
         module.extend(alone(10, &[3, 3, 0, 0x01, 0x0b, 3, 0, 0x01, 0x0b, 3, 0, 0x00, 0x0b]));
-        let named = name_by_likeness(&module).expect("a valid module");
+        let named = name_by_likeness(&module, 7).expect("a valid module");
         assert_eq!(&named[..module.len()], &module[..], "the module is kept as it was");
         // Named again, the names given first are replaced, not repeated.
-        assert_eq!(name_by_likeness(&named).expect("a valid module"), named);
+        assert_eq!(name_by_likeness(&named, 7).expect("a valid module"), named);
         // Sorted: index 2 (type 0), index 3 (type 1, `unreachable` is 0x00),
         // index 1 (type 1, `nop` is 0x01).
         let names = &named[module.len()..];
@@ -267,15 +272,15 @@ mod tests {
         let b: &[u8] = &[0, 2, 9, 9, 9, 9, 9, 9, 9];
         let c: &[u8] = &[0, 3, 1, 2, 3, 4, 5, 6, 7];
         // Sorted by their first bytes: a, b, c; c shares a run with a, b none.
-        assert_eq!(likeness_order(&[0, 0, 0], &[a, b, c]), [0, 2, 1]);
+        assert_eq!(likeness_order(&[0, 0, 0], &[a, b, c], 7), [0, 2, 1]);
         // Another signature stays in a group of its own.
-        assert_eq!(likeness_order(&[1, 0, 1], &[a, b, c]), [1, 0, 2]);
+        assert_eq!(likeness_order(&[1, 0, 1], &[a, b, c], 7), [1, 0, 2]);
         // d shares a run with a, not with c, which comes just before it:
         // a and c are both in the window, so d comes before b.
         let d: &[u8] = &[0, 4, 2, 3, 4, 5, 6, 7, 8];
-        assert_eq!(likeness_order(&[0, 0, 0, 0], &[a, b, c, d]), [0, 2, 3, 1]);
+        assert_eq!(likeness_order(&[0, 0, 0, 0], &[a, b, c, d], 7), [0, 2, 3, 1]);
         // No functions, no order (and no panic).
-        assert_eq!(likeness_order(&[], &[]), Vec::<usize>::new());
+        assert_eq!(likeness_order(&[], &[], 7), Vec::<usize>::new());
     }
 
     #[test]
@@ -285,13 +290,13 @@ mod tests {
         let c: &[u8] = &[0, 3, 1, 2, 3, 4, 5, 6, 7];
         // a alone of type 0; then b (type 1) and c (type 2): c shares a run
         // with a, b none, so c's signature comes first.
-        assert_eq!(likeness_order(&[0, 1, 2], &[a, b, c]), [0, 2, 1]);
+        assert_eq!(likeness_order(&[0, 1, 2], &[a, b, c], 7), [0, 2, 1]);
     }
 
     #[test]
     fn a_truncated_module_is_an_error_not_a_panic() {
         let module = b"\0asm\x01\0\0\0\x0a\x05\x01".to_vec();
-        assert!(name_by_likeness(&module).is_err());
-        assert!(name_by_likeness(b"not wasm").is_err());
+        assert!(name_by_likeness(&module, 7).is_err());
+        assert!(name_by_likeness(b"not wasm", 7).is_err());
     }
 }
