@@ -187,8 +187,10 @@ fn dense_runs(bodies: &[&[u8]], run: usize) -> (Vec<Vec<usize>>, Vec<Vec<usize>>
     (runs, holders)
 }
 
-/// The distinct runs of `run` bytes in `body`, sorted (each run is its own
-/// key: up to eight bytes fit in a `u64`).
+/// The distinct runs of `run` bytes in `body`, sorted. Each run is its own
+/// key where it fits in a `u64` (eight bytes); a longer run keeps its last
+/// eight, so runs of 9 count the 8-byte runs that follow another byte of a
+/// body, which orders differently from runs of 8.
 fn runs_of(body: &[u8], run: usize) -> Vec<u64> {
     let mut runs: Vec<u64> =
         body.windows(run).map(|run| run.iter().fold(0u64, |key, &byte| key << 8 | u64::from(byte))).collect();
