@@ -439,7 +439,7 @@ pub fn lay_out(wasm: &Path) -> Res {
         // written through binaryen's Stack IR, optimized as its size presets
         // do it (a shrink level of 1 or more): a `local.set` and `local.get`
         // pair becomes a `local.tee` or nothing, blocks no branch needs go
-        // (-0.4 KB gzip of the lite wasm, -0.3 KB of the full one; without
+        // (-0.4 KB gzip of the lite entry, -0.5 KB of the full one; without
         // the presets' other passes, which cost gzip, see SHRINK_PASSES).
         c.args(WASM_FEATURES)
             .args(["--reorder-functions-by-name", "--strip-producers", "--strip-target-features"])
