@@ -21,9 +21,8 @@
 use super::{Section, leb, section, sections};
 
 /// `module` with a `name` section naming each defined function by its rank
-/// in [`likeness_order`], bodies compared by runs of `run` bytes (one of
-/// [`RUNS`]).
-pub fn name_by_likeness(module: &[u8], run: usize) -> Result<Vec<u8>, String> {
+/// in [`likeness_order`] of the given [`Shape`] (one of [`shapes`]).
+pub fn name_by_likeness(module: &[u8], shape: Shape) -> Result<Vec<u8>, String> {
     let parsed = Functions::parse(module)?;
     if parsed.types.len() != parsed.bodies.len() {
         return Err(format!(
@@ -32,7 +31,7 @@ pub fn name_by_likeness(module: &[u8], run: usize) -> Result<Vec<u8>, String> {
             parsed.bodies.len()
         ));
     }
-    let order = likeness_order(&parsed.types, &parsed.bodies, run);
+    let order = likeness_order(&parsed.types, &parsed.bodies, shape);
     let width = order.len().to_string().len();
     let mut rank = vec![0; order.len()];
     for (r, &i) in order.iter().enumerate() {
@@ -68,24 +67,47 @@ pub fn name_by_likeness(module: &[u8], run: usize) -> Result<Vec<u8>, String> {
 /// of 4, 8, 24, 64 and all.
 const LIKENESS_PREFIX: usize = 24;
 
-/// The lengths of the byte runs bodies are compared by that the packer
-/// tries, keeping the order gzip compresses best. No one length is best for
-/// every module: runs of 7 measured best of 5 to 9 when the order was made
-/// (gzip of the full wasm 243,729, 243,726, 242,980, 243,500, 243,514), but
-/// on the module of session 43 the full wasm came out at 197,427, 197,556,
-/// 196,949 and 197,049 B for 6 to 9 and the lite one at 162,893, 162,639,
-/// 163,021 and 163,037: a chain of greedy choices moves with small changes
-/// to the code, by some 0.3% either way.
-pub const RUNS: &[usize] = &[6, 7, 8, 9];
+/// How an order is made: bodies compared by their runs of `run` bytes,
+/// each against the last `window` bytes laid out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Shape {
+    pub run: usize,
+    pub window: usize,
+}
 
-/// How many bytes of bodies behind it a function is compared with:
-/// deflate's (gzip's) window, which is what it can copy from.
-const WINDOW: usize = 32 * 1024;
+impl std::fmt::Display for Shape {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "runs of {}, a window of {} KB", self.run, self.window / 1024)
+    }
+}
+
+/// The run lengths the packer tries.
+const RUNS: std::ops::RangeInclusive<usize> = 5..=12;
+
+/// The windows the packer tries: deflate's 32 KB (what gzip can copy
+/// from), and 4 KB either side.
+const WINDOWS: [usize; 3] = [28 * 1024, 32 * 1024, 36 * 1024];
+
+/// The shapes the packer makes an order of, keeping the one gzip
+/// compresses best: every run length of [`RUNS`] with every window of
+/// [`WINDOWS`]. No one shape is best for every module: the order is a
+/// chain of greedy choices, and it moves with small changes to the code.
+/// Runs of 7 measured best of 5 to 9 when the order was made (session 31);
+/// in session 43 runs of 8 were best for the full wasm and 7 for the lite
+/// one. On the modules of session 44 these 24 orders spread over 1 KB of
+/// gzip of the full wasm (186,043 to 187,054) and 620 B of the lite one
+/// (152,457 to 153,081); the best of the four tried before (runs of 6 to 9,
+/// 32 KB) were 186,165 and 152,639. The sort that starts the chain keyed
+/// by 8 bytes of each body instead of 24 moved the gzip by 0-90 B, less
+/// than one more shape does, so it is not among the shapes.
+pub fn shapes() -> impl Iterator<Item = Shape> {
+    RUNS.flat_map(|run| WINDOWS.into_iter().map(move |window| Shape { run, window }))
+}
 
 /// The functions' indices in the order wanted: a chain that starts at the
 /// first of the functions sorted by signature and then by the start of the
-/// body, and goes on with the function whose runs of `run` bytes are found most
-/// in the last 32 KB laid out, counted against the square root of how many
+/// body, and goes on with the function whose runs of `shape.run` bytes are
+/// found most in the last `shape.window` bytes laid out, counted against the square root of how many
 /// runs it has (so a large function that repeats much of the window beats a
 /// small one that repeats a little of it). A signature's functions stay
 /// together: the next one is of the current signature while any is left,
@@ -97,12 +119,12 @@ const WINDOW: usize = 32 * 1024;
 /// -0.7% gzip of the full wasm and -0.6% of the lite one (docs/size.md,
 /// session 31); what carried it was the window, the square root and the
 /// choice of the next signature, together.
-fn likeness_order(types: &[u32], bodies: &[&[u8]], run: usize) -> Vec<usize> {
+fn likeness_order(types: &[u32], bodies: &[&[u8]], shape: Shape) -> Vec<usize> {
     let count = bodies.len();
     let mut sorted: Vec<usize> = (0..count).collect();
     // Stable, with the index last: the same module always gets the same order.
     sorted.sort_by_key(|&i| (types[i], &bodies[i][..bodies[i].len().min(LIKENESS_PREFIX)], i));
-    let (runs, holders) = dense_runs(bodies, run);
+    let (runs, holders) = dense_runs(bodies, shape.run);
     // Per run: how many functions in the window have it; per function: how
     // many of its runs the window has.
     let mut in_window = vec![0u32; holders.len()];
@@ -134,7 +156,7 @@ fn likeness_order(types: &[u32], bodies: &[&[u8]], run: usize) -> Vec<usize> {
         }
         window.push_back(current);
         window_bytes += bodies[current].len();
-        while window_bytes > WINDOW && window.len() > 1 {
+        while window_bytes > shape.window && window.len() > 1 {
             let Some(oldest) = window.pop_front() else { break };
             window_bytes -= bodies[oldest].len();
             for &run in &runs[oldest] {
@@ -246,6 +268,17 @@ mod tests {
     use super::*;
     use crate::wasm::alone;
 
+    const SEVEN: Shape = Shape { run: 7, window: 32 * 1024 };
+
+    #[test]
+    fn every_run_length_is_tried_with_every_window() {
+        let all: Vec<Shape> = shapes().collect();
+        assert_eq!(all.len(), 24);
+        assert!(all.contains(&SEVEN));
+        assert!(all.contains(&Shape { run: 12, window: 36 * 1024 }));
+        assert_eq!(SEVEN.to_string(), "runs of 7, a window of 32 KB");
+    }
+
     #[test]
     fn functions_are_named_by_signature_then_body_after_the_imports() {
         let mut module = b"\0asm\x01\0\0\0".to_vec();
@@ -257,10 +290,10 @@ mod tests {
         module.extend(alone(3, &[3, 1, 0, 1]));
         // Bodies: no locals, then `nop`s or `unreachable`s, `end`.
         module.extend(alone(10, &[3, 3, 0, 0x01, 0x0b, 3, 0, 0x01, 0x0b, 3, 0, 0x00, 0x0b]));
-        let named = name_by_likeness(&module, 7).expect("a valid module");
+        let named = name_by_likeness(&module, SEVEN).expect("a valid module");
         assert_eq!(&named[..module.len()], &module[..], "the module is kept as it was");
         // Named again, the names given first are replaced, not repeated.
-        assert_eq!(name_by_likeness(&named, 7).expect("a valid module"), named);
+        assert_eq!(name_by_likeness(&named, SEVEN).expect("a valid module"), named);
         // Sorted: index 2 (type 0), index 3 (type 1, `unreachable` is 0x00),
         // index 1 (type 1, `nop` is 0x01).
         let names = &named[module.len()..];
@@ -274,15 +307,15 @@ mod tests {
         let b: &[u8] = &[0, 2, 9, 9, 9, 9, 9, 9, 9];
         let c: &[u8] = &[0, 3, 1, 2, 3, 4, 5, 6, 7];
         // Sorted by their first bytes: a, b, c; c shares a run with a, b none.
-        assert_eq!(likeness_order(&[0, 0, 0], &[a, b, c], 7), [0, 2, 1]);
+        assert_eq!(likeness_order(&[0, 0, 0], &[a, b, c], SEVEN), [0, 2, 1]);
         // Another signature stays in a group of its own.
-        assert_eq!(likeness_order(&[1, 0, 1], &[a, b, c], 7), [1, 0, 2]);
+        assert_eq!(likeness_order(&[1, 0, 1], &[a, b, c], SEVEN), [1, 0, 2]);
         // d shares a run with a, not with c, which comes just before it:
         // a and c are both in the window, so d comes before b.
         let d: &[u8] = &[0, 4, 2, 3, 4, 5, 6, 7, 8];
-        assert_eq!(likeness_order(&[0, 0, 0, 0], &[a, b, c, d], 7), [0, 2, 3, 1]);
+        assert_eq!(likeness_order(&[0, 0, 0, 0], &[a, b, c, d], SEVEN), [0, 2, 3, 1]);
         // No functions, no order (and no panic).
-        assert_eq!(likeness_order(&[], &[], 7), Vec::<usize>::new());
+        assert_eq!(likeness_order(&[], &[], SEVEN), Vec::<usize>::new());
     }
 
     #[test]
@@ -292,13 +325,13 @@ mod tests {
         let c: &[u8] = &[0, 3, 1, 2, 3, 4, 5, 6, 7];
         // a alone of type 0; then b (type 1) and c (type 2): c shares a run
         // with a, b none, so c's signature comes first.
-        assert_eq!(likeness_order(&[0, 1, 2], &[a, b, c], 7), [0, 2, 1]);
+        assert_eq!(likeness_order(&[0, 1, 2], &[a, b, c], SEVEN), [0, 2, 1]);
     }
 
     #[test]
     fn a_truncated_module_is_an_error_not_a_panic() {
         let module = b"\0asm\x01\0\0\0\x0a\x05\x01".to_vec();
-        assert!(name_by_likeness(&module, 7).is_err());
-        assert!(name_by_likeness(b"not wasm", 7).is_err());
+        assert!(name_by_likeness(&module, SEVEN).is_err());
+        assert!(name_by_likeness(b"not wasm", SEVEN).is_err());
     }
 }
