@@ -255,6 +255,13 @@ impl Error {
 }
 
 impl Error {
+    /// The session loop is gone (the session was closed, detached or
+    /// ended): what a request, a notification or a subscription that needed
+    /// it fails with. One function for the five places that say it.
+    pub(crate) fn session_ended() -> Error {
+        Error::Transport(TransportError::Closed("the session has ended".into()))
+    }
+
     /// The typed error for a JSON-RPC error whose code the stateless
     /// revision defines (-32020, -32021, -32022); any other error as it is.
     pub(crate) fn typed(self) -> Error {

@@ -219,10 +219,11 @@ impl Subscription {
     }
 
     /// Waits for the acknowledgement; a server that sends none is read as
-    /// granting the request.
-    pub(crate) async fn acknowledged(&mut self, timeout: Duration) -> Result<(), Error> {
+    /// granting the request. The `poll_fn` itself, not an `async fn`
+    /// around it: one state machine less.
+    pub(crate) fn acknowledged(&mut self, timeout: Duration) -> impl Future<Output = Result<(), Error>> + '_ {
         let mut limit: BoxFuture<'static, ()> = boxed(sleep(timeout));
-        poll_fn(|cx| {
+        poll_fn(move |cx| {
             match self.events.poll_next_unpin(cx) {
                 Poll::Ready(Some(notification)) if notification.method == ACKNOWLEDGED => {
                     if let Some(granted) = granted(&notification) {
@@ -236,7 +237,7 @@ impl Subscription {
                     return Poll::Ready(Ok(()));
                 }
                 Poll::Ready(None) => {
-                    return Poll::Ready(Err(Error::Transport(TransportError::Closed("the session has ended".into()))));
+                    return Poll::Ready(Err(Error::session_ended()));
                 }
                 Poll::Pending => {}
             }
@@ -250,7 +251,7 @@ impl Subscription {
                         method: SUBSCRIPTIONS_LISTEN.into(),
                         reason: "the server ended the subscription before acknowledging it".into(),
                     },
-                    Err(_) => Error::Transport(TransportError::Closed("the session has ended".into())),
+                    Err(_) => Error::session_ended(),
                 };
                 return Poll::Ready(Err(error));
             }
@@ -259,7 +260,6 @@ impl Subscription {
             }
             Poll::Pending
         })
-        .await
     }
 }
 

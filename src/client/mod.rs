@@ -62,7 +62,7 @@ use crate::protocol::types::InitializeResult;
 use crate::protocol::{Era, Notification, ProtocolVersion, RawResult};
 use crate::runtime::turns::Turns;
 use crate::runtime::{MaybeSend, MaybeSync};
-use crate::transport::{SessionView, Transport, TransportError, TransportKind};
+use crate::transport::{SessionView, Transport, TransportKind};
 use driver::{Command, SessionLoop};
 
 /// What the handshake settled.
@@ -208,7 +208,7 @@ impl Client {
         self.inner
             .commands
             .unbounded_send(command)
-            .map_err(|_| Error::Transport(TransportError::Closed("the session has ended".into())))
+            .map_err(|_| Error::session_ended())
     }
 
     /// Sends a notification and waits (at most the request timeout) until
@@ -221,7 +221,7 @@ impl Client {
         let timeout = self.inner.options.request_timeout;
         match select(delivered, Box::pin(crate::runtime::sleep(timeout))).await {
             Either::Left((outcome, _)) => outcome
-                .unwrap_or_else(|_| Err(Error::Transport(TransportError::Closed("the session has ended".into())))),
+                .unwrap_or_else(|_| Err(Error::session_ended())),
             Either::Right(_) => Err(Error::Timeout { method: method.to_owned(), after: timeout }),
         }
     }

@@ -15,7 +15,6 @@ use super::{Client, Error, RequestOptions, deadline};
 use crate::protocol::types::Progress;
 use crate::protocol::{RawResult, Request, RequestId};
 use crate::runtime::{BoxFuture, boxed};
-use crate::transport::TransportError;
 
 /// Sends `notifications/cancelled` if the request future is dropped before
 /// its answer came: dropping is how Rust callers (and an `AbortSignal`
@@ -102,8 +101,7 @@ impl Client {
                 }
             }
             if let Poll::Ready(outcome) = answer.poll_unpin(cx) {
-                let closed = || Error::Transport(TransportError::Closed("the session has ended".into()));
-                return Poll::Ready(Waited::Answer(outcome.unwrap_or_else(|_| Err(closed()))));
+                return Poll::Ready(Waited::Answer(outcome.unwrap_or_else(|_| Err(Error::session_ended()))));
             }
             if idle.poll_unpin(cx).is_ready() {
                 return Poll::Ready(Waited::TimedOut(timeout));

@@ -136,21 +136,27 @@ impl Client {
         // in flight then holds a few dozen bytes rather than a second
         // `Value` tree of its params (about 300 bytes of wasm memory for a
         // small `tools/call`).
-        let kept = params.as_ref().map(crate::protocol::json_text);
-        let outcome = match self.send_request(method, params, &mut options).await {
-            Err(Error::Transport(TransportError::SessionExpired)) => {
-                // Boxed: a new handshake is rare, and inline its future
-                // would make every request in flight that much larger.
-                Box::pin(self.restart_session(generation)).await?;
-                // Text this crate wrote parses back; should it not (nesting
-                // deeper than the parser allows), the retry is not made.
-                let params = match kept.map(|text| crate::protocol::json::parse(&text)).transpose() {
-                    Ok(params) => params,
-                    Err(_) => return Err(Error::Transport(TransportError::SessionExpired)),
-                };
-                self.send_request(method, params, &mut options).await
+        let mut kept = params.as_ref().map(crate::protocol::json_text);
+        let mut params = params;
+        let mut retried = false;
+        // One call site for both sends (a loop, not a second `.await`): each
+        // is a state of this future with its own moves and drops.
+        let outcome = loop {
+            match self.send_request(method, params, &mut options).await {
+                Err(Error::Transport(TransportError::SessionExpired)) if !retried => {
+                    retried = true;
+                    // Boxed: a new handshake is rare, and inline its future
+                    // would make every request in flight that much larger.
+                    Box::pin(self.restart_session(generation)).await?;
+                    // Text this crate wrote parses back; should it not (nesting
+                    // deeper than the parser allows), the retry is not made.
+                    params = match kept.take().map(|text| crate::protocol::json::parse(&text)).transpose() {
+                        Ok(params) => params,
+                        Err(_) => return Err(Error::Transport(TransportError::SessionExpired)),
+                    };
+                }
+                other => break other,
             }
-            other => other,
         };
         // What a new session must subscribe to again.
         if let (methods::RESOURCES_SUBSCRIBE, Some(uri), Ok(_)) = (method, uri, &outcome) {

@@ -303,13 +303,15 @@ async fn legacy_fallback<H: HttpClient>(
     Ok(connected)
 }
 
-async fn streamable<H: HttpClient>(
+/// A session over Streamable HTTP: `handshake`'s future itself, not an
+/// `async fn` around it (one state machine less in each of its two callers).
+fn streamable<H: HttpClient>(
     http: H,
     url: &str,
     options: &ConnectOptions,
     client: ClientOptions,
-) -> Result<Client, Error> {
-    handshake(session_transport(StreamableHttpTransport::with_http(http, options.streamable(url))), client).await
+) -> impl Future<Output = Result<Client, Error>> {
+    handshake(session_transport(StreamableHttpTransport::with_http(http, options.streamable(url))), client)
 }
 
 /// A build without the `legacy-sse` feature cannot try HTTP+SSE: the POST's
