@@ -115,19 +115,24 @@ impl<H: HttpClient> OAuthProvider<H> {
     /// refuses that form gets the exact URI alone.
     async fn register(&self, discovery: &Discovery, endpoint: &str) -> Result<ClientRegistration, AuthError> {
         let exact = self.config.redirect_uri.clone();
-        let Some(bare) = portless_loopback(&exact) else {
-            return self.register_with(discovery, endpoint, vec![exact]).await;
+        let (mut redirect_uris, mut fallback) = match portless_loopback(&exact) {
+            Some(bare) => (vec![bare, exact.clone()], true),
+            None => (vec![exact.clone()], false),
         };
-        match self.register_with(discovery, endpoint, vec![bare, exact.clone()]).await {
-            Err(AuthError::Registration { error: Some(error), .. })
-                if error == "invalid_redirect_uri" || error == "invalid_client_metadata" =>
-            {
-                log::info!(
-                    "{endpoint} refused the port-less loopback redirect URI ({error}): registering {exact} alone"
-                );
-                self.register_with(discovery, endpoint, vec![exact]).await
+        // A loop, not a second `.await` of the registration: each is a
+        // state of this future with its own moves and drops.
+        loop {
+            match self.register_with(discovery, endpoint, redirect_uris).await {
+                Err(AuthError::Registration { error: Some(error), .. })
+                    if fallback && (error == "invalid_redirect_uri" || error == "invalid_client_metadata") =>
+                {
+                    log::info!(
+                        "{endpoint} refused the port-less loopback redirect URI ({error}): registering {exact} alone"
+                    );
+                    (redirect_uris, fallback) = (vec![exact.clone()], false);
+                }
+                other => return other,
             }
-            other => other,
         }
     }
 
