@@ -100,9 +100,9 @@ struct Inner {
     /// subscriptions share each (a list: a `BTreeMap` costs kilobytes of
     /// wasm per type it holds).
     subscribed: Mutex<Vec<(String, usize)>>,
-    /// Stateless era: the stop signals of the listens that stand for
+    /// Stateless era: what stops the listens that stand for
     /// `resources/subscribe` (dropped with the client, which ends them).
-    kept_listens: Mutex<Vec<(String, oneshot::Sender<()>)>>,
+    kept_listens: Mutex<Vec<(String, stateless::StopOnDrop)>>,
     /// The transport's session, for [`Client::snapshot`].
     session_view: Option<Arc<dyn SessionView>>,
     /// The `outputSchema` of every tool listed so far, by name.

@@ -226,6 +226,24 @@ tests! {
         assert_eq!(cancelled.params.unwrap()["requestId"], id.to_value());
     }
 
+    async fn a_kept_listen_ends_with_the_client() {
+        // The background work of a kept listen holds the client weakly:
+        // dropping every handle ends the listen (the server hears it cancelled).
+        let (client, mut server) = connected_stateless().await;
+        let server_side = async {
+            let listen = next_request(&mut server).await;
+            server.send(tagged("notifications/subscriptions/acknowledged", &listen.id,
+                json!({"notifications": {"resourceSubscriptions": ["demo://r"]}})));
+            listen.id
+        };
+        let (outcome, id) = futures::join!(within("subscribe", client.subscribe_resource("demo://r")), server_side);
+        ok(outcome);
+        drop(client);
+        let cancelled = within("the cancellation", next_notification(&mut server)).await;
+        assert_eq!(cancelled.method, "notifications/cancelled");
+        assert_eq!(cancelled.params.unwrap_or_default()["requestId"], id.to_value());
+    }
+
     async fn a_broken_stateless_resource_subscription_is_opened_again() {
         let events = Arc::new(Mutex::new(Vec::new()));
         let log = events.clone();

@@ -7,15 +7,14 @@
 //! stop, so a broken one is opened again with a capped, jittered backoff.
 //! What changed meanwhile cannot be replayed: the cached reads of the
 //! resource are dropped and listeners hear `SessionEvent::Resubscribed`.
-//! The background work holds only a weak reference to the client and a
-//! stop signal kept by the client, so dropping every client handle ends it.
+//! The background work holds only a weak reference to the client, and the
+//! client holds what aborts it, so dropping every client handle ends it.
 
 use std::sync::{Arc, Weak};
 use std::time::Duration;
 
-use crate::runtime::channel::oneshot;
-use futures::StreamExt;
-use futures::future::{Either, select};
+use futures::future::{AbortHandle, Abortable};
+use futures::{FutureExt, StreamExt};
 
 use crate::client::listen::Subscription;
 use crate::client::{Client, Error, Inner, SessionEvent};
@@ -35,10 +34,12 @@ impl Client {
     /// Subscribes to `uri` with a listen kept open until unsubscribed.
     pub(crate) async fn keep_resource_listen(&self, uri: String) -> Result<(), Error> {
         let subscription = self.listen_without_reopen(ListenFilter::resource(uri.clone())).await?;
-        let (stop, stopped) = oneshot::channel();
+        let (stop, registration) = AbortHandle::new_pair();
         let weak = Arc::downgrade(&self.inner);
-        crate::runtime::spawn(keep_listening(weak, uri.clone(), subscription, stopped))?;
-        // A second subscribe replaces the first (whose stop signal drops here).
+        let kept = Abortable::new(keep_listening(weak, uri.clone(), subscription), registration);
+        crate::runtime::spawn(kept.map(drop))?;
+        let stop = StopOnDrop(stop);
+        // A second subscribe replaces the first (which stops as it drops here).
         let mut kept = self.kept_listens();
         kept.retain(|(kept_uri, _)| *kept_uri != uri);
         kept.push((uri, stop));
@@ -49,42 +50,47 @@ impl Client {
     pub(crate) fn end_resource_listen(&self, uri: &str) {
         let mut kept = self.kept_listens();
         if let Some(at) = kept.iter().position(|(kept_uri, _)| kept_uri == uri) {
-            let (_, stop) = kept.swap_remove(at);
-            let _ = stop.send(());
+            // Dropped: the listen stops.
+            kept.swap_remove(at);
         }
     }
 
-    fn kept_listens(&self) -> std::sync::MutexGuard<'_, Vec<(String, oneshot::Sender<()>)>> {
+    fn kept_listens(&self) -> std::sync::MutexGuard<'_, Vec<(String, StopOnDrop)>> {
         // A plain list: a poisoned lock is still usable.
         self.inner.kept_listens.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 }
 
-/// Reads the subscription until it is stopped (a send, or the client gone:
-/// the sender dropped), the server ends it, or it breaks: then opens it again.
-async fn keep_listening(client: Weak<Inner>, uri: String, first: Subscription, stopped: oneshot::Receiver<()>) {
+/// What the client keeps of a kept listen: dropped (on
+/// `resources/unsubscribe`, a second subscribe of the resource, or with the
+/// client), it aborts the background work, which drops the subscription,
+/// and a dropped subscription ends its listen as `Subscription::close` does.
+pub(crate) struct StopOnDrop(AbortHandle);
+
+impl Drop for StopOnDrop {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
+}
+
+/// Reads the subscription until it is stopped (aborted, see [`StopOnDrop`]),
+/// the server ends it, or it breaks: then opens it again.
+async fn keep_listening(client: Weak<Inner>, uri: String, first: Subscription) {
     let mut subscription = first;
-    let mut stopped = stopped;
     loop {
         // Its notifications reach the client's listeners on their own way in.
         let broken = loop {
-            match select(subscription.next(), &mut stopped).await {
-                Either::Left((Some(Ok(_)), _)) => {}
-                Either::Left((Some(Err(error)), _)) => break error,
+            match subscription.next().await {
+                Some(Ok(_)) => {}
+                Some(Err(error)) => break error,
                 // Ended by the server, or the session closed.
-                Either::Left((None, _)) => return,
-                Either::Right(_) => {
-                    subscription.close().await;
-                    return;
-                }
+                None => return,
             }
         };
         log::warn!("the subscription to {uri} broke ({broken}): opening it again");
         let mut failures = 0;
         subscription = loop {
-            if let Either::Right(_) = select(Box::pin(sleep(backoff(failures))), &mut stopped).await {
-                return;
-            }
+            sleep(backoff(failures)).await;
             let Some(inner) = client.upgrade() else { return };
             let client = Client { inner };
             match client.listen_without_reopen(ListenFilter::resource(uri.clone())).await {

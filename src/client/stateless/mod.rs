@@ -26,6 +26,8 @@ mod request;
 #[cfg(feature = "tasks")]
 mod tasks;
 
+pub(crate) use kept::StopOnDrop;
+
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
