@@ -128,12 +128,12 @@ pub const RESYNC: &str = "notifications/mcp-edge/resync";
 
 /// How many times in a row reopening a broken listen may fail before the
 /// subscription ends with the error.
-const MAX_REOPEN_FAILURES: u32 = 8;
+pub(crate) const MAX_REOPEN_FAILURES: u32 = 8;
 
 /// The wait before reopening attempt `failures` (0-based): 250 ms doubling
 /// to at most 30 s, with jitter (50-100 %), so clients cut at once by a
 /// proxy do not all come back at once.
-fn reopen_delay(failures: u32) -> Duration {
+pub(crate) fn reopen_delay(failures: u32) -> Duration {
     let base = 250.0 * 2f64.powi(failures.min(7) as i32);
     Duration::from_millis((base.min(30_000.0) * (0.5 + crate::runtime::random_unit() / 2.0)) as u64)
 }

@@ -11,24 +11,15 @@
 //! client holds what aborts it, so dropping every client handle ends it.
 
 use std::sync::{Arc, Weak};
-use std::time::Duration;
 
 use futures::future::{AbortHandle, Abortable};
 use futures::{FutureExt, StreamExt};
 
-use crate::client::listen::Subscription;
+use crate::client::listen::{MAX_REOPEN_FAILURES, Subscription, reopen_delay};
 use crate::client::{Client, Error, Inner, SessionEvent};
 use crate::protocol::stateless::ListenFilter;
 use crate::protocol::{Notification, methods};
 use crate::runtime::sleep;
-
-/// How many times in a row reopening may fail before giving up.
-const MAX_REOPEN_FAILURES: u32 = 8;
-
-fn backoff(failures: u32) -> Duration {
-    let base = 250.0 * 2f64.powi(failures.min(7) as i32);
-    Duration::from_millis((base.min(30_000.0) * (0.5 + crate::runtime::random_unit() / 2.0)) as u64)
-}
 
 impl Client {
     /// Subscribes to `uri` with a listen kept open until unsubscribed.
@@ -90,7 +81,8 @@ async fn keep_listening(client: Weak<Inner>, uri: String, first: Subscription) {
         log::warn!("the subscription to {uri} broke ({broken}): opening it again");
         let mut failures = 0;
         subscription = loop {
-            sleep(backoff(failures)).await;
+            // The same backoff and cap as a `Client::listen` that reopens itself.
+            sleep(reopen_delay(failures)).await;
             let Some(inner) = client.upgrade() else { return };
             let client = Client { inner };
             match client.listen_without_reopen(ListenFilter::resource(uri.clone())).await {
