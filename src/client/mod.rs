@@ -205,10 +205,7 @@ impl Client {
     }
 
     fn command(&self, command: Command) -> Result<(), Error> {
-        self.inner
-            .commands
-            .unbounded_send(command)
-            .map_err(|_| Error::session_ended())
+        self.inner.commands.unbounded_send(command).map_err(|_| Error::session_ended())
     }
 
     /// Sends a notification and waits (at most the request timeout) until
@@ -220,8 +217,7 @@ impl Client {
         self.command(Command::Notify { notification, sent })?;
         let timeout = self.inner.options.request_timeout;
         match select(delivered, Box::pin(crate::runtime::sleep(timeout))).await {
-            Either::Left((outcome, _)) => outcome
-                .unwrap_or_else(|_| Err(Error::session_ended())),
+            Either::Left((outcome, _)) => outcome.unwrap_or_else(|_| Err(Error::session_ended())),
             Either::Right(_) => Err(Error::Timeout { method: method.to_owned(), after: timeout }),
         }
     }

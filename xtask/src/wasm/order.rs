@@ -99,9 +99,10 @@ const WINDOWS: [usize; 4] = [24 * 1024, 28 * 1024, 32 * 1024, 36 * 1024];
 /// one. On the modules of session 44 the orders of 5 to 12 with 28, 32 and
 /// 36 KB spread over 1 KB of gzip of the full wasm (186,043 to 187,054)
 /// and 620 B of the lite one (152,457 to 153,081); the best of the four
-/// tried before (runs of 6 to 9, 32 KB) were 186,165 and 152,639. The sort that starts the chain keyed
-/// by 8 bytes of each body instead of 24 moved the gzip by 0-90 B, less
-/// than one more shape does, so it is not among the shapes.
+/// tried before (runs of 6 to 9, 32 KB) were 186,165 and 152,639. The
+/// sort that starts the chain keyed by 8 bytes of each body instead of 24
+/// moved the gzip by 0-90 B, less than one more shape does, so it is not
+/// among the shapes.
 pub fn shapes() -> impl Iterator<Item = Shape> {
     RUNS.flat_map(|run| WINDOWS.into_iter().map(move |window| Shape { run, window }))
 }
