@@ -95,6 +95,10 @@ fn is_reply(request: &HttpRequest) -> bool {
 }
 
 impl<H: HttpClient> HttpClient for Budgeted<H> {
+    fn follows_redirects(&self) -> bool {
+        self.http.follows_redirects()
+    }
+
     fn fetch(&self, request: HttpRequest) -> BoxFuture<'static, Result<HttpResponse, HttpError>> {
         let Some(budget) = self.budget.clone().filter(|_| !is_reply(&request)) else {
             return self.http.fetch(request);

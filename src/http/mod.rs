@@ -181,6 +181,21 @@ pub enum HttpError {
 pub trait HttpClient: MaybeSend + MaybeSync + 'static {
     /// Sends a request; resolves once the status and headers arrived.
     fn fetch(&self, request: HttpRequest) -> BoxFuture<'static, Result<HttpResponse, HttpError>>;
+
+    /// Whether this client follows the redirects of a request that carries
+    /// nothing secret (only `Accept` and MCP's own headers, as OAuth
+    /// discovery's GETs) itself, within the request's origin, and refuses
+    /// one to another origin with an error, so that the caller of such a
+    /// request is never handed a redirect to follow. The default, `false`,
+    /// is always safe: discovery then follows same-origin redirects itself
+    /// and refuses the others. The web's `fetch` client says `true` (a page
+    /// cannot see where a redirect leads without following it, and
+    /// `fetch.js` refuses an answer from another origin), and so does the
+    /// native default client (`same_origin_redirects`): a build that has
+    /// only such clients, the wasm one, leaves discovery's loop out.
+    fn follows_redirects(&self) -> bool {
+        false
+    }
 }
 
 #[cfg(test)]

@@ -14,6 +14,9 @@ use crate::runtime::{BoxFuture, boxed};
 #[derive(Debug, Clone)]
 pub struct NativeHttp {
     client: reqwest::Client,
+    /// Built with [`same_origin_redirects`]: see
+    /// [`HttpClient::follows_redirects`].
+    follows_redirects: bool,
 }
 
 impl Default for NativeHttp {
@@ -24,7 +27,7 @@ impl Default for NativeHttp {
             .redirect(same_origin_redirects())
             .build()
             .unwrap_or_else(|_| reqwest::Client::new());
-        NativeHttp { client }
+        NativeHttp { client, follows_redirects: true }
     }
 }
 
@@ -72,17 +75,23 @@ impl NativeHttp {
             .redirect(reqwest::redirect::Policy::none())
             .build()
             .map_err(|e| HttpError::Network(Cause::with_source(format!("could not build the HTTP client: {e}"), e)))?;
-        Ok(NativeHttp { client })
+        Ok(NativeHttp { client, follows_redirects: false })
     }
 
     /// Wraps a configured reqwest client (proxies, certificates, timeouts).
     /// Its redirect policy is its own: [`same_origin_redirects`] is the safe one.
+    /// (Its callers are handed what it gives back: OAuth discovery checks
+    /// each redirect it is handed itself.)
     pub fn with_client(client: reqwest::Client) -> Self {
-        NativeHttp { client }
+        NativeHttp { client, follows_redirects: false }
     }
 }
 
 impl HttpClient for NativeHttp {
+    fn follows_redirects(&self) -> bool {
+        self.follows_redirects
+    }
+
     fn fetch(&self, request: HttpRequest) -> BoxFuture<'static, Result<HttpResponse, HttpError>> {
         let method = match request.method {
             Method::Get => reqwest::Method::GET,

@@ -46,6 +46,9 @@ struct Knobs {
     current_as: String,
     /// Redirect the PRM URL here instead of serving it.
     prm_redirect: Option<String>,
+    /// What the mock says of itself as an HTTP client: that it follows
+    /// redirects itself (it never does; it hands them back).
+    follows_redirects: bool,
     /// Pad the AS metadata to this many bytes.
     metadata_padding: usize,
     /// `expires_in` of issued tokens.
@@ -73,6 +76,7 @@ impl Default for Knobs {
             issuer: None,
             current_as: AS.into(),
             prm_redirect: None,
+            follows_redirects: false,
             metadata_padding: 0,
             expires_in: 3600,
             refresh_tokens: true,
@@ -335,6 +339,10 @@ impl Mock {
 }
 
 impl HttpClient for Mock {
+    fn follows_redirects(&self) -> bool {
+        self.knobs().follows_redirects
+    }
+
     fn fetch(&self, request: HttpRequest) -> BoxFuture<'static, Result<HttpResponse, HttpError>> {
         self.world.lock().unwrap().requests.push(request.clone());
         let response = self.handle(&request);

@@ -36,6 +36,23 @@ async fn discovery_does_not_follow_redirects_to_other_origins() {
     assert!(mock.paths().iter().all(|p| !p.contains("evil.example")));
 }
 
+/// Discovery follows a same-origin redirect it is handed, unless the HTTP
+/// client says it follows redirects itself (the web's `fetch` client): then
+/// none is handed back, and the loop is not there to follow one.
+#[tokio::test]
+async fn discovery_follows_redirects_only_for_a_client_that_does_not() {
+    for (follows, followed) in [(false, true), (true, false)] {
+        let mock = Mock::new(Knobs {
+            prm_redirect: Some("https://mcp.test/moved/prm".into()),
+            follows_redirects: follows,
+            ..Knobs::default()
+        });
+        let mut transport = transport(&mock, provider(&mock, config(), Browser::default()));
+        let _ = request(&mut transport, 1).await;
+        assert_eq!(mock.count("/moved/prm") > 0, followed, "follows_redirects() {follows}: {:?}", mock.paths());
+    }
+}
+
 #[tokio::test]
 async fn oversized_metadata_is_refused() {
     let mock = Mock::new(Knobs { metadata_padding: 300 * 1024, ..Knobs::default() });

@@ -243,8 +243,9 @@ impl OAuthProvider<DefaultHttp> {
 
 impl<H: HttpClient> OAuthProvider<H> {
     /// A provider that talks to authorization servers through `http`. The
-    /// client should not follow redirects itself; if it does (a browser's
-    /// `fetch`), cross-origin redirects during discovery cannot be refused.
+    /// client should not follow redirects itself, unless it refuses those to
+    /// other origins and says so ([`HttpClient::follows_redirects`], as the
+    /// web's `fetch` client does): discovery refuses cross-origin redirects.
     pub fn with_http(http: H, server_url: &str, config: AuthConfig) -> Result<Self, AuthError> {
         let store_key = resource::canonical(server_url).map_err(AuthError::Config)?;
         let key = match &config.private_key_pem {

@@ -414,6 +414,12 @@ fn exchange_failure(method: &str, url: &str, error: &JsValue) -> HttpError {
 }
 
 impl HttpClient for FetchHttp {
+    /// `fetch` follows the redirects of a request that carries nothing
+    /// secret itself, and `fetch.js` refuses an answer from another origin.
+    fn follows_redirects(&self) -> bool {
+        true
+    }
+
     fn fetch(&self, request: HttpRequest) -> BoxFuture<'static, Result<HttpResponse, HttpError>> {
         let (credentials, signals, deferred) = (self.credentials, self.signals, self.deferred);
         let installed = self.installed.clone();

@@ -17,6 +17,10 @@ pub(crate) struct ExplainCors {
 }
 
 impl HttpClient for ExplainCors {
+    fn follows_redirects(&self) -> bool {
+        self.inner.follows_redirects()
+    }
+
     fn fetch(&self, request: HttpRequest) -> BoxFuture<'static, Result<HttpResponse, HttpError>> {
         let page_origin = self.page_origin.clone();
         let url = request.url.clone();
