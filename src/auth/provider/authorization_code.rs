@@ -11,7 +11,7 @@ use crate::auth::error::AuthError;
 use crate::auth::metadata::{self, AuthorizationServerMetadata};
 use crate::auth::pkce::{self, Pkce};
 use crate::auth::resource;
-use crate::auth::store::{Tokens, redacted};
+use crate::auth::store::{ClientRegistration, Tokens, redacted};
 use crate::http::HttpClient;
 use crate::http::url::{self as urls, Url};
 use crate::runtime::now_secs;
@@ -36,20 +36,16 @@ impl<H: HttpClient> OAuthProvider<H> {
             )));
         }
         let code = check_authorization_response(redirected, &pending.redirect_uri, &pending.state, &pending.metadata)?;
-        let discovery = Discovery {
-            resource: pending.resource.clone(),
-            protected_resource: None,
-            metadata: pending.metadata.clone(),
-            legacy: pending.legacy,
-        };
-        let form = vec![
-            ("grant_type", "authorization_code".to_owned()),
-            ("code", code),
-            ("redirect_uri", pending.redirect_uri.clone()),
-            ("code_verifier", pending.code_verifier.clone()),
-            ("resource", pending.resource.clone()),
-        ];
-        let mut tokens = self.token_request(&discovery, Some(&pending.client), form).await?;
+        let mut tokens = self
+            .exchange_code(
+                &pending.metadata,
+                &pending.client,
+                code,
+                pending.redirect_uri.clone(),
+                pending.code_verifier.clone(),
+                &pending.resource,
+            )
+            .await?;
         if tokens.scope.is_none() {
             tokens.scope = pending.scope.clone();
         }
@@ -133,14 +129,8 @@ impl<H: HttpClient> OAuthProvider<H> {
         let authorizing = bounded(timeout, || "the authorization step".to_owned(), authorizer.authorize(&request));
         let redirected = self.interaction.count(authorizing).await?;
         let code = check_authorization_response(&redirected, &redirect_uri, &state, metadata)?;
-        let form = vec![
-            ("grant_type", "authorization_code".to_owned()),
-            ("code", code),
-            ("redirect_uri", redirect_uri),
-            ("code_verifier", pkce.verifier.clone()),
-            ("resource", discovery.resource.clone()),
-        ];
-        let outcome = self.token_request(discovery, Some(&client), form).await;
+        let outcome =
+            self.exchange_code(metadata, &client, code, redirect_uri, pkce.verifier, &discovery.resource).await;
         if let Err(AuthError::TokenEndpoint { error: Some(code), .. }) = &outcome
             && code == "invalid_client"
         {
@@ -150,6 +140,26 @@ impl<H: HttpClient> OAuthProvider<H> {
             self.save().await?;
         }
         outcome
+    }
+
+    /// The token request that trades an authorization code for tokens.
+    fn exchange_code(
+        &self,
+        metadata: &AuthorizationServerMetadata,
+        client: &ClientRegistration,
+        code: String,
+        redirect_uri: String,
+        verifier: String,
+        resource: &str,
+    ) -> impl Future<Output = Result<Tokens, AuthError>> {
+        let form = vec![
+            ("grant_type", "authorization_code".to_owned()),
+            ("code", code),
+            ("redirect_uri", redirect_uri),
+            ("code_verifier", verifier),
+            ("resource", resource.to_owned()),
+        ];
+        self.token_request(metadata, Some(client), form)
     }
 }
 

@@ -117,7 +117,7 @@ impl<H: HttpClient> OAuthProvider<H> {
                 if let Some(scope) = &scope_param {
                     form.push(("scope", scope.clone()));
                 }
-                self.token_request(discovery, Some(&client), form).await
+                self.token_request(&discovery.metadata, Some(&client), form).await
             }
             Grant::JwtBearer { assertion } => {
                 let client = self.configured_client(discovery);
@@ -129,7 +129,7 @@ impl<H: HttpClient> OAuthProvider<H> {
                 if let Some(scope) = &scope_param {
                     form.push(("scope", scope.clone()));
                 }
-                self.token_request(discovery, client.as_ref(), form).await
+                self.token_request(&discovery.metadata, client.as_ref(), form).await
             }
             Grant::IdentityAssertion { .. } => self.identity_assertion(discovery, grant, scope_param).await,
             // `authorize` runs it itself; a second call site here would
@@ -230,7 +230,7 @@ impl<H: HttpClient> OAuthProvider<H> {
         if let Some(scope) = &scope {
             form.push(("scope", scope.clone()));
         }
-        self.token_request(discovery, client.as_ref(), form).await
+        self.token_request(&discovery.metadata, client.as_ref(), form).await
     }
 }
 

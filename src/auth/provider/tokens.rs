@@ -5,8 +5,8 @@
 
 use serde_json::Value;
 
+use super::OAuthProvider;
 use super::fetch::OAuthErrorBody;
-use super::{Discovery, OAuthProvider};
 use crate::auth::config::Grant;
 use crate::auth::error::AuthError;
 use crate::auth::jwt::{self, CLIENT_ASSERTION_TYPE, Es256Key};
@@ -60,11 +60,10 @@ impl<H: HttpClient> OAuthProvider<H> {
     /// server asks for a DPoP nonce.
     pub(super) async fn token_request(
         &self,
-        discovery: &Discovery,
+        metadata: &AuthorizationServerMetadata,
         client: Option<&ClientRegistration>,
         form: Vec<(&str, String)>,
     ) -> Result<Tokens, AuthError> {
-        let metadata = &discovery.metadata;
         let endpoint = metadata.token_endpoint.clone().ok_or_else(|| AuthError::InvalidMetadata {
             url: metadata.issuer.clone(),
             reason: "it has no token_endpoint".into(),
@@ -175,7 +174,7 @@ impl<H: HttpClient> OAuthProvider<H> {
             ("refresh_token", refresh_token.clone()),
             ("resource", discovery.resource.clone()),
         ];
-        let mut tokens = self.token_request(&discovery, client.as_ref(), form).await?;
+        let mut tokens = self.token_request(&discovery.metadata, client.as_ref(), form).await?;
         if tokens.refresh_token.is_none() {
             tokens.refresh_token = Some(refresh_token);
         }
