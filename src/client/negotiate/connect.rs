@@ -316,31 +316,32 @@ fn streamable<H: HttpClient>(
 
 /// A build without the `legacy-sse` feature cannot try HTTP+SSE: the POST's
 /// answer is all there is to report.
+/// Not an `async fn`: a ready answer is no state machine to await.
 #[cfg(not(feature = "legacy-sse"))]
-async fn legacy_fallback<H: HttpClient>(
+fn legacy_fallback<H: HttpClient>(
     _http: H,
     url: &str,
     _options: &ConnectOptions,
     _client: ClientOptions,
     status: u16,
-) -> Result<Client, Error> {
-    Err(Error::NotMcpServer {
+) -> std::future::Ready<Result<Client, Error>> {
+    std::future::ready(Err(Error::NotMcpServer {
         url: url.to_owned(),
         attempts: vec![detect::post_attempt(url, status), NO_LEGACY.to_owned()],
-    })
+    }))
 }
 
 #[cfg(not(feature = "legacy-sse"))]
 const NO_LEGACY: &str = "the legacy HTTP+SSE transport is not in this build (enable the `legacy-sse` feature)";
 
 #[cfg(not(feature = "legacy-sse"))]
-async fn legacy<H: HttpClient>(
+fn legacy<H: HttpClient>(
     _http: H,
     _url: &str,
     _options: &ConnectOptions,
     _client: ClientOptions,
-) -> Result<Client, Error> {
-    Err(Error::InvalidArgument(NO_LEGACY.to_owned()))
+) -> std::future::Ready<Result<Client, Error>> {
+    std::future::ready(Err(Error::InvalidArgument(NO_LEGACY.to_owned())))
 }
 
 #[cfg(feature = "legacy-sse")]
