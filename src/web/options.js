@@ -10,8 +10,8 @@
 // What comes back holds what was given under the same names, each of the
 // type the Rust side reads without checking again: strings, booleans,
 // numbers (a choice among names as the index of the one given), functions,
-// and lists. `clientInfo` and `protocolVersion` are checked in Rust, which
-// knows the shape of an `Implementation` and the protocol versions.
+// and lists. `protocolVersion` is checked in Rust, which knows the
+// protocol versions.
 
 const fail = (message) => {
   throw new TypeError(message);
@@ -79,6 +79,7 @@ export function connectOptions(options, inPage, origin, tasks, machineGrants) {
   if (options !== undefined && options !== null && typeof options !== 'object') fail('options must be an object');
   const read = checkAll(options, 'options', CONNECT);
   read.headers = headers(get(options, 'headers'));
+  read.clientInfo = clientInfo(get(options, 'clientInfo'));
   // null is no limit, where absent is the default.
   const limit = options?.maxConnections;
   if (limit === null) read.unlimited = true;
@@ -95,6 +96,17 @@ export function connectOptions(options, inPage, origin, tasks, machineGrants) {
   }
   read.auth = authOptions(get(options, 'auth'), inPage, origin, machineGrants);
   return read;
+}
+
+// `clientInfo`: the `Implementation` the handshake names this client by.
+const INFO = { name: 'string', version: 'string', title: 'string', description: 'string', websiteUrl: 'string' };
+
+function clientInfo(value) {
+  const OWNER = 'options.clientInfo';
+  if (value === undefined) return undefined;
+  if (value === null || typeof value !== 'object') fail(`${OWNER} must be {name, version, title?}`);
+  const read = checkAll(value, OWNER, INFO);
+  return read.name === undefined ? fail(`${OWNER}.name must be a string`) : read;
 }
 
 // `headers`: a plain object, a `Headers`, or an array of pairs; as pairs.

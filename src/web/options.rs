@@ -7,18 +7,16 @@ use std::time::Duration;
 use futures::FutureExt as _;
 use futures::future::{AbortHandle, Abortable, Either, ready};
 use js_sys::{Array, Function};
-use serde_json::Value;
 use wasm_bindgen::closure::Closure;
 use wasm_bindgen::prelude::wasm_bindgen;
 use wasm_bindgen::{JsCast, JsValue};
 use web_sys::AbortSignal;
 
 use super::auth::{Page, WebAuth, web_auth};
-use super::convert::{WebError, from_js, property};
+use super::convert::{WebError, property};
 use super::handlers::{HandlerKind, JsHandler, call_listener, notify_listener};
 use crate::client::negotiate::TransportChoice;
 use crate::client::{ClientOptions, ConnectOptions, EraChoice, RequestOptions, SessionEvent};
-use crate::debug::Quoted;
 use crate::http::{Credentials, DefaultHttp};
 use crate::protocol::types::{Implementation, Progress};
 use crate::protocol::{ProtocolVersion, methods};
@@ -168,23 +166,23 @@ pub(crate) fn connect_options(url: &str, options: &JsValue) -> Result<Connect, W
     };
 
     let mut client = ClientOptions::default();
-    if let Some(info) = property(options, "clientInfo") {
-        let info = from_js(&info, "options.clientInfo")?.unwrap_or(Value::Null);
-        client.client_info = crate::protocol::fields::from_value::<Implementation>(info, "{name, version, title?}")
-            .map_err(|e| WebError::Type(format!("options.clientInfo must be {{name, version, title?}}: {e}")))?;
+    if let Some(info) = read.value("clientInfo").map(Checked) {
+        client.client_info = Implementation {
+            name: info.text("name").unwrap_or_default(),
+            version: info.text("version").unwrap_or_default(),
+            title: info.text("title"),
+            description: info.text("description"),
+            website_url: info.text("websiteUrl"),
+        };
     }
     if let Some(timeout) = read.millis("timeout") {
         client.request_timeout = timeout;
     }
     if let Some(version) = read.text("protocolVersion") {
-        client.protocol_version = version.parse::<ProtocolVersion>().map_err(|_| {
-            let known: Vec<String> = ProtocolVersion::ALL.iter().map(|v| v.as_str().to_owned()).collect();
-            WebError::Type(format!(
-                "options.protocolVersion {version} is not one of {}",
-                known.join(", "),
-                version = Quoted(&version)
-            ))
-        })?;
+        // The error names the versions this client speaks, both eras'.
+        client.protocol_version = version
+            .parse::<ProtocolVersion>()
+            .map_err(|unsupported| WebError::Type(format!("options.protocolVersion: {unsupported}")))?;
     }
     client.era = match read.index("era") {
         Some(1) => EraChoice::Handshake,
