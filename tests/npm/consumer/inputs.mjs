@@ -70,8 +70,8 @@ const CONNECT_OPTIONS = [
   'maxConnections', 'sampling', 'elicitation', 'elicitationFillDefaults', 'elicitationValidate', 'roots',
 ];
 // One wrong value of each option: the connect must fail with a TypeError
-// that names the option (checked by src/web/options.js, `clientInfo` and
-// `protocolVersion` in Rust).
+// that names the option (checked by src/web/options.js, `protocolVersion`
+// in Rust).
 const WRONG = {
   transport: 'carrier-pigeon', headers: 5, credentials: 'all', timeout: -1, protocolVersion: '1999-01-01',
   era: 'bronze', tasks: 'yes', taskTimeout: 'soon', resultCache: 1, openServerStream: 'no', eagerServerStream: 0,
