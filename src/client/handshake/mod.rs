@@ -39,19 +39,24 @@ impl Client {
             version if version.era() == Era::Stateless => ProtocolVersion::LATEST,
             version => version,
         };
-        let result = match self.send_initialize(offered).await {
-            Err(Error::Rpc { error, .. }) if error.code == codes::INVALID_PARAMS => {
-                let fallback = supported_versions(error.data.as_ref().and_then(|d| d.get("supported")))
-                    .iter()
-                    .filter_map(|v| v.parse::<ProtocolVersion>().ok())
-                    .filter(|v| *v < offered)
-                    .max();
-                match fallback {
-                    Some(version) => self.send_initialize(version).await?,
-                    None => return Err(Error::Rpc { method: methods::INITIALIZE.into(), error }),
+        // One `.await` of the send: a refused offer is retried once, with
+        // an older version the server names (always older, so never again).
+        let mut version = offered;
+        let result = loop {
+            match self.send_initialize(version).await {
+                Err(Error::Rpc { error, .. }) if error.code == codes::INVALID_PARAMS && version == offered => {
+                    let fallback = supported_versions(error.data.as_ref().and_then(|d| d.get("supported")))
+                        .iter()
+                        .filter_map(|v| v.parse::<ProtocolVersion>().ok())
+                        .filter(|v| *v < offered)
+                        .max();
+                    match fallback {
+                        Some(older) => version = older,
+                        None => return Err(Error::Rpc { method: methods::INITIALIZE.into(), error }),
+                    }
                 }
+                other => break other?,
             }
-            other => other?,
         };
         // `capabilities` is required (the schema's InitializeResult): a server
         // that leaves it out is broken, not one that offers nothing.
