@@ -330,10 +330,10 @@ impl<T: Transport> SessionLoop<T> {
                 if self.closing.is_none() {
                     // Closing the client on purpose ends its subscriptions
                     // gracefully, as if the server had: no error for them.
-                    let listens: Vec<RequestId> =
-                        self.watches.iter().filter(|(_, w)| w.filter.is_none()).map(|(key, _)| key.clone()).collect();
-                    for key in listens {
-                        if let Some(pending) = self.pending.remove(&key) {
+                    for (key, watch) in &self.watches {
+                        if watch.filter.is_none()
+                            && let Some(pending) = self.pending.remove(key)
+                        {
                             pending.end_exchange();
                             let _ = pending.reply.send(Ok(RawResult::from(Value::Null)));
                         }
