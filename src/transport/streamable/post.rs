@@ -12,7 +12,7 @@ use super::{SESSION_HEADER, Shared};
 use crate::cause::Cause;
 use crate::http::{HttpClient, HttpRequest, HttpResponse, Method};
 use crate::protocol::jsonrpc::decode;
-use crate::protocol::{Message, RequestId, methods};
+use crate::protocol::{Message, RequestId, Response, methods};
 use crate::runtime::{BoxFuture, boxed};
 
 impl<H: HttpClient> Shared<H> {
@@ -39,11 +39,10 @@ impl<H: HttpClient> Shared<H> {
         // Only its text goes out: every call in flight holds this future,
         // so the params tree is freed now, not when the reply came.
         drop(message);
+        // A stateless POST carries no session (see `stateless_headers`), so
+        // what follows reads its answer by that era's rules too.
         let (response, carried_session) =
             self.send_authorized(Method::Post, Some(body), None, stateless.as_deref(), None).await?;
-        if stateless.is_some() {
-            return self.stateless_answer(response, awaited).await;
-        }
         let status = response.status;
         if let (404, Some(carried)) = (status, &carried_session) {
             // The server forgot the session: drop it, so the engine's new
@@ -53,22 +52,27 @@ impl<H: HttpClient> Shared<H> {
         if !(200..300).contains(&status) {
             // Boxed, like the SSE reader below: rare or long-lived paths
             // kept out of the future every POST in flight carries.
-            return Err(Box::pin(self.http_failure(response, carried_session.is_some())).await);
+            let stateless_id = stateless.is_some().then_some(awaited).flatten();
+            return Box::pin(self.refused(response, stateless_id, carried_session.is_some())).await;
         }
         if is_initialize {
             self.adopt_session(&response)?;
         }
         if status == 202 {
             // 202 is for notifications and responses; a request must be
-            // answered (JSON or a stream): waiting would only run out the clock.
+            // answered (JSON or a stream): waiting would only run out the
+            // clock. A stateless request's 202 is its end: no answer.
             return match awaited {
-                None => Ok(()),
-                Some(id) => Err(TransportError::InvalidMessage(format!(
+                Some(id) if stateless.is_none() => Err(TransportError::InvalidMessage(format!(
                     "the server answered request {id} with 202 Accepted, which carries no response \
                      (a request must be answered with application/json or text/event-stream)"
                 ))),
+                _ => Ok(()),
             };
         }
+        // A stateless server sets no event ids, so its broken stream ends
+        // the request; one that does is of the handshake era (this was a
+        // probe) and its stream is resumed as that era does.
         self.read_reply(response, awaited, carried_session).await
     }
 
@@ -140,18 +144,40 @@ impl<H: HttpClient> Shared<H> {
         }
     }
 
-    /// Turns an HTTP error status into an error a user can act on.
-    pub(super) async fn http_failure(&self, response: HttpResponse, carried_session: bool) -> TransportError {
+    /// A non-2xx answer. For a stateless request (`stateless_id`: its id), a
+    /// JSON-RPC error in a 4xx JSON body answers the request (its id, or no
+    /// id at all, as servers that fail before reading the body send it), so
+    /// the engine sees the server's error (-32022, -32021, -32020, -32602,
+    /// -32601), not an HTTP status. Anything else becomes an error a user
+    /// can act on.
+    pub(super) async fn refused(
+        &self,
+        response: HttpResponse,
+        stateless_id: Option<RequestId>,
+        carried_session: bool,
+    ) -> Result<(), TransportError> {
         let status = response.status;
+        let answers = (400..=499).contains(&status) && response.media_type().as_deref() == Some("application/json");
         let www_authenticate = response.header("www-authenticate").map(str::to_owned);
         let body = response.read_body(64 * 1024).await.unwrap_or_default();
         let text = crate::transport::utf8_text(&body);
-        let mut message = match decode(&text).ok().and_then(|mut m| m.pop()).and_then(Result::ok) {
-            Some(Message::Response(crate::protocol::Response { outcome: Err(error), .. })) => {
+        let shown = || text.chars().take(300).collect::<String>();
+        let error = decode(&text).ok().and_then(|mut m| m.pop()).and_then(Result::ok);
+        if let (true, Some(id)) = (answers, stateless_id) {
+            if let Some(Message::Response(Response { id: answered, outcome: Err(error) })) = error
+                && answered.as_ref().is_none_or(|answered| *answered == id)
+            {
+                self.deliver(Message::Response(Response { id: Some(id), outcome: Err(error) }));
+                return Ok(());
+            }
+            return Err(TransportError::Http { status, message: format!("not a JSON-RPC error: {}", shown()) });
+        }
+        let mut message = match error {
+            Some(Message::Response(Response { outcome: Err(error), .. })) => {
                 format!("the server answered with an error: {error}")
             }
             _ if text.trim().is_empty() => status_text(status).to_owned(),
-            _ => format!("{}: {}", status_text(status), text.chars().take(300).collect::<String>()),
+            _ => format!("{}: {}", status_text(status), shown()),
         };
         let in_browser = cfg!(target_arch = "wasm32");
         if in_browser && status == 400 && !carried_session && self.state().session_header_unreadable {
@@ -170,7 +196,7 @@ impl<H: HttpClient> Shared<H> {
                 None => {}
             }
         }
-        TransportError::Http { status, message }
+        Err(TransportError::Http { status, message })
     }
 }
 

@@ -10,13 +10,11 @@
 //! the handshake era answering a probe sets ids, and its stream is resumed
 //! as that era says. A 4xx whose body is a
 //! JSON-RPC error (-32022, -32021, -32020, -32602, -32601) is the request's
-//! answer, so the engine sees the server's error, not an HTTP status.
+//! answer, so the engine sees the server's error, not an HTTP status
+//! (`Shared::post` reads the answers of both eras).
 
-use super::super::TransportError;
 use super::{LAST_EVENT_ID_HEADER, SESSION_HEADER, Shared, VERSION_HEADER};
-use crate::http::{HttpClient, HttpRequest, HttpResponse};
-use crate::protocol::jsonrpc::decode;
-use crate::protocol::{Message, RequestId, Response};
+use crate::http::{HttpClient, HttpRequest};
 
 impl<H: HttpClient> Shared<H> {
     /// A stateless request's headers: the era's policy applied to the
@@ -36,50 +34,5 @@ impl<H: HttpClient> Shared<H> {
         for (offset, header) in headers.iter().enumerate() {
             request.headers.insert(position + offset, header.clone());
         }
-    }
-
-    /// What a stateless request's POST got back.
-    pub(super) async fn stateless_answer(
-        &self,
-        response: HttpResponse,
-        awaited: Option<RequestId>,
-    ) -> Result<(), TransportError> {
-        let status = response.status;
-        if !(200..300).contains(&status) {
-            return self.stateless_failure(response, awaited.as_ref()).await;
-        }
-        if status == 202 {
-            return Ok(());
-        }
-        // A stateless server sets no event ids, so its broken stream ends
-        // the request; one that does is of the handshake era (this was a
-        // probe) and its stream is resumed as that era does.
-        self.read_reply(response, awaited, None).await
-    }
-
-    /// A non-2xx answer. A JSON-RPC error in the body answers the request
-    /// (its id, or no id at all, as servers that fail before reading the
-    /// body send it); anything else is an HTTP failure.
-    async fn stateless_failure(
-        &self,
-        response: HttpResponse,
-        awaited: Option<&RequestId>,
-    ) -> Result<(), TransportError> {
-        let status = response.status;
-        let json = response.media_type().as_deref() == Some("application/json");
-        if let (true, Some(id), 400..=499) = (json, awaited, status) {
-            let body = response.read_body(64 * 1024).await.unwrap_or_default();
-            let text = crate::transport::utf8_text(&body);
-            let error = decode(&text).ok().and_then(|mut messages| messages.pop()).and_then(Result::ok);
-            if let Some(Message::Response(Response { id: answered, outcome: Err(error) })) = error
-                && answered.as_ref().is_none_or(|answered| answered == id)
-            {
-                self.deliver(Message::Response(Response { id: Some(id.clone()), outcome: Err(error) }));
-                return Ok(());
-            }
-            let shown: String = text.chars().take(300).collect();
-            return Err(TransportError::Http { status, message: format!("not a JSON-RPC error: {shown}") });
-        }
-        Err(self.http_failure(response, false).await)
     }
 }
