@@ -442,12 +442,20 @@ impl Client {
     /// changes come on the session's stream. Open several at once freely;
     /// to change a filter, open a new one and close the old.
     pub async fn listen(&self, filter: ListenFilter) -> Result<Subscription, Error> {
-        let mut subscription = self.listen_without_reopen(filter).await?;
+        let subscription = self.listen_without_reopen(filter).await?;
+        Ok(self.reopening(subscription))
+    }
+
+    /// `subscription`, opened again when its stream breaks if the options
+    /// say so. The JS face calls it after `listen_without_reopen` itself:
+    /// `listen`'s own state machine is then not in the wasm.
+    pub(crate) fn reopening(&self, subscription: Subscription) -> Subscription {
+        let mut subscription = subscription;
         if self.inner.options.reopen_listens && subscription.subscribed.is_none() {
             subscription.reopen =
                 Some(Reopen { client: self.clone(), failures: 0, pending: None, reason: String::new() });
         }
-        Ok(subscription)
+        subscription
     }
 
     /// [`Client::listen`], ending for good when the stream breaks.

@@ -72,7 +72,8 @@ fn filter_from_js(value: &JsValue) -> Result<ListenFilter, WebError> {
 pub(crate) fn listen(client: Client, filter: &JsValue, listener: Function) -> Promise {
     let filter = filter_from_js(filter);
     super::promise(async move {
-        let subscription = client.listen(filter?).await.map_err(WebError::from)?;
+        let subscription = client.listen_without_reopen(filter?).await.map_err(WebError::from)?;
+        let subscription = client.reopening(subscription);
         let id = subscription.id().to_value();
         let granted = subscription.granted().to_value();
         let (stop, stopped) = oneshot::channel();

@@ -147,8 +147,9 @@ impl Client {
         let timeout = Some(options.probe_timeout.min(options.handshake_timeout.unwrap_or(options.request_timeout)));
         let mut version = ProtocolVersion::LATEST_STATELESS;
         let mut corrected = false;
+        let mut discover = self.discover_options(timeout);
         loop {
-            let outcome = self.send_discover(version, timeout).await;
+            let outcome = self.send_discover(version, &mut discover).await;
             match classify(outcome, version, corrected) {
                 // Only a process can die of a probe; an HTTP reply stream that
                 // ended without an answer leaves the server reachable.

@@ -196,16 +196,22 @@ impl Client {
         Ok((params, headers))
     }
 
-    /// `server/discover` at `version`, the result unread.
-    pub(crate) async fn send_discover(
-        &self,
-        version: ProtocolVersion,
-        timeout: Option<Duration>,
-    ) -> Result<Value, Error> {
+    /// The options of a `server/discover` with this timeout, made once for
+    /// every attempt of a loop.
+    pub(crate) fn discover_options(&self, timeout: Option<Duration>) -> RequestOptions {
         // Like `initialize`, the first request may wait for a person to sign in.
-        let timeout = timeout.or(self.inner.options.handshake_timeout);
-        let mut options = RequestOptions { timeout, ..RequestOptions::default() };
-        self.stateless_round(methods::SERVER_DISCOVER, Map::new(), version, &mut options).await
+        RequestOptions { timeout: timeout.or(self.inner.options.handshake_timeout), ..RequestOptions::default() }
+    }
+
+    /// `server/discover` at `version`, the result unread: the round's own
+    /// future, not an `async fn` around it (one state machine less at each
+    /// of its callers).
+    pub(crate) fn send_discover<'a>(
+        &'a self,
+        version: ProtocolVersion,
+        options: &'a mut RequestOptions,
+    ) -> impl Future<Output = Result<Value, Error>> + 'a {
+        self.stateless_round(methods::SERVER_DISCOVER, Map::new(), version, options)
     }
 
     /// Adopts a `server/discover` result: the server speaks `version`.
@@ -232,8 +238,9 @@ impl Client {
     pub(crate) async fn begin_stateless(&self, version: ProtocolVersion) -> Result<Arc<Negotiated>, Error> {
         let mut version = version;
         let mut corrected = false;
+        let mut options = self.discover_options(None);
         loop {
-            match self.send_discover(version, None).await {
+            match self.send_discover(version, &mut options).await {
                 Ok(result) => return self.adopt_discovery(version, result),
                 Err(Error::UnsupportedProtocolVersion { supported, .. }) if !corrected => {
                     corrected = true;
@@ -257,7 +264,7 @@ impl Client {
         let Some(negotiated) = self.negotiated().filter(|n| n.version.era() == Era::Stateless) else {
             return Err(Error::NotInitialized);
         };
-        let result = self.send_discover(negotiated.version, None).await?;
+        let result = self.send_discover(negotiated.version, &mut self.discover_options(None)).await?;
         self.adopt_discovery(negotiated.version, result)?;
         self.discovery().ok_or(Error::NotInitialized)
     }

@@ -59,7 +59,8 @@ impl Client {
         match method {
             // Liveness without `ping`: the one method every server has.
             methods::PING => {
-                return self.send_discover(version, options.timeout).await.map(|_| object! {});
+                let mut discover = self.discover_options(options.timeout);
+                return self.send_discover(version, &mut discover).await.map(|_| object! {});
             }
             methods::LOGGING_SET_LEVEL => {
                 let level = params
