@@ -197,19 +197,13 @@ impl<T: Transport> SessionLoop<T> {
 
     /// The session is open: the transport hears so, and the server stream
     /// is opened if something needs it (else deferred until something
-    /// does). Resolves when what the server sends unprompted can arrive.
-    fn session_opened(&mut self) -> BoxFuture<'static, ()> {
+    /// does). What the server sends unprompted can arrive once both
+    /// futures (the second, if any) resolved.
+    fn session_opened(&mut self) -> (BoxFuture<'static, ()>, Option<BoxFuture<'static, ()>>) {
         let initialized = self.transport.on_initialized();
-        if !self.stream_wanted {
-            self.stream_deferred = true;
-            return initialized;
-        }
-        self.stream_deferred = false;
-        let opened = self.transport.open_server_stream();
-        boxed(async move {
-            initialized.await;
-            opened.await;
-        })
+        self.stream_deferred = !self.stream_wanted;
+        let opened = self.stream_wanted.then(|| self.transport.open_server_stream());
+        (initialized, opened)
     }
 
     /// Something needs the server stream from now on.
@@ -238,21 +232,21 @@ impl<T: Transport> SessionLoop<T> {
             Some(headers) => self.transport.send_stateless(message, headers),
             None => self.transport.send(message),
         };
-        if let SendPurpose::Request(id) = &purpose {
-            // A request's send may be a long-lived exchange (an HTTP reply
-            // stream); cancelling the request must end it too.
-            let (abort, registration) = AbortHandle::new_pair();
-            if let Some(pending) = self.pending.get_mut(id) {
-                pending.exchange = Some(abort);
-            }
-            let sending = Abortable::new(sending, registration);
-            self.work.push(boxed(async move {
-                // An aborted exchange was cancelled on purpose: nothing to report.
-                Done::Sent(purpose, sending.await.unwrap_or(Ok(())))
-            }));
-        } else {
-            self.work.push(boxed(async move { Done::Sent(purpose, sending.await) }));
+        // A request's send may be a long-lived exchange (an HTTP reply
+        // stream); cancelling the request must end it too. Every send is
+        // abortable, so all are one future type (a dropped handle aborts
+        // nothing): only a request's handle is kept.
+        let (abort, registration) = AbortHandle::new_pair();
+        if let SendPurpose::Request(id) = &purpose
+            && let Some(pending) = self.pending.get_mut(id)
+        {
+            pending.exchange = Some(abort);
         }
+        let sending = Abortable::new(sending, registration);
+        self.work.push(boxed(async move {
+            // An aborted exchange was cancelled on purpose: nothing to report.
+            Done::Sent(purpose, sending.await.unwrap_or(Ok(())))
+        }));
     }
 
     fn handle_command(&mut self, command: Command) {
@@ -289,9 +283,12 @@ impl<T: Transport> SessionLoop<T> {
                 self.transport.set_protocol_version(version);
             }
             Command::Initialized { ready } => {
-                let opened = self.session_opened();
+                let (initialized, opened) = self.session_opened();
                 self.work.push(boxed(async move {
-                    opened.await;
+                    initialized.await;
+                    if let Some(opened) = opened {
+                        opened.await;
+                    }
                     let _ = ready.send(());
                     Done::Handled(None)
                 }));
