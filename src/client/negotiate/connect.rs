@@ -197,26 +197,33 @@ pub async fn connect_url_with_http<H: HttpClient + Clone>(
             Plan::Probe => probe(http, url, &options, client).await,
         }
     };
-    within(budget, clock, url, connecting).await
+    let limit = deadline::wait(budget, clock);
+    within(budget, url, std::pin::pin!(connecting), std::pin::pin!(limit)).await
 }
 
-/// `connecting`, or [`Error::Timeout`] once `budget` (not counting time
-/// spent signing in) has passed.
-async fn within(
+/// `connecting`, or [`Error::Timeout`] once `limit` (`budget`, not
+/// counting time spent signing in) has passed. Combinators over the
+/// caller's pinned futures, not an `async fn`: no state machine around
+/// them.
+fn within<'a, C, L>(
     budget: Duration,
-    clock: Option<Arc<dyn AuthProvider>>,
-    what: &str,
-    connecting: impl std::future::Future<Output = Result<Client, Error>>,
-) -> Result<Client, Error> {
-    let limit = deadline::wait(budget, clock);
-    let deadline = || Error::Timeout { method: format!("connecting to {what}"), after: budget };
-    match futures::future::select(std::pin::pin!(connecting), std::pin::pin!(limit)).await {
+    what: &'a str,
+    connecting: std::pin::Pin<&'a mut C>,
+    limit: std::pin::Pin<&'a mut L>,
+) -> impl Future<Output = Result<Client, Error>> + 'a
+where
+    C: Future<Output = Result<Client, Error>>,
+    L: Future<Output = ()>,
+{
+    use futures::FutureExt;
+    let deadline = move || Error::Timeout { method: format!("connecting to {what}"), after: budget };
+    futures::future::select(connecting, limit).map(move |raced| match raced {
         // A step's own wait is capped by the same budget, so it can run out
         // a moment before `limit` does: the caller still sees one deadline.
         Either::Left((Err(Error::Timeout { .. }), _)) => Err(deadline()),
         Either::Left((connected, _)) => connected,
         Either::Right(_) => Err(deadline()),
-    }
+    })
 }
 
 /// Continues the session of a [`Snapshot`] (see [`Client::snapshot`]) with
@@ -426,5 +433,6 @@ pub async fn connect_stdio(options: StdioOptions, client: ClientOptions) -> Resu
             other => other,
         }
     };
-    within(budget, None, &program, connecting).await
+    let limit = deadline::wait(budget, None);
+    within(budget, &program, std::pin::pin!(connecting), std::pin::pin!(limit)).await
 }
