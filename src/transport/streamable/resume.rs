@@ -29,7 +29,7 @@ impl<H: HttpClient> Shared<H> {
         let mut response = response;
         let mut failures = 0u32;
         loop {
-            let outcome = self.consume(&mut response, &mut parser, &mut seen, awaited.as_ref()).await?;
+            let outcome = self.consume(&mut response, &mut parser, &mut seen, awaited.as_ref()).await;
             parser.finish();
             let Some(id) = &awaited else { return Ok(()) };
             if outcome.answered {
@@ -108,7 +108,7 @@ impl<H: HttpClient> Shared<H> {
         parser: &mut SseParser,
         seen: &mut SeenEvents,
         awaited: Option<&RequestId>,
-    ) -> Result<StreamOutcome, TransportError> {
+    ) -> StreamOutcome {
         let mut outcome = StreamOutcome::default();
         let mut events = Vec::new();
         seen.new_connection();
@@ -150,7 +150,7 @@ impl<H: HttpClient> Shared<H> {
                 }
             }
         }
-        Ok(outcome)
+        outcome
     }
 }
 

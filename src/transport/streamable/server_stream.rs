@@ -63,13 +63,11 @@ impl<H: HttpClient> Shared<H> {
                     if (200..300).contains(&response.status)
                         && response.media_type().as_deref() == Some("text/event-stream") =>
                 {
-                    match self.consume(&mut response, &mut parser, &mut seen, None).await {
-                        Ok(outcome) if outcome.received_any => failures = 0,
-                        Ok(_) => failures += 1,
-                        Err(error) => {
-                            log::warn!("the server stream failed: {error}");
-                            failures += 1;
-                        }
+                    // A broken stream ends the read as a closed one does.
+                    if self.consume(&mut response, &mut parser, &mut seen, None).await.received_any {
+                        failures = 0;
+                    } else {
+                        failures += 1;
                     }
                     parser.finish();
                 }
