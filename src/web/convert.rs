@@ -120,9 +120,7 @@ pub(crate) fn to_js(value: &Value) -> Result<JsValue, WebError> {
         return Ok(direct(value));
     }
     // Writing a `Value` cannot fail (its keys are strings).
-    let text = crate::protocol::json_text(value);
-    js_sys::JSON::parse(&text)
-        .map_err(|e| WebError::Convert(format!("cannot convert the value for JS: {}", message_of(&e))))
+    json_to_js(&crate::protocol::json_text(value))
 }
 
 /// Up to how many nodes a value is built directly (measured in Node 22: a
