@@ -7,7 +7,7 @@
 
 use super::tokens::{DPOP_CHALLENGE, DPOP_CONFIGURED};
 use super::{AuthChallenge, OAuthProvider, Recovery, authorization_value, fingerprint};
-use crate::auth::challenge::{self, BearerChallenge};
+use crate::auth::challenge;
 use crate::auth::error::AuthError;
 use crate::auth::jwt;
 use crate::auth::scope;
@@ -93,16 +93,38 @@ impl<H: HttpClient> OAuthProvider<H> {
             self.state().dpop_reason = Some(DPOP_CHALLENGE);
         }
         let version = challenge.protocol_version.as_deref();
-        match challenge.status {
-            403 => self.step_up(bearer.unwrap_or_default(), version).await.map(|()| Recovery::Credentials),
-            _ => {
-                // Discovery runs again on every 401: the server may have
-                // moved to another authorization server, whose tokens (and
-                // client registration) the old one cannot provide.
-                let previous = self.state().discovery.as_ref().map(|d| d.metadata.issuer.clone());
-                let asked = bearer.is_some();
-                let bearer = bearer.unwrap_or_default();
-                let discovery = self.discover(bearer.resource_metadata.as_deref(), version, asked).await?;
+        let asked = bearer.is_some();
+        let bearer = bearer.unwrap_or_default();
+        // A 403 `insufficient_scope` steps up: the scopes held (or
+        // configured) with those the server names, counted first.
+        let step_up = match challenge.status {
+            403 => {
+                let held = self.state().requested.clone();
+                let base = held.or_else(|| self.config.scopes.clone());
+                let scopes = scope::union(base.as_deref(), bearer.scope.as_deref());
+                self.count_attempt(&scopes)?;
+                Some(scopes)
+            }
+            _ => None,
+        };
+        // Discovery runs again on every 401 (the server may have moved to
+        // another authorization server, whose tokens and client
+        // registration the old one cannot provide) and on a step-up: one
+        // `.await` of it, and one of `authorize`, for both.
+        let previous = self.state().discovery.as_ref().map(|d| d.metadata.issuer.clone());
+        let discovery = self.discover(bearer.resource_metadata.as_deref(), version, asked || step_up.is_some()).await?;
+        let scopes = match step_up {
+            Some(scopes) => {
+                let shown =
+                    |s: &Option<Vec<String>>| s.as_deref().map(|s| s.join(" ")).unwrap_or_else(|| "(none)".into());
+                log::info!(
+                    "step-up: the server needs scopes {}; authorizing with {}",
+                    shown(&bearer.scope),
+                    shown(&scopes)
+                );
+                scopes
+            }
+            None => {
                 let moved = previous.as_ref().is_some_and(|p| *p != discovery.metadata.issuer);
                 if moved {
                     log::info!(
@@ -137,9 +159,10 @@ impl<H: HttpClient> OAuthProvider<H> {
                     server: self.server_url.clone(),
                     attempts: self.config.max_step_up_attempts.max(1),
                 })?;
-                self.authorize(&discovery, scopes).await.map(|()| Recovery::Credentials)
+                scopes
             }
-        }
+        };
+        self.authorize(&discovery, scopes).await.map(|()| Recovery::Credentials)
     }
 
     /// A 401 for a DPoP-bound token from a server whose challenge offers
@@ -161,17 +184,6 @@ impl<H: HttpClient> OAuthProvider<H> {
             server: self.server_url.clone(),
             why: state.dpop_reason.unwrap_or(DPOP_CONFIGURED).to_owned(),
         })
-    }
-
-    async fn step_up(&self, bearer: BearerChallenge, version: Option<&str>) -> Result<(), AuthError> {
-        let held = self.state().requested.clone();
-        let base = held.or_else(|| self.config.scopes.clone());
-        let scopes = scope::union(base.as_deref(), bearer.scope.as_deref());
-        self.count_attempt(&scopes)?;
-        let discovery = self.discover(bearer.resource_metadata.as_deref(), version, true).await?;
-        let shown = |s: &Option<Vec<String>>| s.as_deref().map(|s| s.join(" ")).unwrap_or_else(|| "(none)".into());
-        log::info!("step-up: the server needs scopes {}; authorizing with {}", shown(&bearer.scope), shown(&scopes));
-        self.authorize(&discovery, scopes).await
     }
 
     /// Counts an authorization for this scope set; refuses past the bound.
