@@ -45,11 +45,11 @@ impl<H: HttpClient> OAuthProvider<H> {
         url: &str,
         headers: &[(String, String)],
     ) -> Result<(u16, Vec<u8>), AuthError> {
-        let original = Url::parse(url).map_err(|e| AuthError::InvalidMetadata { url: url.to_owned(), reason: e })?;
-        if !original.is_secure_or_loopback(self.config.allow_insecure_http) {
+        let mut current =
+            Url::parse(url).map_err(|e| AuthError::InvalidMetadata { url: url.to_owned(), reason: e })?;
+        if !current.is_secure_or_loopback(self.config.allow_insecure_http) {
             return Err(AuthError::InsecureUrl { url: url.to_owned() });
         }
-        let mut current = original.clone();
         for _ in 0..=MAX_REDIRECTS {
             let mut request_headers = vec![("Accept".to_owned(), "application/json".to_owned())];
             request_headers.extend(headers.iter().cloned());
@@ -65,7 +65,9 @@ impl<H: HttpClient> OAuthProvider<H> {
                     url: current.to_string(),
                     reason: format!("it redirects to something that is not a URL: {e}"),
                 })?;
-                if !next.same_origin(&original) {
+                // Each hop is checked against the one before, so all share
+                // the first's origin.
+                if !next.same_origin(&current) {
                     return Err(AuthError::CrossOriginRedirect { from: url.to_owned(), to: next.to_string() });
                 }
                 current = next;
