@@ -122,12 +122,4 @@ impl<H: HttpClient> OAuthProvider<H> {
         }
         Ok(discovery)
     }
-
-    pub(super) async fn discovery_or_discover(&self) -> Result<Arc<Discovery>, AuthError> {
-        let known = self.state().discovery.clone();
-        match known {
-            Some(discovery) => Ok(discovery),
-            None => self.discover(None, None, true).await,
-        }
-    }
 }

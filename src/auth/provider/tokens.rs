@@ -158,13 +158,21 @@ impl<H: HttpClient> OAuthProvider<H> {
 
     /// Uses the refresh token; on success the new tokens replace the old.
     pub(super) async fn refresh(&self) -> Result<(), AuthError> {
-        let Some(old) = self.state().record.tokens.clone() else {
-            return Err(AuthError::Config("no tokens to refresh".into()));
+        let (refresh_token, old_scope) = {
+            let state = self.state();
+            let Some(old) = &state.record.tokens else {
+                return Err(AuthError::Config("no tokens to refresh".into()));
+            };
+            let Some(refresh_token) = old.refresh_token.clone() else {
+                return Err(AuthError::Config("no refresh token".into()));
+            };
+            (refresh_token, old.scope.clone())
         };
-        let Some(refresh_token) = old.refresh_token.clone() else {
-            return Err(AuthError::Config("no refresh token".into()));
+        let known = self.state().discovery.clone();
+        let discovery = match known {
+            Some(discovery) => discovery,
+            None => self.discover(None, None, true).await?,
         };
-        let discovery = self.discovery_or_discover().await?;
         let client = match self.config.grant {
             None | Some(Grant::AuthorizationCode) => Some(self.client_for(&discovery, false).await?),
             _ => self.configured_client(&discovery),
@@ -179,7 +187,7 @@ impl<H: HttpClient> OAuthProvider<H> {
             tokens.refresh_token = Some(refresh_token);
         }
         if tokens.scope.is_none() {
-            tokens.scope = old.scope;
+            tokens.scope = old_scope;
         }
         log::info!("refreshed the access token: {}", redacted(&tokens.access_token));
         self.state().record.tokens = Some(tokens);
