@@ -34,9 +34,9 @@ const ID_JAG: &str = "urn:ietf:params:oauth:token-type:id-jag";
 const ID_TOKEN: &str = "urn:ietf:params:oauth:token-type:id_token";
 
 impl<H: HttpClient> OAuthProvider<H> {
-    fn choose_grant(&self, discovery: &Discovery) -> Grant {
+    fn choose_grant(&self, discovery: &Discovery) -> &Grant {
         if let Some(grant) = &self.config.grant {
-            return grant.clone();
+            return grant;
         }
         let metadata = &discovery.metadata;
         let has_credentials =
@@ -46,9 +46,9 @@ impl<H: HttpClient> OAuthProvider<H> {
             && metadata.supports_grant("client_credentials")
             && has_credentials
         {
-            Grant::ClientCredentials
+            &Grant::ClientCredentials
         } else {
-            Grant::AuthorizationCode
+            &Grant::AuthorizationCode
         }
     }
 
@@ -76,10 +76,13 @@ impl<H: HttpClient> OAuthProvider<H> {
             _ => scopes,
         };
         let scope_param = scopes.as_deref().filter(|s| !s.is_empty()).map(scope::join);
-        let resource = discovery.resource.clone();
         let shown = scope_param.as_deref().unwrap_or("(none)");
-        log::info!("authorizing with {} for {resource} ({grant:?}, scopes {shown})", discovery.metadata.issuer);
-        let mut tokens = match &grant {
+        log::info!(
+            "authorizing with {} for {} ({grant:?}, scopes {shown})",
+            discovery.metadata.issuer,
+            discovery.resource
+        );
+        let mut tokens = match grant {
             Grant::AuthorizationCode => self.authorization_code(discovery, scope_param.clone()).await?,
             #[cfg(feature = "machine-grants")]
             machine => self.machine_grant(discovery, machine, scope_param.clone()).await?,
@@ -89,7 +92,7 @@ impl<H: HttpClient> OAuthProvider<H> {
         if tokens.scope.is_none() {
             tokens.scope = scope_param;
         }
-        log::info!("got an access token {} for {resource}", redacted(&tokens.access_token));
+        log::info!("got an access token {} for {}", redacted(&tokens.access_token), discovery.resource);
         {
             let mut state = self.state();
             state.record.tokens = Some(tokens);
