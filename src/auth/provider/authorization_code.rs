@@ -180,14 +180,17 @@ pub fn check_authorization_response(
         )));
     }
     let pairs = url.query_pairs();
-    let get = |name: &str| pairs.iter().find(|(k, _)| k == name).map(|(_, v)| v.clone());
-    if get("state").as_deref() != Some(state) {
+    let get = |name: &str| pairs.iter().find(|(k, _)| k == name).map(|(_, v)| v.as_str());
+    if get("state") != Some(state) {
         return Err(AuthError::StateMismatch);
     }
     // RFC 9207: an advertised `iss` must be there; any `iss` must match exactly.
     match (get("iss"), metadata.authorization_response_iss_parameter_supported == Some(true)) {
         (Some(iss), _) if iss != metadata.issuer => {
-            return Err(AuthError::IssuerParameterMismatch { expected: metadata.issuer.clone(), found: Some(iss) });
+            return Err(AuthError::IssuerParameterMismatch {
+                expected: metadata.issuer.clone(),
+                found: Some(iss.to_owned()),
+            });
         }
         (None, true) => {
             return Err(AuthError::IssuerParameterMismatch { expected: metadata.issuer.clone(), found: None });
@@ -202,6 +205,7 @@ pub fn check_authorization_response(
     }
     get("code")
         .filter(|c| !c.is_empty())
+        .map(str::to_owned)
         .ok_or_else(|| AuthError::InvalidAuthorizationResponse("it carries neither a code nor an error".into()))
 }
 
