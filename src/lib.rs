@@ -88,6 +88,7 @@
 #[cfg(all(feature = "talc", target_arch = "wasm32"))]
 use mcp_edge_alloc as _;
 
+mod ascii;
 pub mod auth;
 mod cause;
 mod client;

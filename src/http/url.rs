@@ -49,7 +49,7 @@ impl Url {
             return Err("the URL has no valid scheme".into());
         }
         let rest = input[colon + 1..].strip_prefix("//").ok_or("the URL is not of the form scheme://host/...")?;
-        let authority_end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
+        let authority_end = crate::ascii::find_any(rest, b"/?#").unwrap_or(rest.len());
         let (authority, tail) = rest.split_at(authority_end);
         let (userinfo, hostport) = match last(authority, b'@') {
             Some(at) => (Some(authority[..at].to_owned()), &authority[at + 1..]),
@@ -76,7 +76,7 @@ impl Url {
         // A colon is left in a host only when the port part had one too
         // (`http://a:b:1/`): no reg-name has one, and printed back the URL
         // would read differently (found by the `url` fuzz target).
-        if host.contains(['[', ']', '\\', '<', '>', '^', '|', '%', ':']) && !host.starts_with('[') {
+        if crate::ascii::has_any(host, b"[]\\<>^|%:") && !host.starts_with('[') {
             return Err("the host contains characters hosts cannot have".into());
         }
         let port = if port.is_empty() {
@@ -158,7 +158,7 @@ impl Url {
         }
         if let Some(colon) = reference.find(':') {
             let before = &reference[..colon];
-            if !before.is_empty() && !before.contains(['/', '?', '#']) {
+            if !before.is_empty() && !crate::ascii::has_any(before, b"/?#") {
                 return Url::parse(reference);
             }
         }
@@ -248,7 +248,7 @@ impl Reference<'_> {
             Some((rest, query)) => (rest, Some(query)),
             None => (rest, None),
         };
-        let (scheme, rest) = match rest.find([':', '/']) {
+        let (scheme, rest) = match crate::ascii::find_any(rest, b":/") {
             Some(colon) if rest.as_bytes()[colon] == b':' && is_scheme(&rest[..colon]) => {
                 (Some(&rest[..colon]), &rest[colon + 1..])
             }

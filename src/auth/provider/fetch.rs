@@ -45,8 +45,7 @@ impl<H: HttpClient> OAuthProvider<H> {
         url: &str,
         headers: &[(String, String)],
     ) -> Result<(u16, Vec<u8>), AuthError> {
-        let mut current =
-            Url::parse(url).map_err(|e| AuthError::InvalidMetadata { url: url.to_owned(), reason: e })?;
+        let mut current = Url::parse(url).map_err(|e| AuthError::InvalidMetadata { url: url.to_owned(), reason: e })?;
         if !current.is_secure_or_loopback(self.config.allow_insecure_http) {
             return Err(AuthError::InsecureUrl { url: url.to_owned() });
         }

@@ -76,7 +76,7 @@ impl fmt::Display for Shown<'_> {
             f.write_str("-")?;
         }
         f.write_str(&text)?;
-        if !text.contains(['.', 'e']) {
+        if !crate::ascii::has_any(&text, b".e") {
             f.write_str(".0")?;
         }
         Ok(())

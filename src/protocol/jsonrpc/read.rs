@@ -142,7 +142,7 @@ fn syntax_error(payload: &str) -> DecodeError {
 /// A syntax error, naming what JSON-RPC peers are known to send instead of
 /// JSON (`NaN`, `Infinity`).
 fn not_json(payload: &str, error: &JsonError) -> DecodeError {
-    let rest = payload.get(error.offset()..).unwrap_or_default().trim_start_matches(['-', '+']);
+    let rest = crate::ascii::trim_start_any(payload.get(error.offset()..).unwrap_or_default(), b"-+");
     match ["NaN", "Infinity"].into_iter().find(|word| rest.starts_with(word)) {
         Some(word) => DecodeError::NotJson(format!("{error} ({word} is not a JSON number)")),
         None => DecodeError::NotJson(error.to_string()),

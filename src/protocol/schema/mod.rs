@@ -113,7 +113,7 @@ fn has_type(value: &Value, name: &str) -> bool {
 /// be: most property names have no `~` or `/`, and need no copy.
 fn push_step(path: &mut String, step: &str) {
     path.push('/');
-    if step.contains(['~', '/']) {
+    if crate::ascii::has_any(step, b"~/") {
         path.push_str(&step.replace('~', "~0").replace('/', "~1"));
     } else {
         path.push_str(step);
@@ -129,7 +129,7 @@ fn count(keyword: Option<&Value>) -> Option<usize> {
 /// pass from the left. By hand rather than `str::replace`, whose substring
 /// searcher is some 2 KB of wasm that nothing else needs.
 fn pointer_step(step: &str) -> Cow<'_, str> {
-    if !step.contains(['%', '~']) {
+    if !crate::ascii::has_any(step, b"%~") {
         return Cow::Borrowed(step);
     }
     let mut out = String::with_capacity(step.len());
@@ -161,7 +161,7 @@ impl Validator<'_> {
             target = match target {
                 Value::Object(members) => members.get(&*step)?,
                 // An index as JSON pointers write it: digits, no leading 0.
-                Value::Array(items) if step == "0" || !step.starts_with(['0', '+']) => {
+                Value::Array(items) if step == "0" || !crate::ascii::starts_with_any(&step, b"0+") => {
                     items.get(usize::try_from(step.parse::<u64>().ok()?).ok()?)?
                 }
                 _ => return None,

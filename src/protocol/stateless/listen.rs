@@ -137,7 +137,7 @@ pub fn subscription_id(notification: &Notification) -> Option<RequestId> {
 pub fn covers(subscribed: &str, uri: &str) -> bool {
     match uri.strip_prefix(subscribed) {
         Some("") => true,
-        Some(rest) => subscribed.ends_with('/') || rest.starts_with(['/', '#', '?']),
+        Some(rest) => subscribed.ends_with('/') || crate::ascii::starts_with_any(rest, b"/#?"),
         None => false,
     }
 }
