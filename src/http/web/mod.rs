@@ -460,18 +460,26 @@ impl HttpClient for FetchHttp {
                 guard.unread = Some(Clone::clone(&response));
             }
             let status = found.get(1).as_f64().unwrap_or_default() as u16;
-            let headers: Vec<(String, String)> = (2..found.length())
-                .step_by(2)
-                .filter_map(|at| {
-                    let name = super::RESPONSE_HEADERS.get(found.get(at).as_f64()? as usize)?;
-                    Some(((*name).to_owned(), found.get(at + 1).as_string()?))
-                })
-                .collect();
-            let length =
-                headers.iter().find(|(name, _)| name == "content-length").and_then(|(_, v)| v.parse::<u64>().ok());
-            let event_stream = headers.iter().any(|(name, value)| {
-                name == "content-type" && value.to_ascii_lowercase().starts_with("text/event-stream")
-            });
+            // `[.., i, value, ...]`: the headers `RESPONSE_HEADERS[i]`, each
+            // name at most once; the two the body's reading needs are read
+            // on the way.
+            let (mut headers, mut length, mut event_stream) = (Vec::new(), None, false);
+            let mut at = 2;
+            while at + 1 < found.length() {
+                if let Some(&name) = found.get(at).as_f64().and_then(|i| super::RESPONSE_HEADERS.get(i as usize))
+                    && let Some(value) = found.get(at + 1).as_string()
+                {
+                    match name {
+                        "content-length" => length = value.parse::<u64>().ok(),
+                        "content-type" => {
+                            event_stream = value.get(..17).is_some_and(|m| m.eq_ignore_ascii_case("text/event-stream"))
+                        }
+                        _ => {}
+                    }
+                    headers.push((name.to_owned(), value));
+                }
+                at += 2;
+            }
             // From here the body is read (or cancelled by its reader).
             guard.unread = None;
             // A body of known length is read without asking for `body`
