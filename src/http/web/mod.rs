@@ -438,23 +438,28 @@ impl HttpClient for FetchHttp {
             let failed = |e: JsValue| exchange_failure(method.as_str(), &url, &e);
             let fetching = send(installed.as_ref(), deferred, &js_url, &init).map_err(failed)?;
             let mut guard = AbortOnDrop { controller, unanswered: None, unread: None, finished: false };
-            if guard.controller.is_none() {
-                guard.unanswered = Some(Clone::clone(&fetching));
-            }
-            let answered = settled(&fetching).await.map_err(failed)?;
-            guard.unanswered = None;
-            let mut found = NAMES.with(|names| read_answer(&answered, &js_url, &init, names, dpop, installed.as_ref()));
-            // A redirect followed by `fetch.js` (outside a browser): its promise.
-            if let Ok(following) = found.as_ref().map(|f| f.dyn_ref::<Promise>().cloned())
-                && let Some(following) = following
-            {
+            // The response, then what `fetch.js` read of it; outside a
+            // browser that may be the promise of a redirect it followed,
+            // whose answer is what was read. One `.await` for both.
+            let mut waiting = fetching;
+            let mut response_next = true;
+            let found = loop {
                 if guard.controller.is_none() {
-                    guard.unanswered = Some(Clone::clone(&following));
+                    guard.unanswered = Some(Clone::clone(&waiting));
                 }
-                found = settled(&following).await;
+                let outcome = settled(&waiting).await.map_err(failed)?;
                 guard.unanswered = None;
-            }
-            let found: Array = found.map_err(failed)?.unchecked_into();
+                if !response_next {
+                    break outcome;
+                }
+                response_next = false;
+                let read = NAMES.with(|names| read_answer(&outcome, &js_url, &init, names, dpop, installed.as_ref()));
+                match read.map_err(failed)?.dyn_into::<Promise>() {
+                    Ok(following) => waiting = following,
+                    Err(found) => break found,
+                }
+            };
+            let found: Array = found.unchecked_into();
             let response: Response = found.get(0).unchecked_into();
             if guard.controller.is_none() {
                 guard.unread = Some(Clone::clone(&response));
