@@ -107,10 +107,8 @@ impl<H: HttpClient> HttpClient for Budgeted<H> {
         boxed(async move {
             // The exchange starts only once a slot is held.
             let slot = budget.acquire().await;
-            let mut response = http.fetch(request).await?;
-            let body = std::mem::replace(&mut response.body, Box::pin(futures::stream::empty()));
-            response.body = Box::pin(SlotBody { body, slot: Some(slot) });
-            Ok(response)
+            let HttpResponse { status, headers, body } = http.fetch(request).await?;
+            Ok(HttpResponse { status, headers, body: Box::pin(SlotBody { body, slot: Some(slot) }) })
         })
     }
 }
