@@ -55,12 +55,8 @@ fn decode_text(payload: &str, shared: Option<&Arc<String>>) -> Result<Message, D
         parse(payload)?;
         return Err(DecodeError::Invalid("a message must be a JSON object".into()));
     }
-    let Some(mut parts) = Parts::read(payload) else { return Err(not_readable(payload)) };
-    let result = parts.result.take().map(|text| match shared {
-        Some(payload) => RawResult::within(payload, text),
-        None => RawResult::from_checked(text),
-    });
-    classify(parts, result)
+    let Some(parts) = Parts::read(payload) else { return Err(not_readable(payload)) };
+    classify(parts, shared)
 }
 
 /// Why a message [`Parts::read`] refused cannot be read: a result nested
@@ -149,8 +145,9 @@ fn not_json(payload: &str, error: &JsonError) -> DecodeError {
     }
 }
 
-/// Classifies a message's members (all but `result`, given apart).
-fn classify(parts: Parts<'_>, result: Option<RawResult>) -> Result<Message, DecodeError> {
+/// Classifies a message's members; a result is kept (in `shared`, the
+/// text the payload is a slice of, if given) only in a valid response.
+fn classify(parts: Parts<'_>, shared: Option<&Arc<String>>) -> Result<Message, DecodeError> {
     match &parts.jsonrpc {
         Some(Value::String(v)) if v == "2.0" => {}
         Some(other) => {
@@ -179,10 +176,14 @@ fn classify(parts: Parts<'_>, result: Option<RawResult>) -> Result<Message, Deco
             None => Message::Notification(Notification { method, params }),
         });
     }
-    match (result, parts.error) {
+    match (parts.result, parts.error) {
         (Some(_), Some(_)) => Err(DecodeError::Invalid("a response has both \"result\" and \"error\"".into())),
-        (Some(result), None) => {
+        (Some(text), None) => {
             let id = id.ok_or_else(|| DecodeError::Invalid("a result response has no id".into()))?;
+            let result = match shared {
+                Some(payload) => RawResult::within(payload, text),
+                None => RawResult::from_checked(text),
+            };
             Ok(Message::Response(Response { id: Some(id), outcome: Ok(result) }))
         }
         (None, Some(error)) => {
