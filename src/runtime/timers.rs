@@ -83,7 +83,11 @@ impl Queue {
         // would have been due: past twice the waiting ones, sweep them out,
         // so the heap holds at most about twice what waits.
         if self.heap.len() >= 2 * self.waiting + 32 {
-            self.heap.retain(|Reverse(entry)| entry.slot.strong_count() > 0);
+            // Rebuilt whole, not `BinaryHeap::retain` (whose partial
+            // rebuild is more code for a sweep this rare).
+            let mut entries = std::mem::take(&mut self.heap).into_vec();
+            entries.retain(|Reverse(entry)| entry.slot.strong_count() > 0);
+            self.heap = BinaryHeap::from(entries);
         }
         self.made += 1;
         self.waiting += 1;
