@@ -211,15 +211,6 @@ pub(crate) fn property(target: &JsValue, key: &str) -> Option<JsValue> {
     Reflect::get(target, &JsValue::from_str(key)).ok().filter(|v| !v.is_undefined() && !v.is_null())
 }
 
-/// A plain JS object with these properties.
-pub(crate) fn object_with(entries: &[(&str, &JsValue)]) -> JsValue {
-    let object = Object::new();
-    for (key, value) in entries {
-        set(&object, key, value);
-    }
-    object.into()
-}
-
 /// Aborts its controller if dropped while armed: a future that handed JS
 /// the signal was dropped before JS settled (the server cancelled, the
 /// session closed, the caller stopped waiting).
@@ -229,6 +220,11 @@ impl AbortOnDrop {
     /// A new controller, armed.
     pub(crate) fn armed() -> Self {
         AbortOnDrop(web_sys::AbortController::new().ok())
+    }
+
+    /// Nothing to abort (JS that takes no signal).
+    pub(crate) fn unarmed() -> Self {
+        AbortOnDrop(None)
     }
 
     /// The signal to hand JS (none where the host made no controller).

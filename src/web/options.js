@@ -249,6 +249,20 @@ const CALL = { timeout: MS, resetTimeoutOnProgress: 'boolean', maxTotalTimeout: 
 // JSON-RPC's code for an error of the client's own (the server gets it).
 const INTERNAL_ERROR = -32603;
 
+// Calls the app's `auth.authorize({url, redirectUri, state})` (src/web/auth
+// calls this): resolves with the URL it resolved with, rejects with an Error
+// that says why not.
+export async function callAuthorize(authorize, url, redirectUri, state) {
+  let answer;
+  try {
+    answer = await authorize({ url, redirectUri, state });
+  } catch (thrown) {
+    throw new Error(`auth.authorize failed: ${textOf(thrown)}`);
+  }
+  if (typeof answer === 'string') return answer;
+  throw new Error('auth.authorize must resolve to the URL the authorization server redirected to (a string)');
+}
+
 // The text of a thrown value or a returned one, for a message.
 function textOf(value) {
   if (typeof value === 'string') return value;

@@ -39,25 +39,27 @@ pub(crate) struct PopupAuthorizer {
     pub(crate) features: String,
 }
 
-impl PopupAuthorizer {
-    async fn run(&self, request: &AuthorizationRequest) -> Result<String, AuthError> {
+impl Authorizer for PopupAuthorizer {
+    fn authorize<'a>(&'a self, request: &'a AuthorizationRequest) -> BoxFuture<'a, Result<String, AuthError>> {
         // Dropped before the answer (the flow was cancelled): the popup is
         // closed and its listeners removed.
-        let mut abort = AbortOnDrop::armed();
+        let abort = AbortOnDrop::armed();
         let timeout_ms = self.timeout.as_secs_f64() * 1000.0;
         let started =
             authorize_in_popup(&request.url, &request.state, &self.features, timeout_ms, abort.signal().as_ref());
-        let answered = crate::runtime::outcome(started).await;
-        abort.disarm();
-        match answered {
-            Ok(url) => url.as_string().ok_or_else(|| AuthError::Authorizer("the popup handed back no URL".into())),
-            Err(error) => Err(AuthError::Authorizer(message_of(&error))),
-        }
+        boxed(answer(started, abort))
     }
 }
 
-impl Authorizer for PopupAuthorizer {
-    fn authorize<'a>(&'a self, request: &'a AuthorizationRequest) -> BoxFuture<'a, Result<String, AuthError>> {
-        boxed(self.run(request))
+/// What a JS authorizer (the popup, or the app's `auth.authorize` through
+/// `options.js`) settled with: the URL, or its `Error`'s text. One wait
+/// for both.
+pub(crate) async fn answer(started: Result<Promise, JsValue>, abort: AbortOnDrop) -> Result<String, AuthError> {
+    let mut abort = abort;
+    let answered = crate::runtime::outcome(started).await;
+    abort.disarm();
+    match answered {
+        Ok(url) => url.as_string().ok_or_else(|| AuthError::Authorizer("the authorizer handed back no URL".into())),
+        Err(error) => Err(AuthError::Authorizer(message_of(&error))),
     }
 }

@@ -22,9 +22,9 @@ use std::time::Duration;
 use js_sys::{Array, Function, Promise, Reflect};
 use wasm_bindgen::JsValue;
 
-use super::convert::{WebError, message_of, object_with};
+use super::convert::{AbortOnDrop, WebError, message_of};
 use super::options::Checked;
-use super::popup::{DEFAULT_FEATURES, PopupAuthorizer};
+use super::popup::{DEFAULT_FEATURES, PopupAuthorizer, answer};
 use super::store::{JsStore, WebStorage};
 use crate::auth::{
     AuthConfig, AuthError, AuthProvider, AuthorizationRequest, Authorizer, Grant, MemoryTokenStore, OAuthProvider,
@@ -241,7 +241,10 @@ impl Authorizer for WebAuthorizer {
         match self {
             WebAuthorizer::Popup(popup) => popup.authorize(request),
             WebAuthorizer::Redirect => boxed(redirect(request)),
-            WebAuthorizer::Callback(function) => boxed(call_authorize(function, request)),
+            WebAuthorizer::Callback(function) => {
+                let started = call_authorize(function, &request.url, &request.redirect_uri, &request.state);
+                boxed(answer(Ok(started), AbortOnDrop::unarmed()))
+            }
             WebAuthorizer::NoWindow => boxed(async {
                 Err(AuthError::Authorizer(
                     "this server needs a person to sign in, and there is no window here (a worker, Node or \
@@ -264,19 +267,10 @@ impl Authorizer for WebAuthorizer {
     }
 }
 
-/// Calls `auth.authorize({url, redirectUri, state})` and waits for the URL.
-async fn call_authorize(function: &Function, request: &AuthorizationRequest) -> Result<String, AuthError> {
-    let argument = object_with(&[
-        ("url", &JsValue::from_str(&request.url)),
-        ("redirectUri", &JsValue::from_str(&request.redirect_uri)),
-        ("state", &JsValue::from_str(&request.state)),
-    ]);
-    let failed = |e: JsValue| AuthError::Authorizer(format!("auth.authorize failed: {}", message_of(&e)));
-    let returned = function.call1(&JsValue::UNDEFINED, &argument).map_err(failed)?;
-    let value = crate::runtime::settled(&Promise::resolve(&returned)).await.map_err(failed)?;
-    value.as_string().ok_or_else(|| {
-        AuthError::Authorizer(
-            "auth.authorize must resolve to the URL the authorization server redirected to (a string)".into(),
-        )
-    })
+#[wasm_bindgen::prelude::wasm_bindgen(module = "/src/web/options.js")]
+extern "C" {
+    /// Calls `auth.authorize({url, redirectUri, state})`: resolves with the
+    /// URL it resolved with; rejects with an `Error` that says why not.
+    #[wasm_bindgen(js_name = callAuthorize)]
+    fn call_authorize(authorize: &Function, url: &str, redirect_uri: &str, state: &str) -> Promise;
 }
