@@ -72,10 +72,9 @@ const CONNECT = {
   onresubscribed: 'function',
 };
 
-// `options` (`ConnectOptions`) checked. `inPage`: there is a window;
-// `origin`: the page's (or worker's) origin, if any; `tasks` and
-// `machineGrants`: the Rust side was built with those Cargo features.
-export function connectOptions(options, inPage, origin, tasks, machineGrants) {
+// `options` (`ConnectOptions`) checked. `tasks` and `machineGrants`: the
+// Rust side was built with those Cargo features.
+export function connectOptions(options, tasks, machineGrants) {
   if (options !== undefined && options !== null && typeof options !== 'object') fail('options must be an object');
   const read = checkAll(options, 'options', CONNECT);
   read.headers = headers(get(options, 'headers'));
@@ -94,7 +93,7 @@ export function connectOptions(options, inPage, origin, tasks, machineGrants) {
         'import `mcp-edge`, or build with the `tasks` feature',
     );
   }
-  read.auth = authOptions(get(options, 'auth'), inPage, origin, machineGrants);
+  read.auth = authOptions(get(options, 'auth'), machineGrants);
   return read;
 }
 
@@ -151,12 +150,20 @@ const AUTH = {
 // app's `{ load, save, clear }`, as `storeObject`).
 const STORES = ['memory', 'sessionStorage', 'localStorage'];
 
-// `options.auth` checked; undefined when absent.
-export function authOptions(auth, inPage, origin, machineGrants) {
+// The callback page's path: the default redirect URI on this origin.
+const CALLBACK_PATH = '/oauth-callback.html';
+
+// `options.auth` checked; undefined when absent. With where this runs:
+// `inPage`, there is a window; `origin`, the page's (or worker's) origin, if
+// any.
+export function authOptions(auth, machineGrants) {
   const OWNER = 'options.auth';
   if (auth === undefined) return undefined;
   if (auth === null || typeof auth !== 'object') fail(`${OWNER} must be an object`);
   const read = checkAll(auth, OWNER, AUTH);
+  const inPage = (read.inPage = typeof Window === 'function' && globalThis instanceof Window);
+  const found = globalThis.location?.origin;
+  const origin = (read.origin = typeof found === 'string' && found.startsWith('http') ? found : undefined);
 
   // How the user is sent to the authorization page: a popup (`mode` 0), a
   // redirect (1), the app's function (`authorize`), or no way (3).
@@ -176,6 +183,7 @@ export function authOptions(auth, inPage, origin, machineGrants) {
   if (read.redirectUri === undefined && origin === undefined && read.authorize) {
     fail(`${OWNER}.redirectUri is needed here (there is no page origin to put the callback page on)`);
   }
+  read.redirectUri ??= origin && origin + CALLBACK_PATH;
 
   // `scope`: a space-separated string or an array of strings.
   const scope = get(auth, 'scope');

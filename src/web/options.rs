@@ -12,7 +12,7 @@ use wasm_bindgen::prelude::wasm_bindgen;
 use wasm_bindgen::{JsCast, JsValue};
 use web_sys::AbortSignal;
 
-use super::auth::{Page, WebAuth, web_auth};
+use super::auth::{WebAuth, web_auth};
 use super::convert::{WebError, property};
 use super::handlers::{HandlerKind, JsHandler, call_listener, notify_listener};
 use crate::client::negotiate::TransportChoice;
@@ -54,13 +54,7 @@ extern "C" {
     /// option of the wrong type or value; returns what was given, each of
     /// the type [`Checked`] reads (the file says which).
     #[wasm_bindgen(js_name = connectOptions, catch)]
-    fn check_connect_options(
-        options: &JsValue,
-        in_page: bool,
-        origin: Option<&str>,
-        tasks: bool,
-        machine_grants: bool,
-    ) -> Result<JsValue, JsValue>;
+    fn check_connect_options(options: &JsValue, tasks: bool, machine_grants: bool) -> Result<JsValue, JsValue>;
     /// `RequestOptions` checked: throws a `TypeError` naming the first
     /// option of the wrong type; returns an array of what was given, by
     /// place (the file says which).
@@ -71,14 +65,10 @@ extern "C" {
     /// what the callback threw, or undefined.
     #[wasm_bindgen(js_name = reportProgress)]
     fn call_onprogress(callback: &Function, progress: f64, total: Option<f64>, message: Option<&str>) -> JsValue;
-    /// `options.auth` checked, as `connectOptions` checks it.
+    /// `options.auth` checked, as `connectOptions` checks it, with where
+    /// this runs (`inPage`, `origin`) and the redirect URI it defaults to.
     #[wasm_bindgen(js_name = authOptions, catch)]
-    pub(crate) fn check_auth_options(
-        auth: &JsValue,
-        in_page: bool,
-        origin: Option<&str>,
-        machine_grants: bool,
-    ) -> Result<JsValue, JsValue>;
+    pub(crate) fn check_auth_options(auth: &JsValue, machine_grants: bool) -> Result<JsValue, JsValue>;
 }
 
 /// What `options.js` returned: each value is of its type or absent, so it
@@ -118,16 +108,9 @@ impl Checked {
 
 /// Reads `ConnectOptions`: checked by `options.js`, then made the engine's.
 pub(crate) fn connect_options(url: &str, options: &JsValue) -> Result<Connect, WebError> {
-    let page = Page::here();
-    let read = check_connect_options(
-        options,
-        page.in_page,
-        page.origin.as_deref(),
-        cfg!(feature = "tasks"),
-        cfg!(feature = "machine-grants"),
-    )
-    .map(Checked)
-    .map_err(WebError::Thrown)?;
+    let read = check_connect_options(options, cfg!(feature = "tasks"), cfg!(feature = "machine-grants"))
+        .map(Checked)
+        .map_err(WebError::Thrown)?;
     let choice = match read.index("transport") {
         Some(1) => TransportChoice::StreamableHttp,
         Some(2) => TransportChoice::Sse,
@@ -155,7 +138,7 @@ pub(crate) fn connect_options(url: &str, options: &JsValue) -> Result<Connect, W
         connect.max_connections = Some(limit as usize);
     }
     let auth = match read.value("auth") {
-        Some(auth) => Some(web_auth(url, &Checked(auth), page)?),
+        Some(auth) => Some(web_auth(url, &Checked(auth))?),
         None => None,
     };
     let credentials = match read.index("credentials") {

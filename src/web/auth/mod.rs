@@ -19,7 +19,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use js_sys::{Array, Function, Promise, Reflect};
+use js_sys::{Array, Function, Promise};
 use wasm_bindgen::JsValue;
 
 use super::convert::{AbortOnDrop, WebError, message_of};
@@ -42,20 +42,9 @@ pub(crate) use redirect::complete_authorization;
 use redirect::*;
 
 const OWNER: &str = "options.auth";
-/// The callback page's path, the default redirect URI on this origin.
-const CALLBACK_PATH: &str = "/oauth-callback.html";
 /// How long the no-cors probe that explains a failed fetch may take, in
 /// milliseconds.
 const PROBE_TIMEOUT_MS: f64 = 5_000.0;
-
-/// The global object's `location.origin` (pages and workers), if any.
-pub(crate) fn global_origin() -> Option<String> {
-    let location = Reflect::get(&js_sys::global(), &JsValue::from_str("location")).ok()?;
-    if !location.is_object() {
-        return None;
-    }
-    Reflect::get(&location, &JsValue::from_str("origin")).ok()?.as_string().filter(|origin| origin.starts_with("http"))
-}
 
 /// What `auth` became.
 pub(crate) struct WebAuth {
@@ -99,33 +88,18 @@ fn auth_error(error: AuthError) -> WebError {
 /// `tokenEndpointAuthMethod`'s names, in `options.js`'s order.
 const AUTH_METHODS: [&str; 4] = ["client_secret_basic", "client_secret_post", "private_key_jwt", "none"];
 
-/// Where the client runs: a page (there is a window) and its origin, or a
-/// worker's origin, or neither (Node, Deno, a server).
-pub(crate) struct Page {
-    pub(crate) in_page: bool,
-    pub(crate) origin: Option<String>,
-}
-
-impl Page {
-    pub(crate) fn here() -> Self {
-        Page { in_page: web_sys::window().is_some(), origin: global_origin() }
-    }
-}
-
 /// `options.auth`, checked by `options.js`, as the OAuth provider for the
 /// server at `server_url`.
 // The provider holds JS values (not `Send`); `Arc` is the type the
 // transport shares providers by on every target.
 #[allow(clippy::arc_with_non_send_sync)]
-pub(crate) fn web_auth(server_url: &str, auth: &Checked, page: Page) -> Result<WebAuth, WebError> {
+pub(crate) fn web_auth(server_url: &str, auth: &Checked) -> Result<WebAuth, WebError> {
     let timeout = auth.millis("authorizationTimeout").unwrap_or(Duration::from_secs(300));
-    // Without a page origin only a flow with a person needs one, and
-    // `options.js` asked for it where there is one (an `authorize` function).
-    let redirect_uri = auth
-        .text("redirectUri")
-        .or_else(|| page.origin.as_ref().map(|origin| format!("{origin}{CALLBACK_PATH}")))
-        .unwrap_or_default();
-    let mut config = AuthConfig::new(redirect_uri);
+    let in_page = auth.flag("inPage") == Some(true);
+    // `options.js` made the callback page on this origin the default; without
+    // a page origin only a flow with a person needs one, and it asked for it
+    // where there is one (an `authorize` function).
+    let mut config = AuthConfig::new(auth.text("redirectUri").unwrap_or_default());
     config.authorization_timeout = timeout;
     config.client_id = auth.text("clientId");
     config.client_secret = auth.text("clientSecret");
@@ -149,7 +123,7 @@ pub(crate) fn web_auth(server_url: &str, auth: &Checked, page: Page) -> Result<W
         config.dpop = dpop;
     }
 
-    let store = store(auth, page.in_page)?;
+    let store = store(auth, in_page)?;
     let authorizer = match (auth.function("authorize"), auth.index("mode")) {
         (Some(function), _) => WebAuthorizer::Callback(function),
         (None, Some(0)) => WebAuthorizer::Popup(PopupAuthorizer {
@@ -159,12 +133,12 @@ pub(crate) fn web_auth(server_url: &str, auth: &Checked, page: Page) -> Result<W
         (None, Some(1)) => WebAuthorizer::Redirect,
         _ => WebAuthorizer::NoWindow,
     };
-    let http = ExplainCors { inner: DefaultHttp::new(), page_origin: page.origin };
+    let http = ExplainCors { inner: DefaultHttp::new(), page_origin: auth.text("origin") };
     let provider = OAuthProvider::with_http(http, server_url, config)
         .map_err(|e| WebError::Type(format!("{OWNER}: {e}")))?
         .with_authorizer(authorizer)
         .with_store(store);
-    Ok(WebAuth { provider: Arc::new(provider), finish_redirects: page.in_page })
+    Ok(WebAuth { provider: Arc::new(provider), finish_redirects: in_page })
 }
 
 /// The grant `options.js` read (its index in the file's `GRANTS`), with

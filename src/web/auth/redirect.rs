@@ -88,10 +88,8 @@ pub(crate) async fn complete_authorization(url: String, options: JsValue) -> Res
         return Ok(false);
     };
     let auth = property(&options, "auth").unwrap_or_else(|| js_sys::Object::new().into());
-    let page = Page::here();
-    let checked = check_auth_options(&auth, page.in_page, page.origin.as_deref(), cfg!(feature = "machine-grants"))
-        .map_err(WebError::Thrown)?;
-    let auth = web_auth(&server, &Checked(checked), page)?;
+    let checked = check_auth_options(&auth, cfg!(feature = "machine-grants")).map_err(WebError::Thrown)?;
+    let auth = web_auth(&server, &Checked(checked))?;
     let Some(found) = find(&server) else {
         return Ok(false);
     };
