@@ -146,9 +146,23 @@ const AUTH = {
   popupFeatures: 'string',
 };
 
-// The token stores by name: the index + 1 is `store` (0 the default, 4 the
-// app's `{ load, save, clear }`, as `storeObject`).
+// The token stores by name: the index + 1 is `store` (4 the app's `{ load,
+// save, clear }`); `storeObject` is what store.js keeps the records in (a
+// Web Storage by name, or the app's object), absent for memory.
 const STORES = ['memory', 'sessionStorage', 'localStorage'];
+
+// Why the Web Storage `name` cannot keep tokens here, or undefined.
+function unusable(name) {
+  let storage;
+  try {
+    storage = globalThis[name];
+  } catch (error) {
+    // Sandboxed frames and some privacy settings throw.
+    return `${name} is not usable here: ${textOf(error)}`;
+  }
+  if (storage == null) return `there is no ${name} here (workers and Node have none)`;
+  if (!(typeof Storage === 'function' && storage instanceof Storage)) return `${name} is not a Storage`;
+}
 
 // The callback page's path: the default redirect URI on this origin.
 const CALLBACK_PATH = '/oauth-callback.html';
@@ -195,15 +209,19 @@ export function authOptions(auth, machineGrants) {
   grant(auth, OWNER, read, machineGrants);
 
   const store = get(auth, 'store');
-  if (store === undefined) read.store = 0;
-  else if (typeof store === 'string') {
+  if (store === undefined) {
+    // By default `sessionStorage` in a page that may use it, else memory.
+    read.store = inPage && !unusable('sessionStorage') ? 2 : 1;
+  } else if (typeof store === 'string') {
     read.store =
       STORES.indexOf(store) + 1 ||
       fail(`${OWNER}.store must be "memory", "sessionStorage", "localStorage" or { load, save, clear }`);
+    const why = read.store > 1 && unusable(store);
+    if (why) fail(`${OWNER}.store: ${why}; use "memory" or your own { load, save, clear }`);
   } else if (['load', 'save', 'clear'].every((method) => typeof get(store, method) === 'function')) {
     read.store = 4;
-    read.storeObject = store;
   } else fail(`${OWNER}.store must have the methods load(key), save(key, value) and clear(key)`);
+  if (read.store > 1) read.storeObject = STORES[read.store - 1] ?? store;
   return read;
 }
 

@@ -9,10 +9,10 @@
 //! lock and the copy are JS (`store.js`, which says why the copy); the
 //! records' JSON is written and read here.
 
-use js_sys::{Function, Promise, Reflect};
+use js_sys::{Function, Promise};
 use wasm_bindgen::prelude::wasm_bindgen;
 use wasm_bindgen::{JsCast, JsValue};
-use web_sys::{AbortSignal, Storage};
+use web_sys::AbortSignal;
 
 use super::convert::{AbortOnDrop, message_of};
 use crate::auth::{AuthError, AuthRecord, StoreLock, TokenStore};
@@ -27,13 +27,16 @@ pub(crate) fn record_key(server: &str) -> String {
     format!("{KEY_PREFIX}{server}")
 }
 
-/// `sessionStorage` or `localStorage`.
+/// `sessionStorage` or `localStorage`, for the tests (`options.js` checks
+/// that the one asked for is usable).
+#[cfg(test)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum WebStorage {
     Session,
     Local,
 }
 
+#[cfg(test)]
 impl WebStorage {
     fn name(self) -> &'static str {
         match self {
@@ -44,13 +47,14 @@ impl WebStorage {
 
     /// The storage object of the global scope, if it has one and lets this
     /// page use it (sandboxed frames and some privacy settings throw).
-    pub(crate) fn open(self) -> Result<Storage, String> {
+    pub(crate) fn open(self) -> Result<web_sys::Storage, String> {
+        use js_sys::Reflect;
         let value = Reflect::get(&js_sys::global(), &JsValue::from_str(self.name()))
             .map_err(|e| format!("{} is not usable here: {}", self.name(), message_of(&e)))?;
         if value.is_undefined() || value.is_null() {
             return Err(format!("there is no {} here (workers and Node have none)", self.name()));
         }
-        value.dyn_into::<Storage>().map_err(|_| format!("{} is not a Storage", self.name()))
+        value.dyn_into::<web_sys::Storage>().map_err(|_| format!("{} is not a Storage", self.name()))
     }
 }
 
@@ -86,15 +90,18 @@ impl std::fmt::Debug for JsStore {
 }
 
 impl JsStore {
+    /// The records kept in `target`: a Web Storage's name, which
+    /// `options.js` found usable, or the app's `{ load, save, clear }`,
+    /// whose methods it checked. `shared`: `localStorage`.
+    pub(crate) fn new(target: JsValue, shared: bool) -> Self {
+        JsStore { target, shared }
+    }
+
     /// `sessionStorage` or `localStorage`, if this scope has it and may use it.
+    #[cfg(test)]
     pub(crate) fn web(kind: WebStorage) -> Result<Self, String> {
         kind.open()?;
         Ok(JsStore { target: JsValue::from_str(kind.name()), shared: kind == WebStorage::Local })
-    }
-
-    /// The app's `{ load, save, clear }`, whose methods `options.js` checked.
-    pub(crate) fn app(target: JsValue) -> Self {
-        JsStore { target, shared: false }
     }
 
     fn write(&self, server: &str, text: String, clear: bool) -> impl Future<Output = Result<(), AuthError>> {
@@ -138,7 +145,7 @@ impl TokenStore for JsStore {
     /// `sessionStorage` lives as long as the tab; `localStorage`, and
     /// wherever the app keeps its records, outlive the session.
     fn persistent(&self) -> bool {
-        self.target.as_string().as_deref() != Some(WebStorage::Session.name())
+        self.target.as_string().as_deref() != Some("sessionStorage")
     }
 
     /// `localStorage` is shared by the origin's tabs: a Web Lock, then

@@ -25,7 +25,7 @@ use wasm_bindgen::JsValue;
 use super::convert::{AbortOnDrop, WebError, message_of};
 use super::options::Checked;
 use super::popup::{DEFAULT_FEATURES, PopupAuthorizer, answer};
-use super::store::{JsStore, WebStorage};
+use super::store::JsStore;
 use crate::auth::{
     AuthConfig, AuthError, AuthProvider, AuthorizationRequest, Authorizer, Grant, MemoryTokenStore, OAuthProvider,
     PendingAuthorization, TokenStore,
@@ -123,7 +123,6 @@ pub(crate) fn web_auth(server_url: &str, auth: &Checked) -> Result<WebAuth, WebE
         config.dpop = dpop;
     }
 
-    let store = store(auth, in_page)?;
     let authorizer = match (auth.function("authorize"), auth.index("mode")) {
         (Some(function), _) => WebAuthorizer::Callback(function),
         (None, Some(0)) => WebAuthorizer::Popup(PopupAuthorizer {
@@ -137,7 +136,7 @@ pub(crate) fn web_auth(server_url: &str, auth: &Checked) -> Result<WebAuth, WebE
     let provider = OAuthProvider::with_http(http, server_url, config)
         .map_err(|e| WebError::Type(format!("{OWNER}: {e}")))?
         .with_authorizer(authorizer)
-        .with_store(store);
+        .with_store(store(auth));
     Ok(WebAuth { provider: Arc::new(provider), finish_redirects: in_page })
 }
 
@@ -164,28 +163,14 @@ fn grant(auth: &Checked) -> Option<Grant> {
     }
 }
 
-/// `store`; by default `sessionStorage` in a page (memory if the page may
-/// not use it), memory elsewhere.
-fn store(auth: &Checked, in_page: bool) -> Result<Arc<dyn TokenStore>, WebError> {
-    let web = |kind: WebStorage| -> Result<Arc<dyn TokenStore>, WebError> {
-        JsStore::web(kind).map(|store| Arc::new(store) as Arc<dyn TokenStore>).map_err(|reason| {
-            WebError::Type(format!("{OWNER}.store: {reason}; use \"memory\" or your own {{ load, save, clear }}"))
-        })
-    };
-    match auth.index("store") {
-        Some(1) => Ok(Arc::new(MemoryTokenStore::new())),
-        Some(2) => web(WebStorage::Session),
-        Some(3) => web(WebStorage::Local),
-        Some(4) => Ok(Arc::new(JsStore::app(auth.value("storeObject").unwrap_or_default()))),
-        _ => {
-            if in_page {
-                match JsStore::web(WebStorage::Session) {
-                    Ok(store) => return Ok(Arc::new(store)),
-                    Err(reason) => log::warn!("keeping OAuth tokens in memory: {reason}"),
-                }
-            }
-            Ok(Arc::new(MemoryTokenStore::new()))
-        }
+/// `store` as `options.js` resolved it (by default `sessionStorage` in a
+/// page that may use it, else memory): what `store.js` keeps the records
+/// in, or memory.
+fn store(auth: &Checked) -> Arc<dyn TokenStore> {
+    match auth.value("storeObject") {
+        // 3: `localStorage`, shared by the origin's tabs.
+        Some(target) => Arc::new(JsStore::new(target, auth.index("store") == Some(3))),
+        None => Arc::new(MemoryTokenStore::new()),
     }
 }
 
