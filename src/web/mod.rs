@@ -270,22 +270,22 @@ impl McpClient {
 
     /// The transport in use: `"streamable-http"` or `"sse (legacy)"`.
     #[wasm_bindgen(getter, unchecked_return_type = "TransportKind")]
-    pub fn transport(&self) -> String {
-        self.client.transport_kind().to_string()
+    pub fn transport(&self) -> JsValue {
+        // A JS string made from the `&'static str`, no `String` between.
+        JsValue::from_str(self.client.transport_kind().as_str())
     }
 
     /// The protocol era of the session: `"handshake"` (2024-11-05 to
     /// 2025-11-25: `initialize`, sessions) or `"stateless"` (2026-07-28 on).
     #[wasm_bindgen(getter, unchecked_return_type = "Era")]
-    pub fn era(&self) -> String {
+    pub fn era(&self) -> JsValue {
         // Between a handshake session's expiry and its restart nothing is
         // negotiated; only handshake sessions restart (stateless ones have
         // no session to lose), so that is still the handshake era.
-        let era = match self.client.era().unwrap_or(Era::Handshake) {
+        JsValue::from_str(match self.client.era().unwrap_or(Era::Handshake) {
             Era::Handshake => "handshake",
             Era::Stateless => "stateless",
-        };
-        era.to_owned()
+        })
     }
 
     /// The server's name and version, from the handshake.
@@ -337,10 +337,12 @@ impl McpClient {
     #[wasm_bindgen(js_name = removeNotificationListener)]
     pub fn remove_notification_listener(
         &self,
-        #[wasm_bindgen(unchecked_param_type = "(notification: ServerNotification) => void")] listener: &Function,
+        #[wasm_bindgen(unchecked_param_type = "(notification: ServerNotification) => void")] listener: Function,
     ) {
+        // Taken by value: a borrowed argument is the glue's only one, and
+        // brings its stack of borrowed objects into the JS.
         let mut listeners = self.listeners.borrow_mut();
-        if let Some(place) = listeners.iter().position(|(known, _)| known == listener) {
+        if let Some(place) = listeners.iter().position(|(known, _)| *known == listener) {
             let (_, id) = listeners.remove(place);
             self.client.remove_notification_listener(id);
         }

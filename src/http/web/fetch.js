@@ -22,6 +22,12 @@ const READ_WHEN = {
 
 const messageOf = (error) => error?.message ?? String(error);
 
+// Whether this is a browser (a page or a worker), not Node, Deno or Bun.
+export const inBrowser = () =>
+  typeof globalThis.process?.versions?.node !== 'string' &&
+  globalThis.Deno === undefined &&
+  globalThis.Bun === undefined;
+
 // Whether two URLs share scheme, host and port (unparsable: no).
 function sameOrigin(a, b) {
   try {

@@ -65,6 +65,9 @@ extern "C" {
         dpop: bool,
         installed: Option<&js_sys::Function>,
     ) -> Result<JsValue, JsValue>;
+    /// Whether this is a browser (a page or a worker), not Node, Deno or Bun.
+    #[wasm_bindgen(js_name = inBrowser)]
+    fn in_browser() -> bool;
 }
 
 thread_local! {
@@ -337,17 +340,6 @@ fn network_failure(method: &str, url: &str, error: &JsValue) -> HttpError {
         None => format!("{method} {url} failed ({thrown})"),
     };
     HttpError::Network(Cause::with_source(text, source))
-}
-
-/// Whether this is a browser (a page or a worker), not Node, Deno or Bun.
-fn in_browser() -> bool {
-    let global = js_sys::global();
-    let get = |target: &JsValue, key: &str| js_sys::Reflect::get(target, &JsValue::from_str(key)).ok();
-    let node = get(&global, "process").and_then(|p| get(&p, "versions")).and_then(|v| get(&v, "node"));
-    let server_side = node.is_some_and(|n| n.is_string())
-        || get(&global, "Deno").is_some_and(|d| !d.is_undefined())
-        || get(&global, "Bun").is_some_and(|b| !b.is_undefined());
-    !server_side
 }
 
 /// Headers that carry nothing secret: a request with only these may follow
