@@ -330,7 +330,7 @@ async fn a_removed_notification_listener_hears_nothing_more() {
     within("the first roots log message", 10, heard(&kept, 1)).await;
     assert_eq!(*removed.borrow(), *kept.borrow(), "a listener added twice heard it once");
 
-    client.remove_notification_listener(&removed_listener);
+    client.remove_notification_listener(removed_listener.clone());
     let before = *removed.borrow();
     resolved("notifications/roots/list_changed", 10, client.send_roots_list_changed()).await;
     within("the second roots log message", 10, heard(&kept, 2)).await;
