@@ -262,10 +262,7 @@ impl McpClient {
         url: String,
         #[wasm_bindgen(unchecked_optional_param_type = "ConnectOptions")] options: JsValue,
     ) -> Promise {
-        promise(async move {
-            let done = auth::complete_authorization(url, options).await?;
-            Ok(JsValue::from_bool(done))
-        })
+        promise(auth::complete_authorization(url, options))
     }
 
     /// The transport in use: `"streamable-http"` or `"sse (legacy)"`.

@@ -82,18 +82,18 @@ pub(super) fn same_server(a: &str, b: &str) -> bool {
 /// `McpClient.completeAuthorization(url, options)`: the redirect `url`
 /// answers a pending redirect-mode flow; finish it with `options.auth`.
 /// Resolves `false` when no pending flow matches.
-pub(crate) async fn complete_authorization(url: String, options: JsValue) -> Result<bool, WebError> {
+pub(crate) async fn complete_authorization(url: String, options: JsValue) -> Result<JsValue, WebError> {
     let recorded = record_redirect(&url).map_err(|e| auth_error(AuthError::Store(message_of(&e))))?;
     let Some(server) = recorded else {
-        return Ok(false);
+        return Ok(JsValue::FALSE);
     };
     let auth = property(&options, "auth").unwrap_or_else(|| js_sys::Object::new().into());
     let checked = check_auth_options(&auth, cfg!(feature = "machine-grants")).map_err(WebError::Thrown)?;
     let auth = web_auth(&server, &Checked(checked))?;
     let Some(found) = find(&server) else {
-        return Ok(false);
+        return Ok(JsValue::FALSE);
     };
     auth.provider.complete_authorization(&found.redirected, &found.pending).await.map_err(auth_error)?;
     clean_page_url(&found.redirected);
-    Ok(true)
+    Ok(JsValue::TRUE)
 }
