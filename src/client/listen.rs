@@ -423,7 +423,14 @@ impl Drop for Subscription {
 
 async fn unsubscribe_all(client: Client, uris: Vec<String>) {
     for uri in uris {
-        if let Err(error) = client.unsubscribe_resource(&uri).await {
+        // `request_raw` itself: the result is not read.
+        let params = Some(crate::protocol::object! { "uri": uri.as_str() });
+        let unsubscribed = client.request_raw(
+            crate::protocol::methods::RESOURCES_UNSUBSCRIBE,
+            params,
+            super::RequestOptions::default(),
+        );
+        if let Err(error) = unsubscribed.await {
             log::warn!("unsubscribing {uri}: {error}");
         }
     }

@@ -216,7 +216,10 @@ impl Client {
         subscription.subscribed = Some((self.clone(), Vec::new()));
         for uri in uris {
             // On failure the subscription is dropped, unsubscribing the rest.
-            self.subscribe_resource(&uri).await?;
+            // `request_raw` itself: its result is not read, so neither
+            // `subscribe_resource` nor `request` wraps it here.
+            let params = Some(object! { "uri": uri.as_str() });
+            self.request_raw(methods::RESOURCES_SUBSCRIBE, params, RequestOptions::default()).await?;
             if let Some((_, done)) = subscription.subscribed.as_mut() {
                 done.push(uri);
             }
