@@ -90,7 +90,7 @@ impl<T: Transport> SessionLoop<T> {
     /// Hands a notification to the subscriptions that asked for it.
     fn route_to_subscriptions(&mut self, notification: &Notification) {
         // A subscription whose handle is gone needs nothing more.
-        self.watches.retain(|(_, watch)| !watch.sink.is_closed());
+        self.unwatch(None);
         if self.watches.is_empty() {
             return;
         }

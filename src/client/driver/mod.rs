@@ -206,6 +206,20 @@ impl<T: Transport> SessionLoop<T> {
         (initialized, opened)
     }
 
+    /// Removes the listener added under `id` (ids are unique, 0 aside,
+    /// which is never removed).
+    fn unlisten(&mut self, id: u64) {
+        if let Some(at) = self.listeners.iter().position(|(listening, _)| *listening == id) {
+            self.listeners.remove(at);
+        }
+    }
+
+    /// Drops the watch of `key`, if any, and every watch whose subscription
+    /// is gone: one `retain` for the three places watches leave.
+    fn unwatch(&mut self, key: Option<&RequestId>) {
+        self.watches.retain(|(held, watch)| key != Some(held) && !watch.sink.is_closed());
+    }
+
     /// Something needs the server stream from now on.
     fn want_stream(&mut self) {
         self.stream_wanted = true;
@@ -301,18 +315,16 @@ impl<T: Transport> SessionLoop<T> {
                 self.listeners.push((id, listener));
                 self.want_stream();
             }
-            Command::Unlisten(id) => self.listeners.retain(|(listening, _)| *listening != id),
+            Command::Unlisten(id) => self.unlisten(id),
             Command::Watch { key, watch } => {
                 // A handshake-era subscription reads the session's stream.
                 if watch.filter.is_some() {
                     self.want_stream();
                 }
-                self.watches.retain(|(held, _)| *held != key);
+                self.unwatch(Some(&key));
                 self.watches.push((key, watch));
             }
-            Command::Unwatch { key } => {
-                self.watches.retain(|(held, _)| *held != key);
-            }
+            Command::Unwatch { key } => self.unwatch(Some(&key)),
             Command::Stateless => self.stateless = true,
             Command::Detach { done } => {
                 self.shut_down(TransportError::Closed("the client was detached from its session".into()));
@@ -372,7 +384,7 @@ impl<T: Transport> SessionLoop<T> {
                 }
             }
             Command::Listen { id, listener } => self.listeners.push((id, listener)),
-            Command::Unlisten(id) => self.listeners.retain(|(listening, _)| *listening != id),
+            Command::Unlisten(id) => self.unlisten(id),
             // Dropping the sink ends the subscription's stream at once.
             Command::Watch { .. } => {}
             Command::Cancel { .. }
