@@ -143,7 +143,10 @@ impl Client {
             }
             rounds += 1;
             let mut params = base.clone();
-            params.extend(extra.clone());
+            // Pair by pair: `Extend` of a map is its own code in the wasm.
+            for (key, value) in &extra {
+                params.insert(key.clone(), value.clone());
+            }
             let result = match self.stateless_round(method, params, version, &mut options).await {
                 // One corrective retry: the server named our version after all
                 // (a transient rejection) — never a loop.
