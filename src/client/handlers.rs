@@ -21,8 +21,10 @@ pub(crate) struct Handlers(Vec<(String, Arc<dyn RequestHandler>)>);
 impl Handlers {
     /// Sets the handler of `method`, replacing one set before.
     pub(crate) fn insert(&mut self, method: String, handler: Arc<dyn RequestHandler>) {
-        self.0.retain(|(m, _)| *m != method);
-        self.0.push((method, handler));
+        match self.0.iter_mut().find(|(m, _)| *m == method) {
+            Some(slot) => slot.1 = handler,
+            None => self.0.push((method, handler)),
+        }
     }
 
     /// The handler of `method`.

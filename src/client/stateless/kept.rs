@@ -32,8 +32,10 @@ impl Client {
         let stop = StopOnDrop(stop);
         // A second subscribe replaces the first (which stops as it drops here).
         let mut kept = self.kept_listens();
-        kept.retain(|(kept_uri, _)| *kept_uri != uri);
-        kept.push((uri, stop));
+        match kept.iter_mut().find(|(kept_uri, _)| *kept_uri == uri) {
+            Some(slot) => slot.1 = stop,
+            None => kept.push((uri, stop)),
+        }
         Ok(())
     }
 
