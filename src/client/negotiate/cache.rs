@@ -98,7 +98,12 @@ impl<V: Verdict> VerdictCache<V> {
 
     /// Forgets the verdict for `key`: the next connection probes again.
     pub(crate) fn forget(&self, key: &str) {
-        self.entries().retain(|(k, _, _)| k != key);
+        let mut entries = self.entries();
+        // Keys are unique (a verdict is replaced in place), and the order
+        // of entries means nothing: `swap_remove`, which `get` uses too.
+        if let Some(at) = entries.iter().position(|(k, _, _)| k == key) {
+            entries.swap_remove(at);
+        }
     }
 }
 
