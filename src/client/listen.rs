@@ -204,13 +204,23 @@ impl Subscription {
     /// resource is unsubscribed (at most the request timeout each); in
     /// 2026-07-28 the listen is ended at once (its HTTP stream closed, or on
     /// stdio `notifications/cancelled` queued).
-    pub async fn close(mut self) {
+    pub async fn close(self) {
+        if let Some((client, uris)) = self.end() {
+            unsubscribe_all(client, uris).await;
+        }
+    }
+
+    /// Ends it as `close` does, but hands the handshake era's unsubscribing
+    /// (the client and the resources) to the caller to await: the JS face
+    /// awaits it in its own future, with no state machine of `close`'s.
+    pub(crate) fn end(mut self) -> Option<(Client, Vec<String>)> {
         self.ended = true;
         let _ = self.commands.unbounded_send(Command::Unwatch { key: self.key.clone() });
-        match self.subscribed.take() {
-            Some((client, uris)) => unsubscribe_all(client, uris).await,
-            None => self.cancel_listen(),
+        let subscribed = self.subscribed.take();
+        if subscribed.is_none() {
+            self.cancel_listen();
         }
+        subscribed
     }
 
     fn cancel_listen(&self) {
@@ -421,7 +431,7 @@ impl Drop for Subscription {
     }
 }
 
-async fn unsubscribe_all(client: Client, uris: Vec<String>) {
+pub(crate) async fn unsubscribe_all(client: Client, uris: Vec<String>) {
     for uri in uris {
         // `request_raw` itself: the result is not read.
         let params = Some(crate::protocol::object! { "uri": uri.as_str() });

@@ -44,6 +44,8 @@ pub use error::Error;
 pub use handlers::{
     HandlerResult, NotificationFn, NotificationListener, RequestContext, RequestHandler, apply_elicitation_defaults,
 };
+#[cfg(all(target_arch = "wasm32", feature = "js"))]
+pub(crate) use listen::unsubscribe_all;
 pub use listen::{RESYNC, Subscription};
 #[cfg(not(target_arch = "wasm32"))]
 pub use negotiate::connect_stdio;

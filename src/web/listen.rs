@@ -109,7 +109,9 @@ async fn pump(
             Either::Left((None, _)) => break Ok(()),
             // Stopped, or the handle was garbage-collected without closing.
             Either::Right(_) => {
-                subscription.close().await;
+                if let Some((client, uris)) = subscription.end() {
+                    crate::client::unsubscribe_all(client, uris).await;
+                }
                 break Ok(());
             }
         }
