@@ -140,11 +140,15 @@ impl Client {
         let transport_kind = transport.kind();
         let session_view = transport.session_view();
         let handlers = Arc::new(options.handlers.clone());
-        let mut listeners = options.notification_listeners.clone();
         // What the server sends unprompted has somewhere to go: its stream
         // is opened with the session (else once something needs it).
-        let stream_wanted = !listeners.is_empty() || !options.handlers.is_empty();
-        let stateless = stateless::StatelessState::shared(&mut listeners);
+        let stream_wanted = !options.notification_listeners.is_empty() || !options.handlers.is_empty();
+        let (stateless, invalidator) = stateless::StatelessState::shared();
+        // The cache's listener first; all of them under id 0 (never removed).
+        let mut listeners = vec![(0, invalidator)];
+        for listener in &options.notification_listeners {
+            listeners.push((0, listener.clone()));
+        }
         let driver = Driver::new(SessionLoop::new(transport, receiver, handlers, listeners, stream_wanted));
         let inner = Inner {
             commands,

@@ -170,7 +170,7 @@ impl<T: Transport> SessionLoop<T> {
         transport: T,
         commands: mpsc::UnboundedReceiver<Command>,
         handlers: Arc<Handlers>,
-        listeners: Vec<NotificationListener>,
+        listeners: Vec<(u64, NotificationListener)>,
         stream_wanted: bool,
     ) -> Self {
         SessionLoop {
@@ -182,7 +182,7 @@ impl<T: Transport> SessionLoop<T> {
             replies: Replies::default(),
             handler_aborts: Vec::new(),
             handlers,
-            listeners: listeners.into_iter().map(|listener| (0, listener)).collect(),
+            listeners,
             watches: Vec::new(),
             closed: None,
             closing: None,

@@ -78,20 +78,17 @@ impl StatelessState {
         }
     }
 
-    /// The state of a new client, and first of all its listeners (so
-    /// before anyone else hears of it): change notifications make cached
-    /// results stale.
-    pub(crate) fn shared(listeners: &mut Vec<NotificationListener>) -> Arc<Mutex<StatelessState>> {
+    /// The state of a new client, and the listener that must come first of
+    /// all its listeners (so before anyone else hears of it): change
+    /// notifications make cached results stale.
+    pub(crate) fn shared() -> (Arc<Mutex<StatelessState>>, NotificationListener) {
         let state = Arc::new(Mutex::new(StatelessState::default()));
         let invalidated = Arc::clone(&state);
-        listeners.insert(
-            0,
-            Arc::new(move |notification: &Notification| {
-                let mut state = invalidated.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-                state.cache.invalidate(notification);
-            }),
-        );
-        state
+        let invalidator = Arc::new(move |notification: &Notification| {
+            let mut state = invalidated.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+            state.cache.invalidate(notification);
+        });
+        (state, invalidator)
     }
 }
 
