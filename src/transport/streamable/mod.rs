@@ -8,11 +8,23 @@
 //! After the handshake a standalone GET stream carries whatever the server
 //! sends unprompted.
 //!
+//! In the stateless revision (2026-07-28) the connection is the same, with
+//! the era's header policy. Every request is its own POST carrying the
+//! request-metadata headers the engine computed (`MCP-Protocol-Version`,
+//! `Mcp-Method`, `Mcp-Name`, `Mcp-Param-*`); nothing of a session goes out
+//! or is adopted (no `Mcp-Session-Id`, no GET stream, no DELETE). Stateless
+//! servers give no SSE event ids, so a reply stream that breaks before its
+//! answer loses the request (the caller may send it again with a new id);
+//! only a server of the handshake era answering a probe sets ids, and its
+//! stream is resumed as that era says. A 4xx whose body is a JSON-RPC error
+//! (-32022, -32021, -32020, -32602, -32601) is the request's answer, so the
+//! engine sees the server's error, not an HTTP status.
+//!
 //! Here: the transport, its shared state and the request every exchange
-//! starts from. `options` configures it; `post` sends a message and reads a
-//! JSON reply; `resume` reads an SSE reply and resumes it; `server_stream`
-//! is the standalone GET stream; `session` adopts, loses and ends the
-//! session; `stateless` is the 2026-07-28 revision's POST.
+//! starts from (with either era's headers). `options` configures it;
+//! `post` sends a message of either era and reads a JSON reply; `resume`
+//! reads an SSE reply and resumes it; `server_stream` is the standalone GET
+//! stream; `session` adopts, loses and ends the session.
 
 use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
@@ -33,7 +45,6 @@ mod post;
 mod resume;
 mod server_stream;
 mod session;
-mod stateless;
 #[cfg(all(test, not(target_arch = "wasm32")))]
 mod tests;
 
@@ -129,7 +140,20 @@ impl<H: HttpClient> Shared<H> {
         self.state.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
-    fn request(&self, method: Method, body: Option<String>, last_event_id: Option<&str>) -> HttpRequest {
+    /// A request's headers. `stateless`: the request-metadata headers of a
+    /// 2026-07-28 POST (the engine chose them): the era's policy is then no
+    /// session and no resumption headers, and the version header the engine
+    /// chose (it equals `_meta`'s); its headers go before the user's extra
+    /// ones.
+    fn request(
+        &self,
+        method: Method,
+        body: Option<String>,
+        last_event_id: Option<&str>,
+        stateless: Option<&[(String, String)]>,
+    ) -> HttpRequest {
+        let chosen = stateless.unwrap_or_default();
+        let version_chosen = chosen.iter().any(|(name, _)| name.eq_ignore_ascii_case(VERSION_HEADER));
         let mut headers = Vec::new();
         match method {
             Method::Post => {
@@ -141,17 +165,26 @@ impl<H: HttpClient> Shared<H> {
         }
         {
             let state = self.state();
-            if let Some(session) = &state.session_id {
+            if let (Some(session), None) = (&state.session_id, stateless) {
                 headers.push((SESSION_HEADER.to_owned(), session.clone()));
             }
-            if let Some(version) = state.protocol_version {
+            if let (Some(version), false) = (state.protocol_version, version_chosen) {
                 headers.push((VERSION_HEADER.to_owned(), version.as_str().to_owned()));
             }
         }
-        if let Some(id) = last_event_id.filter(|id| !id.is_empty()) {
+        if let (Some(id), None) = (last_event_id.filter(|id| !id.is_empty()), stateless) {
             headers.push((LAST_EVENT_ID_HEADER.to_owned(), id.to_owned()));
         }
-        headers.extend(self.options.headers.iter().cloned());
+        headers.extend(chosen.iter().cloned());
+        for (name, value) in &self.options.headers {
+            let dropped = stateless.is_some()
+                && (name.eq_ignore_ascii_case(SESSION_HEADER)
+                    || name.eq_ignore_ascii_case(LAST_EVENT_ID_HEADER)
+                    || (version_chosen && name.eq_ignore_ascii_case(VERSION_HEADER)));
+            if !dropped {
+                headers.push((name.clone(), value.clone()));
+            }
+        }
         HttpRequest { method, url: self.options.url.clone(), headers, body }
     }
 

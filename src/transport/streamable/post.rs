@@ -19,7 +19,7 @@ impl<H: HttpClient> Shared<H> {
     /// Sends one message as a POST and handles whatever comes back.
     ///
     /// `stateless`: the request-metadata headers of a 2026-07-28 request
-    /// (see `stateless.rs`), whose answer is read by that era's rules;
+    /// (see `Shared::request`), whose answer is read by that era's rules;
     /// `None` for the handshake era. One function for both eras, so that
     /// the authorization loop around the POST is compiled once.
     pub(super) async fn post(
@@ -39,7 +39,7 @@ impl<H: HttpClient> Shared<H> {
         // Only its text goes out: every call in flight holds this future,
         // so the params tree is freed now, not when the reply came.
         drop(message);
-        // A stateless POST carries no session (see `stateless_headers`), so
+        // A stateless POST carries no session (see `Shared::request`), so
         // what follows reads its answer by that era's rules too.
         let (response, carried_session) =
             self.send_authorized(Method::Post, Some(body), None, stateless.as_deref(), None).await?;
@@ -229,10 +229,7 @@ struct PostAttempt<'a, H> {
 
 impl<H: HttpClient> Attempt for PostAttempt<'_, H> {
     fn build(&mut self) -> HttpRequest {
-        let mut request = self.shared.request(self.method, self.body.clone(), self.last_event_id);
-        if let Some(headers) = self.stateless {
-            self.shared.stateless_headers(&mut request, headers);
-        }
+        let request = self.shared.request(self.method, self.body.clone(), self.last_event_id, self.stateless);
         self.carried_session = session_of(&request);
         request
     }

@@ -64,7 +64,7 @@ impl<H: HttpClient> Shared<H> {
                 self.check_resumable(session.as_deref())?;
                 sleep(self.options.reconnect.delay(failures, parser.retry())).await;
                 self.check_resumable(session.as_deref())?;
-                let request = self.request(Method::Get, None, Some(parser.last_event_id()));
+                let request = self.request(Method::Get, None, Some(parser.last_event_id()), None);
                 match self.fetch(request).await {
                     Ok(resumed)
                         if (200..300).contains(&resumed.status)

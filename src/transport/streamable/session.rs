@@ -63,7 +63,7 @@ impl<H: HttpClient> Shared<H> {
         if self.state().session_id.is_none() {
             return Ok(());
         }
-        let request = self.request(Method::Delete, None, None);
+        let request = self.request(Method::Delete, None, None, None);
         self.state().session_id = None;
         match self.fetch(request).await {
             // 405: the server does not let clients end sessions; that is fine.
