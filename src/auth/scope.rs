@@ -4,16 +4,14 @@
 /// authoritative for the request that failed), else every scope the
 /// protected resource metadata lists, else none (no `scope` parameter).
 pub fn select(challenge: Option<&[String]>, scopes_supported: Option<&[String]>) -> Option<Vec<String>> {
-    if let Some(scopes) = challenge.filter(|s| !s.is_empty()) {
-        return Some(dedup(scopes.iter().cloned()));
-    }
-    scopes_supported.filter(|s| !s.is_empty()).map(|s| dedup(s.iter().cloned()))
+    let chosen = challenge.filter(|s| !s.is_empty()).or_else(|| scopes_supported.filter(|s| !s.is_empty()))?;
+    Some(dedup(&[chosen]))
 }
 
 /// Step-up: what was asked for before plus what the server now requires.
 pub fn union(held: Option<&[String]>, required: Option<&[String]>) -> Option<Vec<String>> {
-    let all: Vec<String> = held.into_iter().flatten().chain(required.into_iter().flatten()).cloned().collect();
-    (!all.is_empty()).then(|| dedup(all))
+    let (held, required) = (held.unwrap_or_default(), required.unwrap_or_default());
+    (!held.is_empty() || !required.is_empty()).then(|| dedup(&[held, required]))
 }
 
 /// Whether two scope lists without repeats (as [`union`] makes them) hold
@@ -37,7 +35,8 @@ pub fn join(scopes: &[String]) -> String {
 /// Splits a `scope` parameter.
 #[cfg(test)]
 pub fn split(scope: &str) -> Vec<String> {
-    dedup(scope.split(' ').filter(|s| !s.is_empty()).map(str::to_owned))
+    let words: Vec<String> = scope.split(' ').map(str::to_owned).collect();
+    dedup(&[&words])
 }
 
 /// How many scopes one list keeps. Lists come from the server (a
@@ -48,14 +47,20 @@ pub fn split(scope: &str) -> Vec<String> {
 /// further than four times this.
 const MAX_SCOPES: usize = 1_000;
 
-fn dedup(scopes: impl IntoIterator<Item = String>) -> Vec<String> {
+/// The scopes of `lists` in order, each once, empty ones left out: at most
+/// [`MAX_SCOPES`] kept, and no more than four times that read in all. Only
+/// the ones kept are copied; one function for every caller (a generic one
+/// over iterators was a copy per kind of iterator).
+fn dedup(lists: &[&[String]]) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
-    for scope in scopes.into_iter().take(MAX_SCOPES * 4) {
-        if out.len() == MAX_SCOPES {
+    let mut read = 0;
+    for scope in lists.iter().flat_map(|list| list.iter()) {
+        if read == MAX_SCOPES * 4 || out.len() == MAX_SCOPES {
             break;
         }
-        if !scope.is_empty() && !out.contains(&scope) {
-            out.push(scope);
+        read += 1;
+        if !scope.is_empty() && !out.contains(scope) {
+            out.push(scope.clone());
         }
     }
     out
