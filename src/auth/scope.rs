@@ -32,6 +32,12 @@ pub fn join(scopes: &[String]) -> String {
     scopes.join(" ")
 }
 
+/// A `scope` parameter's scopes, split at spaces (RFC 6749 §3.3), empty
+/// ones left out: the one reader of a challenge's and of our own.
+pub fn words(scope: &str) -> Vec<String> {
+    scope.split(' ').filter(|s| !s.is_empty()).map(str::to_owned).collect()
+}
+
 /// Splits a `scope` parameter.
 #[cfg(test)]
 pub fn split(scope: &str) -> Vec<String> {

@@ -57,7 +57,7 @@ impl<H: HttpClient> OAuthProvider<H> {
         {
             let mut state = self.state();
             state.record.tokens = Some(tokens);
-            state.requested = pending.scope.as_ref().map(|s| s.split_whitespace().map(str::to_owned).collect());
+            state.requested = pending.scope.as_deref().map(crate::auth::scope::words);
             let issuer = &pending.metadata.issuer;
             if self.config.client_id.is_none() && !state.record.clients.iter().any(|c| &c.issuer == issuer) {
                 state.record.clients.push(pending.client.clone());
