@@ -248,10 +248,7 @@ pub fn bearer<'a>(values: impl IntoIterator<Item = &'a str>) -> Option<BearerCha
         }
     }
     let chosen = all.iter().find(|c| c.scheme == "bearer").or_else(|| all.iter().find(|c| c.scheme == "dpop"))?;
-    let scope = chosen
-        .param("scope")
-        .map(crate::auth::scope::words)
-        .filter(|s| !s.is_empty());
+    let scope = chosen.param("scope").map(crate::auth::scope::words).filter(|s| !s.is_empty());
     Some(BearerChallenge {
         scheme: chosen.scheme.clone(),
         resource_metadata: chosen.param("resource_metadata").map(str::to_owned),

@@ -131,10 +131,37 @@ export function readAnswer(response, url, init, names, dpop, installed, hops = 0
   return found;
 }
 
+// How long the no-cors probe that explains a failed fetch may take.
+const PROBE_MS = 5000;
+
+// Why `method url`, sent by a page of origin `page`, failed without an
+// answer (src/web/auth/cors.rs asks, for the authorization server's
+// requests): a no-cors probe tells an unreachable server from one that
+// answers but sends no CORS headers. Resolves with the text, or undefined
+// for a request to the page's own origin (or to no URL); never rejects.
+export async function explainFailure(method, url, page) {
+  let target;
+  try {
+    target = new URL(url).origin;
+  } catch {
+    return undefined;
+  }
+  if (target === page) return undefined;
+  const who = url.includes('/.well-known/oauth-protected-resource')
+    ? `the MCP server at ${target} (its protected resource metadata)`
+    : `the authorization server at ${target}`;
+  return (await reachable(url, PROBE_MS))
+    ? `${method} ${url} failed: ${who} may not allow cross-origin requests from this page (no CORS headers): ` +
+        `it answers, but the browser does not let ${page} read the answer. It must send ` +
+        'Access-Control-Allow-Origin for this origin'
+    : `${method} ${url} failed: ${who} is unreachable from this page (or may not allow cross-origin ` +
+        'requests from it: no CORS headers)';
+}
+
 // Whether `url` answers a `no-cors` GET (an opaque response) within
 // `timeoutMs`: told apart, a `fetch` that failed without an answer was
 // either an unreachable server or one that sends no CORS headers.
-export function reachable(url, timeoutMs) {
+function reachable(url, timeoutMs) {
   let timer;
   const late = new Promise((resolve) => (timer = setTimeout(resolve, timeoutMs, false)));
   const probe = Promise.resolve()

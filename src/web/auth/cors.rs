@@ -5,6 +5,7 @@ use wasm_bindgen::prelude::wasm_bindgen;
 
 use super::*;
 use crate::cause::Cause;
+use crate::runtime::settled;
 
 /// `fetch` for the authorization server. In a browser, a request that fails
 /// without an answer is probed once more with `mode: "no-cors"`: if that
@@ -32,31 +33,13 @@ impl HttpClient for ExplainCors {
                     let Some(page_origin) = page_origin else {
                         return Err(HttpError::Network(reason));
                     };
-                    let Some(target) = Url::parse(&url).ok().map(|u| u.origin()).filter(|o| *o != page_origin) else {
-                        return Err(HttpError::Network(reason));
-                    };
-                    let who = if crate::protocol::raw::mentions(&url, "/.well-known/oauth-protected-resource", 2) {
-                        format!("the MCP server at {target} (its protected resource metadata)")
-                    } else {
-                        format!("the authorization server at {target}")
-                    };
                     // The explanation replaces the text; the browser's own
                     // failure stays the source.
-                    let explained = if reachable(&url).await {
-                        format!(
-                            "{} {url} failed: {who} may not allow cross-origin requests from this page (no CORS \
-                             headers): it answers, but the browser does not let {page_origin} read the answer. \
-                             It must send Access-Control-Allow-Origin for this origin",
-                            method.as_str()
-                        )
-                    } else {
-                        format!(
-                            "{} {url} failed: {who} is unreachable from this page (or may not allow \
-                             cross-origin requests from it: no CORS headers)",
-                            method.as_str()
-                        )
-                    };
-                    Err(HttpError::Network(Cause::with_source(explained, reason)))
+                    let explained = settled(&explain_failure(method.as_str(), &url, &page_origin)).await;
+                    Err(HttpError::Network(match explained.ok().and_then(|text| text.as_string()) {
+                        Some(text) => Cause::with_source(text, reason),
+                        None => reason,
+                    }))
                 }
                 other => other,
             }
@@ -66,14 +49,10 @@ impl HttpClient for ExplainCors {
 
 #[wasm_bindgen(module = "/src/http/web/fetch.js")]
 extern "C" {
-    /// Resolves to whether `url` answers a `no-cors` GET (an opaque
-    /// response) within `timeout_ms`; never rejects.
-    #[wasm_bindgen(js_name = reachable)]
-    fn probe(url: &str, timeout_ms: f64) -> Promise;
-}
-
-/// Whether `url` answers a `no-cors` GET within [`PROBE_TIMEOUT_MS`].
-async fn reachable(url: &str) -> bool {
-    let answered = crate::runtime::settled(&probe(url, PROBE_TIMEOUT_MS)).await;
-    answered.ok().and_then(|reached| reached.as_bool()) == Some(true)
+    /// Resolves with why `method url` failed without an answer when the
+    /// page at `page_origin` sent it to another origin (a no-cors probe
+    /// tells which way), else undefined; never rejects. Written in JS: the
+    /// URL's origin and the texts are the host's work.
+    #[wasm_bindgen(js_name = explainFailure)]
+    fn explain_failure(method: &str, url: &str, page_origin: &str) -> Promise;
 }

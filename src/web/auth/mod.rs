@@ -30,7 +30,6 @@ use crate::auth::{
     AuthConfig, AuthError, AuthProvider, AuthorizationRequest, Authorizer, Grant, MemoryTokenStore, OAuthProvider,
     PendingAuthorization, TokenStore,
 };
-use crate::http::url::Url;
 use crate::http::{DefaultHttp, HttpClient, HttpError, HttpRequest, HttpResponse};
 use crate::runtime::{BoxFuture, boxed};
 
@@ -42,10 +41,6 @@ pub(crate) use redirect::complete_authorization;
 use redirect::*;
 
 const OWNER: &str = "options.auth";
-/// How long the no-cors probe that explains a failed fetch may take, in
-/// milliseconds.
-const PROBE_TIMEOUT_MS: f64 = 5_000.0;
-
 /// What `auth` became.
 pub(crate) struct WebAuth {
     provider: Arc<OAuthProvider<ExplainCors>>,
