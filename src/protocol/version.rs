@@ -99,11 +99,19 @@ impl FromStr for ProtocolVersion {
     type Err = UnsupportedVersion;
 
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        ProtocolVersion::ALL
-            .into_iter()
-            .chain(ProtocolVersion::STATELESS)
-            .find(|v| v.as_str() == s)
-            .ok_or_else(|| UnsupportedVersion(s.to_owned()))
+        // Plain loops over the two lists: the iterator chain was code of
+        // its own in the wasm.
+        for version in ProtocolVersion::ALL {
+            if version.as_str() == s {
+                return Ok(version);
+            }
+        }
+        for version in ProtocolVersion::STATELESS {
+            if version.as_str() == s {
+                return Ok(version);
+            }
+        }
+        Err(UnsupportedVersion(s.to_owned()))
     }
 }
 
@@ -119,11 +127,13 @@ impl serde::Serialize for ProtocolVersion {
 /// reads as empty, and entries that are not strings are skipped. Every
 /// such list is read here, and only here.
 pub fn supported_versions(list: Option<&serde_json::Value>) -> Vec<String> {
-    list.and_then(serde_json::Value::as_array)
-        .into_iter()
-        .flatten()
-        .filter_map(|v| v.as_str().map(str::to_owned))
-        .collect()
+    let mut versions = Vec::new();
+    for entry in list.and_then(serde_json::Value::as_array).map_or(&[][..], Vec::as_slice) {
+        if let Some(version) = entry.as_str() {
+            versions.push(version.to_owned());
+        }
+    }
+    versions
 }
 
 /// The newest stateless revision this client speaks in a list the server sent.
