@@ -20,7 +20,29 @@ const READ_WHEN = {
   location: (status) => status === 201 || (status >= 300 && status < 400),
 };
 
-const messageOf = (error) => error?.message ?? String(error);
+// The text of what JS threw or rejected with, for an error message
+// (src/http/web/thrown.rs asks): an Error's message, a string, an object's
+// string `message`, the value's JSON, or else String(value). Not the
+// glue's debug string of a value: 2 KB of glue no message needs.
+export function textOf(value) {
+  if (value instanceof Error) return String(value.message);
+  if (typeof value === 'string') return value;
+  if (typeof value === 'object' && value !== null) {
+    try {
+      const message = value.message;
+      if (typeof message === 'string') return message;
+    } catch {}
+  }
+  try {
+    const json = JSON.stringify(value);
+    if (typeof json === 'string') return json;
+  } catch {}
+  try {
+    return String(value);
+  } catch {
+    return 'a value that cannot be printed';
+  }
+}
 
 // Whether this is a browser (a page or a worker), not Node, Deno or Bun.
 export const inBrowser = () =>
@@ -86,7 +108,7 @@ export function readAnswer(response, url, init, names, dpop, installed, hops = 0
     try {
       next = new URL(location, target).href;
     } catch (error) {
-      refuse(response, `${init.method} ${target}: a redirect to ${JSON.stringify(location)}: ${messageOf(error)}`);
+      refuse(response, `${init.method} ${target}: a redirect to ${JSON.stringify(location)}: ${textOf(error)}`);
     }
     if (!sameOrigin(url, next)) {
       refuse(
