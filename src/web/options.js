@@ -13,6 +13,10 @@
 // and lists. `protocolVersion` is checked in Rust, which knows the
 // protocol versions.
 
+// The text of a thrown value or a returned one, for a message: the fetch
+// seam's reader (wasm-bindgen ships both files, side by side as here).
+import { textOf } from '../http/web/fetch.js';
+
 const fail = (message) => {
   throw new TypeError(message);
 };
@@ -289,16 +293,6 @@ export async function callAuthorize(authorize, url, redirectUri, state) {
   throw new Error('auth.authorize must resolve to the URL the authorization server redirected to (a string)');
 }
 
-// The text of a thrown value or a returned one, for a message.
-function textOf(value) {
-  if (typeof value === 'string') return value;
-  if (typeof value?.message === 'string') return value.message;
-  try {
-    return JSON.stringify(value) ?? String(value);
-  } catch {
-    return 'a value that cannot be printed';
-  }
-}
 
 // What a handler threw (or rejected with), as the JSON-RPC error the
 // server gets: its integer `code` (else INTERNAL_ERROR), its message, and
