@@ -230,11 +230,15 @@ fn as_string(found: Value) -> Option<String> {
     }
 }
 
+/// Loops, not `collect` into an `Option` or a `Result`: each of those is an
+/// iterator adapter of its own in the wasm.
 fn as_strings(found: Value) -> Option<Vec<String>> {
-    match found {
-        Value::Array(items) => items.into_iter().map(as_string).collect(),
-        _ => None,
+    let Value::Array(items) = found else { return None };
+    let mut strings = Vec::with_capacity(items.len());
+    for item in items {
+        strings.push(as_string(item)?);
     }
+    Some(strings)
 }
 
 fn as_object(found: Value) -> Option<Map<String, Value>> {
@@ -291,13 +295,14 @@ pub(crate) fn objects_in<T>(
     read: fn(&mut Fields) -> Result<T, String>,
 ) -> Result<Vec<T>, String> {
     match found {
-        Value::Array(items) => items
-            .into_iter()
-            .map(|item| match item {
-                Value::Object(object) => read(&mut Fields::of(object)),
-                _ => Err(not_a(key, "an array of objects")),
-            })
-            .collect(),
+        Value::Array(items) => {
+            let mut objects = Vec::with_capacity(items.len());
+            for item in items {
+                let Value::Object(object) = item else { return Err(not_a(key, "an array of objects")) };
+                objects.push(read(&mut Fields::of(object))?);
+            }
+            Ok(objects)
+        }
         _ => Err(not_a(key, "an array of objects")),
     }
 }
