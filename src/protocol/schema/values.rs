@@ -68,7 +68,10 @@ pub(crate) fn equal_pair(items: &[Value]) -> Option<(usize, usize)> {
             }
             Value::Object(members) => {
                 // Sorted by their forms, which begin with the member's name.
-                let mut forms = forms(members.iter().map(|(name, member)| (Some(name), member)));
+                let mut forms = Vec::with_capacity(members.len());
+                for (i, (name, member)) in members.iter().enumerate() {
+                    forms.push((form(Some(name), member), i));
+                }
                 forms.sort_unstable();
                 out.push('{');
                 for (form, _) in forms {
@@ -78,28 +81,24 @@ pub(crate) fn equal_pair(items: &[Value]) -> Option<(usize, usize)> {
                 out.push('}');
             }
             // null, booleans and strings as JSON writes them.
-            other => {
-                let _ = write!(out, "{}", JsonText(other));
-            }
+            other => crate::protocol::json::write(other, out),
         }
     }
-    /// Each value's form (after its name's, for an object's member) and
-    /// its index.
-    fn forms<'a>(values: impl Iterator<Item = (Option<&'a String>, &'a Value)>) -> Vec<(String, usize)> {
-        values
-            .enumerate()
-            .map(|(i, (name, value))| {
-                let mut form = String::new();
-                if let Some(name) = name {
-                    use fmt::Write;
-                    let _ = write!(form, "{}:", JsonText(&Value::String(name.clone())));
-                }
-                canonical(value, &mut form);
-                (form, i)
-            })
-            .collect()
+    /// A value's form, after its name's for an object's member. One
+    /// function, where a generic one over iterators was a copy per caller.
+    fn form(name: Option<&str>, value: &Value) -> String {
+        let mut form = String::new();
+        if let Some(name) = name {
+            crate::protocol::json::write_string(name, &mut form);
+            form.push(':');
+        }
+        canonical(value, &mut form);
+        form
     }
-    let mut forms = forms(items.iter().map(|item| (None, item)));
+    let mut forms = Vec::with_capacity(items.len());
+    for (i, item) in items.iter().enumerate() {
+        forms.push((form(None, item), i));
+    }
     forms.sort_unstable();
     forms.windows(2).find(|pair| pair[0].0 == pair[1].0).map(|pair| (pair[0].1, pair[1].1))
 }
