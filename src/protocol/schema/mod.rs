@@ -266,7 +266,7 @@ impl Validator<'_> {
                 if !self.step(needs.as_array().map_or(1, Vec::len) as u64) {
                     return too_many_steps(path);
                 }
-                for needed in needs.as_array().into_iter().flatten().filter_map(Value::as_str) {
+                for needed in needs.as_array().map_or(&[][..], Vec::as_slice).iter().filter_map(Value::as_str) {
                     if !object.contains_key(needed) {
                         return fail(
                             path,

@@ -15,8 +15,13 @@ pub(crate) fn quoted(value: &Value) -> String {
     impl fmt::Write for Bounded {
         fn write_str(&mut self, text: &str) -> fmt::Result {
             if self.0.len() + text.len() > QUOTED {
-                let room = (0..=QUOTED.saturating_sub(self.0.len())).rev().find(|&i| text.is_char_boundary(i));
-                self.0.push_str(&text[..room.unwrap_or(0)]);
+                // Back to a character's start (0 always is one): `text`
+                // is longer than `room` here.
+                let mut room = QUOTED.saturating_sub(self.0.len());
+                while !text.is_char_boundary(room) {
+                    room -= 1;
+                }
+                self.0.push_str(&text[..room]);
                 return Err(fmt::Error);
             }
             self.0.push_str(text);
