@@ -60,9 +60,9 @@ impl fmt::Display for Quoted<'_> {
         use fmt::Write as _;
         f.write_char('"')?;
         let mut rest = self.0;
-        while let Some(at) = rest.find(|c: char| c < ' ' || c == '"' || c == '\\' || c == '\x7f') {
+        // Bytes, not chars: every byte escaped is ASCII.
+        while let Some(at) = rest.bytes().position(|b| b < b' ' || b == b'"' || b == b'\\' || b == 0x7f) {
             f.write_str(&rest[..at])?;
-            // What `find` stopped at is ASCII: one byte.
             match rest.as_bytes()[at] {
                 b'\n' => f.write_str("\\n")?,
                 b'\r' => f.write_str("\\r")?,
@@ -70,7 +70,17 @@ impl fmt::Display for Quoted<'_> {
                 b'\0' => f.write_str("\\0")?,
                 b'"' => f.write_str("\\\"")?,
                 b'\\' => f.write_str("\\\\")?,
-                other => write!(f, "\\u{{{other:x}}}")?,
+                // `\u{..}` in lowercase hex, as `{:x}` writes it, without
+                // the hex formatter, which nothing else in the wasm needs.
+                other => {
+                    const HEX: &[u8; 16] = b"0123456789abcdef";
+                    f.write_str("\\u{")?;
+                    if other >= 0x10 {
+                        f.write_char(char::from(HEX[usize::from(other >> 4)]))?;
+                    }
+                    f.write_char(char::from(HEX[usize::from(other & 0xf)]))?;
+                    f.write_char('}')?;
+                }
             }
             rest = &rest[at + 1..];
         }
