@@ -109,15 +109,17 @@ fn has_type(value: &Value, name: &str) -> bool {
     actual == name || (name == "number" && actual == "integer")
 }
 
-/// `step` added to a JSON pointer, escaped (RFC 6901) only where it has to
-/// be: most property names have no `~` or `/`, and need no copy.
+/// `step` added to a JSON pointer, escaped (RFC 6901) in one pass with no
+/// copy of it: most property names have no `~` or `/` to escape.
 fn push_step(path: &mut String, step: &str) {
     path.push('/');
-    if crate::ascii::has_any(step, b"~/") {
-        path.push_str(&step.replace('~', "~0").replace('/', "~1"));
-    } else {
-        path.push_str(step);
+    let mut rest = step;
+    while let Some(at) = crate::ascii::find_any(rest, b"~/") {
+        path.push_str(&rest[..at]);
+        path.push_str(if rest.as_bytes()[at] == b'~' { "~0" } else { "~1" });
+        rest = &rest[at + 1..];
     }
+    path.push_str(rest);
 }
 
 fn count(keyword: Option<&Value>) -> Option<usize> {
