@@ -29,7 +29,7 @@ pub(crate) fn decode_owned(payload: String) -> Result<Vec<Result<Message, Decode
 /// [`decode`]; with `shared`, the text `payload` is, results stay in it.
 fn decode_in(payload: &str, shared: Option<&Arc<String>>) -> Result<Vec<Result<Message, DecodeError>>, DecodeError> {
     let payload = payload.strip_prefix('\u{feff}').unwrap_or(payload);
-    if payload.trim_start().starts_with('[') {
+    if first_byte(payload) == Some(b'[') {
         let Some(items) = raw::elements(payload) else { return Err(syntax_error(payload)) };
         if items.is_empty() {
             return Err(DecodeError::EmptyBatch);
@@ -42,6 +42,12 @@ fn decode_in(payload: &str, shared: Option<&Arc<String>>) -> Result<Vec<Result<M
     }
 }
 
+/// The first byte of `payload` that is not JSON whitespace (what may come
+/// before a value: text that starts with other whitespace is not JSON).
+fn first_byte(payload: &str) -> Option<u8> {
+    payload.bytes().find(|b| !matches!(b, b' ' | b'\t' | b'\n' | b'\r'))
+}
+
 /// Decodes a payload that must hold exactly one message (no batch).
 pub fn decode_one(payload: &str) -> Result<Message, DecodeError> {
     decode_text(payload.strip_prefix('\u{feff}').unwrap_or(payload), None)
@@ -50,7 +56,7 @@ pub fn decode_one(payload: &str) -> Result<Message, DecodeError> {
 /// Decodes the text of one message (not a batch); with `shared`, the text
 /// `payload` is a slice of, its result stays in it.
 fn decode_text(payload: &str, shared: Option<&Arc<String>>) -> Result<Message, DecodeError> {
-    if !payload.trim_start().starts_with('{') {
+    if first_byte(payload) != Some(b'{') {
         // Not an object: say whether it is JSON at all.
         parse(payload)?;
         return Err(DecodeError::Invalid("a message must be a JSON object".into()));
