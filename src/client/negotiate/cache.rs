@@ -92,8 +92,19 @@ impl<V: Verdict> VerdictCache<V> {
     pub(crate) fn trusted(&self) -> Vec<(String, V, f64)> {
         let now = crate::runtime::now_millis();
         let mut entries = self.entries();
-        entries.retain(|(_, verdict, at)| !stale(*verdict, *at, now));
-        entries.clone()
+        let mut trusted = Vec::new();
+        // Stale ones leave as `forget` removes one (the order means nothing);
+        // the others are copied out.
+        let mut at = 0;
+        while let Some((key, verdict, reached)) = entries.get(at) {
+            if stale(*verdict, *reached, now) {
+                entries.swap_remove(at);
+            } else {
+                trusted.push((key.clone(), *verdict, *reached));
+                at += 1;
+            }
+        }
+        trusted
     }
 
     /// Forgets the verdict for `key`: the next connection probes again.

@@ -64,7 +64,11 @@ impl Verdicts {
     #[cfg(any(all(target_arch = "wasm32", feature = "js", feature = "persist"), test))]
     pub(crate) fn to_value(&self) -> serde_json::Value {
         let by_key = |verdicts: &HashMap<String, Reached>| {
-            serde_json::Value::Object(verdicts.iter().map(|(key, reached)| (key.clone(), reached.to_value())).collect())
+            let mut object = serde_json::Map::new();
+            for (key, reached) in verdicts {
+                object.insert(key.clone(), reached.to_value());
+            }
+            serde_json::Value::Object(object)
         };
         crate::protocol::object! { "version": self.version, "era": by_key(&self.era), "transport": by_key(&self.transport) }
     }
@@ -83,26 +87,23 @@ impl Verdicts {
 /// What this process knows now. Times are whole milliseconds: JSON keeps
 /// them exactly (a fraction may come back one bit off).
 pub fn export() -> Verdicts {
-    let era = era::trusted()
-        .into_iter()
-        .map(|(key, verdict, at)| {
-            let verdict = match verdict {
-                EraVerdict::Handshake => "handshake".to_owned(),
-                EraVerdict::Stateless(version) => version.as_str().to_owned(),
-            };
-            (key, Reached { verdict, at: at.floor() })
-        })
-        .collect();
-    let transport = detect::trusted()
-        .into_iter()
-        .map(|(key, verdict, at)| {
-            let verdict = match verdict {
-                Verdict::StreamableHttp => "streamable-http",
-                Verdict::Sse => "sse",
-            };
-            (key, Reached { verdict: verdict.to_owned(), at: at.floor() })
-        })
-        .collect();
+    // Loops, not collects into maps: each was an instance of its own.
+    let mut era = HashMap::new();
+    for (key, verdict, at) in era::trusted() {
+        let verdict = match verdict {
+            EraVerdict::Handshake => "handshake",
+            EraVerdict::Stateless(version) => version.as_str(),
+        };
+        era.insert(key, Reached { verdict: verdict.to_owned(), at: at.floor() });
+    }
+    let mut transport = HashMap::new();
+    for (key, verdict, at) in detect::trusted() {
+        let verdict = match verdict {
+            Verdict::StreamableHttp => "streamable-http",
+            Verdict::Sse => "sse",
+        };
+        transport.insert(key, Reached { verdict: verdict.to_owned(), at: at.floor() });
+    }
     Verdicts { version: VERDICTS_VERSION, era, transport }
 }
 
