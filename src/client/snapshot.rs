@@ -177,10 +177,16 @@ impl Snapshot {
             SnapshotEra::Stateless => "stateless",
         };
         let tool_headers = (!self.tool_headers.is_empty()).then(|| {
-            let by_tool = self.tool_headers.iter().map(|(name, headers)| {
-                (name.clone(), Value::Array(headers.iter().map(ParamHeader::to_value).collect()))
-            });
-            Value::Object(by_tool.collect())
+            // Loops, not collects: each was an instance of its own.
+            let mut by_tool = serde_json::Map::new();
+            for (name, headers) in &self.tool_headers {
+                let mut list = Vec::with_capacity(headers.len());
+                for header in headers {
+                    list.push(header.to_value());
+                }
+                by_tool.insert(name.clone(), Value::Array(list));
+            }
+            Value::Object(by_tool)
         });
         crate::protocol::build::Builder::new()
             .value("version", Some(Value::from(self.version)))

@@ -67,8 +67,13 @@ pub(crate) struct StatelessState {
 impl StatelessState {
     /// The tools whose calls carry `Mcp-Param-*` headers, for a snapshot.
     pub(crate) fn tool_headers_to_keep(&self) -> std::collections::HashMap<String, Vec<ParamHeader>> {
-        let annotated = self.tool_headers.iter().filter(|(_, headers)| !headers.is_empty());
-        annotated.map(|(name, headers)| (name.clone(), headers.clone())).collect()
+        let mut kept = std::collections::HashMap::new();
+        for (name, headers) in self.tool_headers.iter() {
+            if !headers.is_empty() {
+                kept.insert(name.clone(), headers.clone());
+            }
+        }
+        kept
     }
 
     /// Takes back what [`Self::tool_headers_to_keep`] gave (a restored client).
