@@ -59,12 +59,10 @@ const MAX_SCOPES: usize = 1_000;
 /// over iterators was a copy per kind of iterator).
 fn dedup(lists: &[&[String]]) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
-    let mut read = 0;
-    for scope in lists.iter().flat_map(|list| list.iter()) {
+    for (read, scope) in lists.iter().flat_map(|list| list.iter()).enumerate() {
         if read == MAX_SCOPES * 4 || out.len() == MAX_SCOPES {
             break;
         }
-        read += 1;
         if !scope.is_empty() && !out.contains(scope) {
             out.push(scope.clone());
         }
