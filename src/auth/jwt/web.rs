@@ -6,7 +6,9 @@
 //! exported) and imported for each use: a `CryptoKey` is a JS object, and
 //! the OAuth state that holds the key is plain data.
 
-use js_sys::{Array, Object, Promise, Reflect, Uint8Array};
+#[cfg(test)]
+use js_sys::{Array, Object, Reflect};
+use js_sys::{Promise, Uint8Array};
 use serde_json::Value;
 use wasm_bindgen::prelude::*;
 
@@ -14,30 +16,22 @@ use super::super::error::AuthError;
 use super::super::pkce::base64url;
 use super::{signing_input, unavailable};
 
-#[wasm_bindgen]
+#[wasm_bindgen(module = "/src/web/auth/authorize.js")]
 extern "C" {
-    /// `crypto.subtle`.
-    type SubtleCrypto;
-    #[wasm_bindgen(method, catch, js_name = importKey)]
-    fn import_key(
-        this: &SubtleCrypto,
-        format: &str,
-        data: &Uint8Array,
-        algorithm: &Object,
-        extractable: bool,
-        usages: &Array,
-    ) -> Result<Promise, JsValue>;
-    #[wasm_bindgen(method, catch, js_name = exportKey)]
-    fn export_key(this: &SubtleCrypto, format: &str, key: &JsValue) -> Result<Promise, JsValue>;
-    #[wasm_bindgen(method, catch, js_name = generateKey)]
-    fn generate_key(
-        this: &SubtleCrypto,
-        algorithm: &Object,
-        extractable: bool,
-        usages: &Array,
-    ) -> Result<Promise, JsValue>;
-    #[wasm_bindgen(method, catch)]
-    fn sign(this: &SubtleCrypto, algorithm: &Object, key: &JsValue, data: &Uint8Array) -> Result<Promise, JsValue>;
+    /// One ES256 step by WebCrypto (`authorize.js` says which `op` is
+    /// which); rejects with the text of what failed.
+    fn es256(op: u32, pkcs8: &[u8], input: &str) -> Promise;
+}
+
+/// The steps of [`es256`].
+const GENERATE: u32 = 0;
+const PUBLIC_POINT: u32 = 1;
+const SIGN: u32 = 2;
+
+/// Runs one ES256 step; its rejection becomes the error's text.
+async fn run(op: u32, pkcs8: &[u8], input: &str) -> Result<JsValue, AuthError> {
+    let settled = crate::runtime::settled(&es256(op, pkcs8, input)).await;
+    settled.map_err(|text| AuthError::Crypto(text.as_string().unwrap_or_else(|| "WebCrypto failed".into())))
 }
 
 /// The DER of the OID of P-256 (prime256v1, 1.2.840.10045.3.1.7).
@@ -85,23 +79,16 @@ impl Es256Key {
 
     /// A fresh key (for DPoP), made by WebCrypto.
     pub async fn generate() -> Result<Es256Key, AuthError> {
-        let subtle = subtle()?;
-        let usages = Array::of2(&"sign".into(), &"verify".into());
-        let pair = call("generateKey", subtle.generate_key(&ec_p256(), true, &usages)).await?;
-        let private = Reflect::get(&pair, &"privateKey".into()).map_err(|e| failed("generateKey", &e))?;
-        let exported = call("exportKey", subtle.export_key("pkcs8", &private)).await?;
+        let exported = run(GENERATE, &[], "").await?;
         Ok(Es256Key { pkcs8: Uint8Array::new(&exported).to_vec(), key_id: None })
     }
 
     /// The public key as a JWK.
     pub async fn public_jwk(&self) -> Result<Value, AuthError> {
-        let subtle = subtle()?;
-        let key = self.import(&subtle, true).await?;
-        let jwk = call("exportKey", subtle.export_key("jwk", &key)).await?;
-        let coordinate = |name: &str| Reflect::get(&jwk, &name.into()).ok().and_then(|c| c.as_string());
-        match (coordinate("x"), coordinate("y")) {
-            (Some(x), Some(y)) => Ok(crate::protocol::object! {"kty": "EC", "crv": "P-256", "x": x, "y": y}),
-            _ => Err(AuthError::Crypto("WebCrypto exported a P-256 key without its coordinates".into())),
+        let point = run(PUBLIC_POINT, &self.pkcs8, "").await?.as_string();
+        match point.as_deref().and_then(|point| point.split_once('.')) {
+            Some((x, y)) => Ok(crate::protocol::object! {"kty": "EC", "crv": "P-256", "x": x, "y": y}),
+            None => Err(AuthError::Crypto("WebCrypto exported a P-256 key without its coordinates".into())),
         }
     }
 
@@ -115,54 +102,9 @@ impl Es256Key {
     /// signature is already the raw 64-byte `r || s`).
     pub async fn sign(&self, header: Value, claims: &Value) -> Result<String, AuthError> {
         let input = signing_input(header, claims, self.key_id.as_deref());
-        let subtle = subtle()?;
-        let key = self.import(&subtle, false).await?;
-        let algorithm = object(&[("name", "ECDSA".into()), ("hash", "SHA-256".into())]);
-        let data = Uint8Array::from(input.as_bytes());
-        let signature = call("sign", subtle.sign(&algorithm, &key, &data)).await?;
+        let signature = run(SIGN, &self.pkcs8, &input).await?;
         Ok(format!("{input}.{}", base64url(&Uint8Array::new(&signature).to_vec())))
     }
-
-    async fn import(&self, subtle: &SubtleCrypto, extractable: bool) -> Result<JsValue, AuthError> {
-        let data = Uint8Array::from(self.pkcs8.as_slice());
-        let usages = Array::of1(&"sign".into());
-        call("importKey", subtle.import_key("pkcs8", &data, &ec_p256(), extractable, &usages)).await
-    }
-}
-
-/// `globalThis.crypto.subtle`.
-fn subtle() -> Result<SubtleCrypto, AuthError> {
-    let crypto = Reflect::get(&js_sys::global(), &"crypto".into()).ok().filter(JsValue::is_object);
-    let subtle = crypto.and_then(|c| Reflect::get(&c, &"subtle".into()).ok()).filter(JsValue::is_object);
-    subtle.map(JsCast::unchecked_into).ok_or_else(|| {
-        AuthError::Crypto("this JavaScript runtime has no crypto.subtle (WebCrypto), which ES256 signing needs".into())
-    })
-}
-
-/// Awaits a WebCrypto call.
-async fn call(step: &str, started: Result<Promise, JsValue>) -> Result<JsValue, AuthError> {
-    let promise = started.map_err(|e| failed(step, &e))?;
-    crate::runtime::settled(&promise).await.map_err(|e| failed(step, &e))
-}
-
-fn failed(step: &str, thrown: &JsValue) -> AuthError {
-    let message = Reflect::get(thrown, &"message".into()).ok().and_then(|m| m.as_string());
-    let message = message.or_else(|| thrown.as_string()).unwrap_or_else(|| "no reason given".into());
-    AuthError::Crypto(format!("WebCrypto {step} failed: {message}"))
-}
-
-/// `{name: "ECDSA", namedCurve: "P-256"}`.
-fn ec_p256() -> Object {
-    object(&[("name", "ECDSA".into()), ("namedCurve", "P-256".into())])
-}
-
-fn object(entries: &[(&str, JsValue)]) -> Object {
-    let object = Object::new();
-    for (key, value) in entries {
-        // Setting a property on a fresh plain object cannot fail.
-        let _ = Reflect::set(&object, &(*key).into(), value);
-    }
-    object
 }
 
 /// The label and the decoded body of the first PEM block.
@@ -209,6 +151,31 @@ fn der_length(out: &mut Vec<u8>, length: usize) {
     }
 }
 
+/// `globalThis.crypto.subtle`, for the tests' verification.
+#[cfg(test)]
+fn subtle() -> Result<JsValue, AuthError> {
+    let crypto = Reflect::get(&js_sys::global(), &"crypto".into()).ok().filter(JsValue::is_object);
+    crypto.and_then(|c| Reflect::get(&c, &"subtle".into()).ok()).filter(JsValue::is_object).ok_or_else(|| {
+        AuthError::Crypto("this JavaScript runtime has no crypto.subtle (WebCrypto), which ES256 signing needs".into())
+    })
+}
+
+/// `{name: "ECDSA", namedCurve: "P-256"}`.
+#[cfg(test)]
+fn ec_p256() -> Object {
+    object(&[("name", "ECDSA".into()), ("namedCurve", "P-256".into())])
+}
+
+#[cfg(test)]
+fn object(entries: &[(&str, JsValue)]) -> Object {
+    let object = Object::new();
+    for (key, value) in entries {
+        // Setting a property on a fresh plain object cannot fail.
+        let _ = Reflect::set(&object, &(*key).into(), value);
+    }
+    object
+}
+
 #[cfg(test)]
 mod tests {
     use wasm_bindgen_test::{wasm_bindgen_test, wasm_bindgen_test_configure};
@@ -238,7 +205,7 @@ vi+4kmfASZFlyZfV1yoUASiG5HblS5pp7aUCkPf61vwwrEvikYOaBeE2
     /// `crypto.subtle.verify` of a compact ES256 JWS with the public `jwk`.
     async fn verifies(jwk: &Value, jws: &str) -> bool {
         let (input, signature) = jws.rsplit_once('.').unwrap();
-        let subtle = JsValue::from(subtle().unwrap());
+        let subtle = subtle().unwrap();
         let call = |name: &str, args: &[JsValue]| {
             let f: js_sys::Function = Reflect::get(&subtle, &name.into()).unwrap().unchecked_into();
             let promise: Promise = f.apply(&subtle, &args.iter().collect::<Array>()).unwrap().unchecked_into();

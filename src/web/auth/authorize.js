@@ -274,3 +274,47 @@ export function leaveFor(url) {
     throw new Error(`could not go to the authorization page: ${messageOf(error)}`);
   }
 }
+
+// ## ES256 by WebCrypto
+//
+// The full build's signing key (`private_key_jwt`, DPoP: src/auth/jwt/web.rs
+// calls this): kept by the Rust side as PKCS#8 bytes and imported for each
+// use. The steps are the host's; through the bindings they were some 0.5 KB
+// of the wasm's gzip (docs/size.md, session 45). A bundle without those
+// features leaves this out.
+
+const EC_P256 = { name: 'ECDSA', namedCurve: 'P-256' };
+
+// `op` 0: a new key, resolved as its PKCS#8 bytes; 1: the public key's
+// coordinates as `x.y` (undefined if the JWK lacks them); 2: the ECDSA
+// signature (`r || s`) of `input` with SHA-256. Rejects with the text of
+// what failed.
+export async function es256(op, pkcs8, input) {
+  // A view of the wasm's memory: copied before anything waits.
+  const der = pkcs8.slice();
+  const subtle = globalThis.crypto?.subtle;
+  if (typeof subtle !== 'object' || subtle === null) {
+    throw 'this JavaScript runtime has no crypto.subtle (WebCrypto), which ES256 signing needs';
+  }
+  let step = op === 0 ? 'generateKey' : 'importKey';
+  try {
+    if (op === 0) {
+      const pair = await subtle.generateKey(EC_P256, true, ['sign', 'verify']);
+      step = 'exportKey';
+      return new Uint8Array(await subtle.exportKey('pkcs8', pair.privateKey));
+    }
+    const key = await subtle.importKey('pkcs8', der, EC_P256, op === 1, ['sign']);
+    if (op === 1) {
+      step = 'exportKey';
+      const { x, y } = await subtle.exportKey('jwk', key);
+      return typeof x === 'string' && typeof y === 'string' ? `${x}.${y}` : undefined;
+    }
+    step = 'sign';
+    const data = new TextEncoder().encode(input);
+    return new Uint8Array(await subtle.sign({ name: 'ECDSA', hash: 'SHA-256' }, key, data));
+  } catch (error) {
+    const message =
+      typeof error?.message === 'string' ? error.message : typeof error === 'string' ? error : 'no reason given';
+    throw `WebCrypto ${step} failed: ${message}`;
+  }
+}
