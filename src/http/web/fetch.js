@@ -194,3 +194,33 @@ function reachable(url, timeoutMs) {
     );
   return Promise.race([probe, late]).finally(() => clearTimeout(timer));
 }
+
+// ## EventSource
+//
+// The browser's own reader of a legacy HTTP+SSE stream, for the full build's
+// legacy transport (src/transport/legacy/event_source.rs calls these). A
+// bundle without that transport leaves this out.
+
+// Whether this global object (window, worker, Node, Deno) has an
+// `EventSource` constructor.
+export const hasEventSource = () => typeof globalThis.EventSource === 'function';
+
+// Opens an EventSource on `url` and calls `report(kind, data, id)` with what
+// it sees: 0 a connection opened, 1 one failed or dropped (it reconnects by
+// itself), 2 the same but it gave up, 3 a `message` event, 4 an `endpoint`
+// event. Returns the function that closes it and lets its listeners go;
+// throws what the constructor threw.
+export function openEventSource(url, report) {
+  const source = new EventSource(url);
+  const event = (kind) => (e) => report(kind, typeof e.data === 'string' ? e.data : '', e.lastEventId);
+  const endpoint = event(4);
+  source.onopen = () => report(0, '', '');
+  source.onerror = () => report(source.readyState === EventSource.CLOSED ? 2 : 1, '', '');
+  source.onmessage = event(3);
+  source.addEventListener('endpoint', endpoint);
+  return () => {
+    source.close();
+    source.onopen = source.onerror = source.onmessage = null;
+    source.removeEventListener('endpoint', endpoint);
+  };
+}

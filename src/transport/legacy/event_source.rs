@@ -1,19 +1,30 @@
-//! The browser's `EventSource`, where the global object has one.
+//! The browser's `EventSource`, where the global object has one: opened and
+//! listened to by `fetch.js`, which reports what it sees to one callback.
+//! Through the bindings the same took a closure per kind of event and some
+//! 0.3 KB more of the wasm's gzip (docs/size.md, session 45).
 
-use crate::runtime::channel::mpsc;
-use wasm_bindgen::JsCast;
-use wasm_bindgen::JsValue;
+use js_sys::Function;
 use wasm_bindgen::closure::Closure;
-use web_sys::{Event, EventSource, MessageEvent};
+use wasm_bindgen::prelude::wasm_bindgen;
+use wasm_bindgen::{JsCast, JsValue};
 
 use super::super::sse::SseEvent;
+use crate::runtime::channel::mpsc;
+
+#[wasm_bindgen(module = "/src/http/web/fetch.js")]
+extern "C" {
+    #[wasm_bindgen(js_name = hasEventSource)]
+    fn has_event_source() -> bool;
+    /// Opens it; `report(kind, data, id)` hears each event (`fetch.js` says
+    /// which `kind` is which). Returns the function that closes it.
+    #[wasm_bindgen(js_name = openEventSource, catch)]
+    fn open_event_source(url: &str, report: &Function) -> Result<Function, JsValue>;
+}
 
 /// Whether this global object (window, worker, Node, Deno) has an
 /// `EventSource` constructor.
 pub fn available() -> bool {
-    js_sys::Reflect::get(&js_sys::global(), &JsValue::from_str("EventSource"))
-        .map(|value| value.is_function())
-        .unwrap_or(false)
+    has_event_source()
 }
 
 /// What the `EventSource` reports.
@@ -27,66 +38,36 @@ pub enum Item {
     Error { closed: bool },
 }
 
-type Listener<T> = Closure<dyn FnMut(T)>;
-
 /// An open `EventSource`; closed (and its listeners released) on drop.
 pub struct Source {
-    source: EventSource,
-    _open: Listener<Event>,
-    _error: Listener<Event>,
-    _message: Listener<MessageEvent>,
-    _endpoint: Listener<MessageEvent>,
+    close: Function,
+    _report: Closure<dyn FnMut(u32, String, String)>,
 }
 
 impl Source {
     pub fn open(url: &str) -> Result<(Source, mpsc::UnboundedReceiver<Item>), String> {
-        let source = EventSource::new(url).map_err(|e| crate::http::message_of(&e))?;
         let (sender, items) = mpsc::unbounded();
-        let on_open = {
-            let sender = sender.clone();
-            Closure::<dyn FnMut(Event)>::new(move |_: Event| {
-                let _ = sender.unbounded_send(Item::Open);
-            })
-        };
-        let on_error = {
-            let sender = sender.clone();
-            let source = source.clone();
-            Closure::<dyn FnMut(Event)>::new(move |_: Event| {
-                let closed = source.ready_state() == EventSource::CLOSED;
-                let _ = sender.unbounded_send(Item::Error { closed });
-            })
-        };
-        let listener = |kind: &'static str| {
-            let sender = sender.clone();
-            Closure::<dyn FnMut(MessageEvent)>::new(move |event: MessageEvent| {
-                let data = event.data().as_string().unwrap_or_default();
-                let id = event.last_event_id();
-                let _ = sender.unbounded_send(Item::Event(SseEvent { event: kind.to_owned(), data, id }));
-            })
-        };
-        let on_message = listener("message");
-        let on_endpoint = listener("endpoint");
-        source.set_onopen(Some(on_open.as_ref().unchecked_ref()));
-        source.set_onerror(Some(on_error.as_ref().unchecked_ref()));
-        source.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
-        source
-            .add_event_listener_with_callback("endpoint", on_endpoint.as_ref().unchecked_ref())
-            .map_err(|e| crate::http::message_of(&e))?;
-        let opened = Source { source, _open: on_open, _error: on_error, _message: on_message, _endpoint: on_endpoint };
-        Ok((opened, items))
+        let report = Closure::<dyn FnMut(u32, String, String)>::new(move |kind: u32, data: String, id: String| {
+            let item = match kind {
+                0 => Item::Open,
+                1 | 2 => Item::Error { closed: kind == 2 },
+                3 => Item::Event(SseEvent { event: "message".to_owned(), data, id }),
+                _ => Item::Event(SseEvent { event: "endpoint".to_owned(), data, id }),
+            };
+            let _ = sender.unbounded_send(item);
+        });
+        let close = open_event_source(url, report.as_ref().unchecked_ref()).map_err(|e| crate::http::message_of(&e))?;
+        Ok((Source { close, _report: report }, items))
     }
 
     pub fn close(&self) {
-        self.source.close();
+        // Closing twice (here, then on drop) is harmless.
+        let _ = self.close.call0(&JsValue::UNDEFINED);
     }
 }
 
 impl Drop for Source {
     fn drop(&mut self) {
-        self.source.close();
-        self.source.set_onopen(None);
-        self.source.set_onerror(None);
-        self.source.set_onmessage(None);
-        let _ = self.source.remove_event_listener_with_callback("endpoint", self._endpoint.as_ref().unchecked_ref());
+        self.close();
     }
 }
