@@ -279,26 +279,44 @@ async fn probe<H: HttpClient + Clone>(
 
 /// After a POST answered as only a legacy server would: try HTTP+SSE.
 #[cfg(feature = "legacy-sse")]
-async fn legacy_fallback<H: HttpClient>(
+fn legacy_fallback<H: HttpClient>(
     http: H,
     url: &str,
     options: &ConnectOptions,
     client: ClientOptions,
     status: u16,
-) -> Result<Client, Error> {
+) -> impl Future<Output = Result<Client, Error>> {
     log::debug!("POST {url} answered {status}: trying the legacy HTTP+SSE transport");
-    let transport = match LegacySseTransport::connect(http, options.legacy(url)).await {
-        Ok(transport) => transport,
-        // A legacy server that names a bad endpoint is still a legacy server:
-        // say what is wrong with it.
-        Err(error @ (LegacyError::ForeignEndpoint { .. } | LegacyError::InvalidEndpoint { .. })) => {
-            return Err(Error::Transport(error.into()));
-        }
-        // Authorization's business, not a detection verdict.
-        Err(error @ (LegacyError::NotAnEventStream { status: 401 | 403, .. } | LegacyError::Auth(_))) => {
-            return Err(Error::Transport(error.into()));
-        }
-        Err(error) => {
+    legacy_session(http, url, options, client, Some(status))
+}
+
+/// A session over the legacy transport, forced (`probed` is `None`) or
+/// tried after a POST answered `probed` as only a legacy server would: one
+/// state machine for both.
+#[cfg(feature = "legacy-sse")]
+async fn legacy_session<H: HttpClient>(
+    http: H,
+    url: &str,
+    options: &ConnectOptions,
+    client: ClientOptions,
+    probed: Option<u16>,
+) -> Result<Client, Error> {
+    let transport = match (LegacySseTransport::connect(http, options.legacy(url)).await, probed) {
+        (Ok(transport), _) => transport,
+        // A legacy server that names a bad endpoint is still a legacy server
+        // (say what is wrong with it), and a refusal is authorization's
+        // business: not detection verdicts. Nor is anything when forced.
+        (
+            Err(
+                error @ (LegacyError::ForeignEndpoint { .. }
+                | LegacyError::InvalidEndpoint { .. }
+                | LegacyError::NotAnEventStream { status: 401 | 403, .. }
+                | LegacyError::Auth(_)),
+            ),
+            _,
+        )
+        | (Err(error), None) => return Err(Error::Transport(error.into())),
+        (Err(error), Some(status)) => {
             return Err(Error::NotMcpServer {
                 url: url.to_owned(),
                 attempts: vec![detect::post_attempt(url, status), error.attempt()],
@@ -306,7 +324,9 @@ async fn legacy_fallback<H: HttpClient>(
         }
     };
     let connected = handshake(session_transport(transport), client).await?;
-    detect::remember(url, Verdict::Sse);
+    if probed.is_some() {
+        detect::remember(url, Verdict::Sse);
+    }
     Ok(connected)
 }
 
@@ -352,15 +372,13 @@ fn legacy<H: HttpClient>(
 }
 
 #[cfg(feature = "legacy-sse")]
-async fn legacy<H: HttpClient>(
+fn legacy<H: HttpClient>(
     http: H,
     url: &str,
     options: &ConnectOptions,
     client: ClientOptions,
-) -> Result<Client, Error> {
-    let transport =
-        LegacySseTransport::connect(http, options.legacy(url)).await.map_err(|error| Error::Transport(error.into()))?;
-    handshake(session_transport(transport), client).await
+) -> impl Future<Output = Result<Client, Error>> {
+    legacy_session(http, url, options, client, None)
 }
 
 /// The transport a session the engine opens runs over. Where the build has
