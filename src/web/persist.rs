@@ -18,7 +18,8 @@ mod imp {
     use super::super::options::connect_options;
     use super::super::{McpClient, promise};
     use crate::client::negotiate::persist::{self, Verdicts};
-    use crate::client::{Client, Snapshot, restore_url_with_http};
+    use crate::client::negotiate::restore_url_now;
+    use crate::client::{Client, Snapshot};
     use crate::protocol::fields;
 
     pub(crate) fn restore(snapshot: &JsValue, url: String, options: &JsValue) -> Promise {
@@ -31,7 +32,7 @@ mod imp {
         promise(async move {
             let snapshot = snapshot?;
             let (http, connect, client) = connect?.ready(&url).await?;
-            let client = restore_url_with_http(http, &url, &snapshot, connect, client).await?;
+            let client = restore_url_now(http, &url, &snapshot, connect, client)?;
             Ok(McpClient::from(client).into())
         })
     }

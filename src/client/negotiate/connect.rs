@@ -247,6 +247,18 @@ pub async fn restore_url_with_http<H: HttpClient>(
     options: ConnectOptions,
     client: ClientOptions,
 ) -> Result<Client, Error> {
+    restore_url_now(http, url, snapshot, options, client)
+}
+
+/// [`restore_url_with_http`]'s work, which waits for nothing: the JS face
+/// calls it directly, with no state machine around it.
+pub(crate) fn restore_url_now<H: HttpClient>(
+    http: H,
+    url: &str,
+    snapshot: &Snapshot,
+    options: ConnectOptions,
+    client: ClientOptions,
+) -> Result<Client, Error> {
     let url = url.trim();
     let mut client = client;
     client.era_cache_key.get_or_insert_with(|| url.to_owned());
@@ -254,7 +266,9 @@ pub async fn restore_url_with_http<H: HttpClient>(
     let transport = StreamableHttpTransport::with_http(http, options.streamable(url));
     // What the snapshot says the URL speaks holds for transport detection too.
     detect::remember(url, Verdict::StreamableHttp);
-    Client::restore_connect(session_transport(transport), client, snapshot).await
+    let (client, driver) = Client::restore(session_transport(transport), client, snapshot)?;
+    crate::runtime::spawn(driver)?;
+    Ok(client)
 }
 
 async fn probe<H: HttpClient + Clone>(

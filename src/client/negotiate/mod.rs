@@ -13,6 +13,8 @@ pub(crate) mod persist;
 pub use cache::VERDICT_MAX_AGE;
 #[cfg(not(target_arch = "wasm32"))]
 pub use connect::connect_stdio;
+#[cfg(all(target_arch = "wasm32", feature = "js", feature = "persist"))]
+pub(crate) use connect::restore_url_now;
 pub use connect::{ConnectOptions, connect_url, connect_url_with_http, restore_url, restore_url_with_http};
 pub use detect::{TransportChoice, forget as forget_transport, remembered_transport};
 pub use era::{EraVerdict, forget_era, remembered_era};
