@@ -54,7 +54,7 @@ fn proof_parts(
     access_token: Option<&str>,
 ) -> Result<(Value, Value), AuthError> {
     // `htu` is the URL without query and fragment.
-    let htu = url.split(['?', '#']).next().unwrap_or(url);
+    let htu = &url[..crate::ascii::find_any(url, b"?#").unwrap_or(url.len())];
     let mut claims = object! {
         "jti": random_string(16).map_err(AuthError::Crypto)?,
         "htm": method,

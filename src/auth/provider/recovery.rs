@@ -214,10 +214,12 @@ impl<H: HttpClient> OAuthProvider<H> {
 
 /// Whether a challenge names the DPoP scheme (RFC 9449 §7.1).
 fn names_dpop(challenge: &AuthChallenge) -> bool {
-    challenge
-        .www_authenticate
-        .iter()
-        .filter_map(|value| challenge::parse(value).ok())
-        .flatten()
-        .any(|c| c.scheme == "dpop")
+    for value in &challenge.www_authenticate {
+        if let Ok(challenges) = challenge::parse(value)
+            && challenges.iter().any(|c| c.scheme == "dpop")
+        {
+            return true;
+        }
+    }
+    false
 }
