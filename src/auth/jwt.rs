@@ -113,27 +113,38 @@ pub fn dpop_proof(
 }
 
 /// A fresh key for DPoP, the way this platform makes one.
+#[cfg(not(target_arch = "wasm32"))]
 pub(crate) async fn new_dpop_key() -> Result<Es256Key, AuthError> {
-    #[cfg(not(target_arch = "wasm32"))]
-    return Es256Key::generate();
-    #[cfg(target_arch = "wasm32")]
-    return Es256Key::generate().await;
+    Es256Key::generate()
+}
+
+/// A fresh key for DPoP, by WebCrypto: its future itself, with no state
+/// machine around it.
+#[cfg(target_arch = "wasm32")]
+pub(crate) fn new_dpop_key() -> impl Future<Output = Result<Es256Key, AuthError>> {
+    Es256Key::generate()
 }
 
 /// [`client_assertion`], signed the way this platform signs.
+#[cfg(not(target_arch = "wasm32"))]
 pub(crate) async fn signed_client_assertion(
     key: &Es256Key,
     client_id: &str,
     audience: &str,
     now: u64,
 ) -> Result<String, AuthError> {
-    #[cfg(not(target_arch = "wasm32"))]
-    return client_assertion(key, client_id, audience, now);
-    #[cfg(target_arch = "wasm32")]
-    {
-        let (header, claims) = assertion_parts(client_id, audience, now)?;
-        key.sign(header, &claims).await
-    }
+    client_assertion(key, client_id, audience, now)
+}
+
+/// [`client_assertion`], signed by WebCrypto: the signing future itself.
+#[cfg(target_arch = "wasm32")]
+pub(crate) fn signed_client_assertion<'a>(
+    key: &'a Es256Key,
+    client_id: &str,
+    audience: &str,
+    now: u64,
+) -> impl Future<Output = Result<String, AuthError>> + 'a {
+    key.sign(assertion_parts(client_id, audience, now))
 }
 
 /// [`dpop_proof`], signed the way this platform signs.
@@ -149,7 +160,7 @@ pub(crate) async fn signed_dpop_proof(
     return dpop_proof(key, method, url, now, nonce, access_token);
     #[cfg(target_arch = "wasm32")]
     {
-        let (header, claims) = proof_parts(key.public_jwk().await?, method, url, now, nonce, access_token)?;
-        key.sign(header, &claims).await
+        let jwk = key.public_jwk().await?;
+        key.sign(proof_parts(jwk, method, url, now, nonce, access_token)).await
     }
 }

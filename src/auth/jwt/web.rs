@@ -99,9 +99,12 @@ impl Es256Key {
     }
 
     /// Signs `header.claims` (compact JWS, ES256: WebCrypto's ECDSA
-    /// signature is already the raw 64-byte `r || s`).
-    pub async fn sign(&self, header: Value, claims: &Value) -> Result<String, AuthError> {
-        let input = signing_input(header, claims, self.key_id.as_deref());
+    /// signature is already the raw 64-byte `r || s`). Takes the parts as
+    /// they were made, error and all, so that its callers hand on its
+    /// future rather than wrap it in one of their own.
+    pub async fn sign(&self, parts: Result<(Value, Value), AuthError>) -> Result<String, AuthError> {
+        let (header, claims) = parts?;
+        let input = signing_input(header, &claims, self.key_id.as_deref());
         let signature = run(SIGN, &self.pkcs8, &input).await?;
         Ok(format!("{input}.{}", base64url(&Uint8Array::new(&signature).to_vec())))
     }
