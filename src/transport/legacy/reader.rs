@@ -97,19 +97,20 @@ impl<H: HttpClient> Shared<H> {
                 return self.run_event_source().await;
             }
         }
-        self.run_fetch().await
-    }
-
-    /// The stream over the HTTP seam and the SSE parser.
-    async fn run_fetch(self: Arc<Self>) {
+        // The stream over the HTTP seam and the SSE parser.
         let parser = SseParser::with_limit(self.options.max_message_bytes);
-        self.fetch_from(parser, 0).await
+        self.fetch_from(parser, 0, None).await
     }
 
-    /// The fetch loop, from `failures` consecutive failed connections.
-    async fn fetch_from(self: Arc<Self>, mut parser: SseParser, mut failures: u32) {
+    /// The fetch loop, from `failures` consecutive failed connections,
+    /// after waiting `wait` (the `EventSource`'s stream handed over): one
+    /// `.await` of the sleep for every wait before a connection.
+    async fn fetch_from(self: Arc<Self>, mut parser: SseParser, mut failures: u32, mut wait: Option<Duration>) {
         let policy = self.options.reconnect.clone();
         loop {
+            if let Some(delay) = wait.take() {
+                sleep(delay).await;
+            }
             if self.state().closed {
                 return;
             }
@@ -152,7 +153,7 @@ impl<H: HttpClient> Shared<H> {
             // The server's `retry` is honoured, up to the policy's longest delay.
             let delay = policy.delay(failures, parser.retry().map(|retry| retry.min(policy.max_delay)));
             log::debug!("reopening the event stream from {} in {delay:?} ({problem})", self.options.url);
-            sleep(delay).await;
+            wait = Some(delay);
         }
     }
 
@@ -296,7 +297,8 @@ impl<H: HttpClient> Shared<H> {
                         // gets `Last-Event-ID` and carries on.
                         source.close();
                         drop(source);
-                        return self.take_over(&connection.last_event_id, failures).await;
+                        let (parser, delay) = self.take_over(&connection.last_event_id, failures);
+                        return self.fetch_from(parser, failures, Some(delay)).await;
                     }
                     reconnecting = true;
                     log::debug!("the event stream from {} dropped; the browser reconnects", self.options.url);
@@ -309,9 +311,11 @@ impl<H: HttpClient> Shared<H> {
         }
     }
 
-    /// Goes on reading with fetch after the `EventSource`'s stream ended.
+    /// Goes on reading with fetch after the `EventSource`'s stream ended:
+    /// the parser that knows the last event's id, and the wait before the
+    /// first fetch.
     #[cfg(target_arch = "wasm32")]
-    async fn take_over(self: Arc<Self>, last_event_id: &str, failures: u32) {
+    fn take_over(&self, last_event_id: &str, failures: u32) -> (SseParser, Duration) {
         self.state().event_source = false;
         let mut parser = SseParser::with_limit(self.options.max_message_bytes);
         // The parser is the one place the id of the last event lives: an
@@ -321,11 +325,7 @@ impl<H: HttpClient> Shared<H> {
         }
         let delay = self.options.reconnect.delay(failures, None);
         log::debug!("the event stream from {} ended; reopening it with fetch in {delay:?}", self.options.url);
-        sleep(delay).await;
-        if self.state().closed {
-            return;
-        }
-        self.fetch_from(parser, failures).await
+        (parser, delay)
     }
 
     /// Why the first `EventSource` connection failed, as far as a `fetch`
