@@ -44,37 +44,6 @@ export function textOf(value) {
   }
 }
 
-// A property that may be missing or whose getter may throw: undefined then.
-const read = (target, key) => {
-  try {
-    return target?.[key] ?? undefined;
-  } catch {
-    return undefined;
-  }
-};
-
-// A rejected exchange (src/http/web/mod.rs asks) as `[text, thrown, cause]`:
-// this file's own refusal (an Error with `refused`: its message alone), or
-// fetch's failure, with the text of what it threw and of its `cause` (Node's
-// and Deno's carry one: ECONNREFUSED, a socket closed, a redirect loop; a
-// browser's TypeError carries none, and only there is a CORS refusal among
-// the possibilities).
-export function failure(method, url, error) {
-  if (read(error, 'refused')) return [textOf(error)];
-  const cause = read(error, 'cause');
-  const code = read(cause, 'code');
-  const caused = cause === undefined ? undefined : (typeof code === 'string' ? `${code}: ` : '') + textOf(cause);
-  const thrown = textOf(error);
-  const rest =
-    caused !== undefined
-      ? `: ${caused}`
-      : inBrowser()
-        ? '. The browser gives no detail: the server may be unreachable, or its CORS policy may not allow ' +
-          'this origin, method or headers'
-        : '';
-  return [`${method} ${url} failed (${thrown})${rest}`, thrown, caused];
-}
-
 // Whether this is a browser (a page or a worker), not Node, Deno or Bun.
 export const inBrowser = () =>
   typeof globalThis.process?.versions?.node !== 'string' &&

@@ -68,10 +68,6 @@ extern "C" {
     /// Whether this is a browser (a page or a worker), not Node, Deno or Bun.
     #[wasm_bindgen(js_name = inBrowser)]
     fn in_browser() -> bool;
-    /// A rejected exchange as `[text, thrown?, cause?]` (`fetch.js` says
-    /// what each is).
-    #[wasm_bindgen(js_name = failure)]
-    fn failure_texts(method: &str, url: &str, error: &JsValue) -> Array;
 }
 
 thread_local! {
@@ -313,6 +309,39 @@ fn body_error(e: &JsValue) -> HttpError {
     HttpError::Body(Cause::of(Cause::new(message_of(e))))
 }
 
+/// A failed `fetch`, with whatever cause the runtime gives: Node's and
+/// Deno's carry one (`cause`: `ECONNREFUSED`, a socket closed, a redirect
+/// loop); a browser's TypeError carries none, and only there is a CORS
+/// refusal among the possibilities.
+fn network_failure(method: &str, url: &str, error: &JsValue) -> HttpError {
+    let cause =
+        js_sys::Reflect::get(error, &JsValue::from_str("cause")).ok().filter(|c| !c.is_undefined() && !c.is_null());
+    let cause_text = cause.map(|cause| {
+        let code = js_sys::Reflect::get(&cause, &JsValue::from_str("code")).ok().and_then(|c| c.as_string());
+        match code {
+            Some(code) => format!("{code}: {}", message_of(&cause)),
+            None => message_of(&cause),
+        }
+    });
+    let thrown = message_of(error);
+    // A JS exception is not `Send`: causes carrying its message (and its
+    // `cause`'s) stand in for it, so the source chain has the same shape as
+    // natively.
+    let source = match &cause_text {
+        Some(cause) => Cause::with_source(thrown.clone(), Cause::new(cause.clone())),
+        None => Cause::new(thrown.clone()),
+    };
+    let text = match cause_text {
+        Some(cause) => format!("{method} {url} failed ({thrown}): {cause}"),
+        None if in_browser() => format!(
+            "{method} {url} failed ({thrown}). The browser gives no detail: the server may be unreachable, \
+             or its CORS policy may not allow this origin, method or headers"
+        ),
+        None => format!("{method} {url} failed ({thrown})"),
+    };
+    HttpError::Network(Cause::with_source(text, source))
+}
+
 /// Headers that carry nothing secret: a request with only these may follow
 /// a redirect (and is refused if it ends on another origin); any other
 /// (`Mcp-Session-Id`, `Authorization`, `DPoP`, `Last-Event-ID`, the caller's
@@ -369,23 +398,11 @@ fn credentials_mode(credentials: Option<Credentials>) -> u8 {
     }
 }
 
-/// What `fetch.js` rejected with, as `fetch.js` reads it: its own refusal
-/// (whose message says it all), or what `fetch` failed with and its cause
-/// (Node's and Deno's carry one: `ECONNREFUSED`, a socket closed, a
-/// redirect loop; a browser's TypeError carries none, and only there is a
-/// CORS refusal among the possibilities).
+/// What `fetch.js` rejected with: its own refusal (an `Error` with
+/// `refused`, whose message says it all), or what `fetch` failed with.
 fn exchange_failure(method: &str, url: &str, error: &JsValue) -> HttpError {
-    let texts = failure_texts(method, url, error);
-    let text = |at: u32| texts.get(at).as_string();
-    let message = text(0).unwrap_or_default();
-    // A JS exception is not `Send`: causes carrying its message (and its
-    // `cause`'s) stand in for it, so the source chain has the same shape as
-    // natively.
-    HttpError::Network(match (text(1), text(2)) {
-        (Some(thrown), Some(cause)) => Cause::with_source(message, Cause::with_source(thrown, Cause::new(cause))),
-        (Some(thrown), None) => Cause::with_source(message, Cause::new(thrown)),
-        _ => message.into(),
-    })
+    let refused = js_sys::Reflect::get(error, &js_text("refused")).is_ok_and(|r| r.is_truthy());
+    if refused { HttpError::Network(message_of(error).into()) } else { network_failure(method, url, error) }
 }
 
 impl HttpClient for FetchHttp {
