@@ -108,7 +108,7 @@ pub(crate) fn web_auth(server_url: &str, auth: &Checked) -> Result<WebAuth, WebE
     if let Some(name) = auth.text("clientName") {
         config.client_name = name;
     }
-    config.scopes = auth.value("scopes").map(|list| Array::from(&list).iter().filter_map(|s| s.as_string()).collect());
+    config.scopes = auth.text("scopes").map(|scopes| crate::auth::scope::words(&scopes));
     config.grant = grant(auth);
     if let Some(insecure) = auth.flag("allowInsecureHttp") {
         config.allow_insecure_http = insecure;
