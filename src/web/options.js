@@ -208,7 +208,8 @@ export function authOptions(auth, machineGrants) {
   // Handed on as one space-separated string, as the `scope` parameter goes.
   if (typeof scope === 'string') read.scopes = scope.split(/\s+/).filter((one) => one).join(' ');
   else if (Array.isArray(scope)) {
-    read.scopes = Array.from(scope, (one) => (typeof one === 'string' ? one : fail(`${OWNER}.scope must hold strings`))).join(' ');
+    const checked = (one) => (typeof one === 'string' ? one : fail(`${OWNER}.scope must hold strings`));
+    read.scopes = Array.from(scope, checked).join(' ');
   } else if (scope !== undefined) fail(`${OWNER}.scope must be a string or an array of strings`);
 
   grant(auth, OWNER, read, machineGrants);
