@@ -344,6 +344,16 @@ impl Client {
         options: super::ClientOptions,
         snapshot: &Snapshot,
     ) -> Result<Client, Error> {
+        Client::restore_spawned(transport, options, snapshot)
+    }
+
+    /// What [`Client::restore_connect`] does, which waits for nothing: for
+    /// callers that need no future around it.
+    pub(crate) fn restore_spawned<T: Transport>(
+        transport: T,
+        options: super::ClientOptions,
+        snapshot: &Snapshot,
+    ) -> Result<Client, Error> {
         let (client, driver) = Client::restore(transport, options, snapshot)?;
         crate::runtime::spawn(driver)?;
         Ok(client)

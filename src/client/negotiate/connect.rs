@@ -266,9 +266,7 @@ pub(crate) fn restore_url_now<H: HttpClient>(
     let transport = StreamableHttpTransport::with_http(http, options.streamable(url));
     // What the snapshot says the URL speaks holds for transport detection too.
     detect::remember(url, Verdict::StreamableHttp);
-    let (client, driver) = Client::restore(session_transport(transport), client, snapshot)?;
-    crate::runtime::spawn(driver)?;
-    Ok(client)
+    Client::restore_spawned(session_transport(transport), client, snapshot)
 }
 
 async fn probe<H: HttpClient + Clone>(
