@@ -5,7 +5,7 @@
 //! Rust to JS builds plain objects (never `Map`s): directly for small
 //! values, through JSON text and `JSON.parse` for large ones (`to_js`).
 
-use js_sys::{Object, Reflect};
+use js_sys::Reflect;
 use serde_json::{Map, Value};
 use wasm_bindgen::JsValue;
 
@@ -108,56 +108,13 @@ fn set(target: &JsValue, key: &str, value: &JsValue) {
     let _ = Reflect::set(target, &JsValue::from_str(key), value);
 }
 
-/// A JSON value as a plain JS value. A value of many nodes (a long tool
-/// list) goes as JSON text through one `JSON.parse`, which beats building
-/// it node by node across the boundary; a value of few nodes (a result
-/// with one large text) is built directly, which spares writing and
-/// re-reading the large strings as JSON. Either way an integer beyond 2^53
-/// becomes the nearest double, as `JSON.parse` makes it of the wire text.
+/// A JSON value as a plain JS value, as JSON text through one
+/// `JSON.parse` (an integer beyond 2^53 becomes the nearest double, as
+/// `JSON.parse` makes it of the wire text; a `__proto__` key an own
+/// property). Building it node by node across the boundary was faster only
+/// for a value of few nodes holding a large text, and cost its own code.
 pub(crate) fn to_js(value: &Value) -> Result<JsValue, WebError> {
-    let mut budget = DIRECT_NODES;
-    if few_nodes(value, &mut budget) {
-        return Ok(direct(value));
-    }
-    // Writing a `Value` cannot fail (its keys are strings).
     json_to_js(&crate::protocol::json_text(value))
-}
-
-/// Up to how many nodes a value is built directly (measured in Node 22: a
-/// 1 MB text result 1.45x faster than through JSON text, a 10,000-tool
-/// list 1.3x slower).
-const DIRECT_NODES: usize = 64;
-
-/// Whether `value` has at most `budget` nodes and no `__proto__` key (which
-/// `Reflect.set` would take for the prototype; `JSON.parse` makes it an own
-/// property).
-fn few_nodes(value: &Value, budget: &mut usize) -> bool {
-    if *budget == 0 {
-        return false;
-    }
-    *budget -= 1;
-    match value {
-        Value::Array(items) => items.iter().all(|item| few_nodes(item, budget)),
-        Value::Object(object) => object.iter().all(|(key, item)| key != "__proto__" && few_nodes(item, budget)),
-        _ => true,
-    }
-}
-
-fn direct(value: &Value) -> JsValue {
-    match value {
-        Value::Null => JsValue::NULL,
-        Value::Bool(b) => JsValue::from_bool(*b),
-        Value::Number(n) => JsValue::from_f64(n.as_f64().unwrap_or(f64::NAN)),
-        Value::String(text) => JsValue::from_str(text),
-        Value::Array(items) => items.iter().map(direct).collect::<js_sys::Array>().into(),
-        Value::Object(object) => {
-            let target = Object::new();
-            for (key, item) in object {
-                set(&target, key, &direct(item));
-            }
-            target.into()
-        }
-    }
 }
 
 /// A result as a plain JS value: its text through one `JSON.parse`.
