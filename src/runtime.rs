@@ -102,12 +102,14 @@ pub(crate) use tasks::spawn_started;
 /// the wasm build tells its hosts apart where their behaviour differs.
 #[cfg(target_arch = "wasm32")]
 pub(crate) fn user_agent() -> Option<String> {
-    use wasm_bindgen::JsValue;
-    let get = |target: &JsValue, key: &str| js_sys::Reflect::get(target, &JsValue::from_str(key)).ok();
-    get(&js_sys::global(), "navigator")
-        .filter(|navigator| navigator.is_object())
-        .and_then(|navigator| get(&navigator, "userAgent"))
-        .and_then(|agent| agent.as_string())
+    #[wasm_bindgen::prelude::wasm_bindgen]
+    extern "C" {
+        // The glue reads it once, as `typeof navigator === 'undefined' ?
+        // null : navigator?.userAgent`: no global object walked from here.
+        #[wasm_bindgen(thread_local_v2, js_namespace = navigator, js_name = userAgent)]
+        static USER_AGENT: Option<js_sys::JsString>;
+    }
+    USER_AGENT.with(|agent| agent.as_ref().and_then(|agent| agent.as_string()))
 }
 
 /// A number in `[0, 1)` for jitter; not for anything secret.

@@ -50,6 +50,13 @@ export const inBrowser = () =>
   globalThis.Deno === undefined &&
   globalThis.Bun === undefined;
 
+// The `fetch` a host installed for mcp-edge under
+// `Symbol.for('mcp-edge.fetch')` (host.rs says why), if it did.
+export function installedFetch() {
+  const f = globalThis[Symbol.for('mcp-edge.fetch')];
+  return typeof f === 'function' ? f : undefined;
+}
+
 // Whether two URLs share scheme, host and port (unparsable: no).
 function sameOrigin(a, b) {
   try {

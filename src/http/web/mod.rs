@@ -1,7 +1,10 @@
 //! The web HTTP backend: the global `fetch`, which pages, Web Workers,
 //! Service Workers, Cloudflare Workers, Deno and Node 22 all have, or a
-//! `fetch` the host installed for mcp-edge ([`host`]: the Node entries'
-//! `node:http`). Nothing here touches `window`.
+//! `fetch` the host installed for mcp-edge alone. The Node entries install
+//! one over `node:http` (the package's `node-http.js` says why and when it
+//! steps aside for the global `fetch`) under `Symbol.for("mcp-edge.fetch")`
+//! on the global object, where `fetch.js`'s `installedFetch` finds it when
+//! a client is made. Nothing here touches `window`.
 
 use std::pin::Pin;
 use std::task::{Context, Poll};
@@ -17,7 +20,6 @@ use super::{HttpClient, HttpError, HttpRequest, HttpResponse};
 use crate::cause::Cause;
 use crate::runtime::{BoxFuture, Settled, boxed, settled};
 
-mod host;
 mod reader;
 mod thrown;
 
@@ -68,6 +70,9 @@ extern "C" {
     /// Whether this is a browser (a page or a worker), not Node, Deno or Bun.
     #[wasm_bindgen(js_name = inBrowser)]
     fn in_browser() -> bool;
+    /// The `fetch` the host installed for mcp-edge (above), if any.
+    #[wasm_bindgen(js_name = installedFetch)]
+    fn installed_fetch() -> Option<js_sys::Function>;
 }
 
 thread_local! {
@@ -132,7 +137,7 @@ pub struct FetchHttp {
     deferred: bool,
     /// The last request's headers, as sent and as a JS `Headers`.
     last_headers: std::rc::Rc<std::cell::RefCell<Option<SentHeaders>>>,
-    /// The `fetch` the host installed for mcp-edge (see [`host`]), called
+    /// The `fetch` the host installed for mcp-edge (see above), called
     /// instead of the global one.
     installed: Option<js_sys::Function>,
 }
@@ -150,7 +155,7 @@ struct SentHeaders {
 
 impl Default for FetchHttp {
     fn default() -> Self {
-        let installed = host::installed();
+        let installed = installed_fetch();
         // An installed `fetch` takes a signal for what it costs natively
         // (Node's `node:http` ends the request on it), not undici's price.
         let signals = !in_node() || installed.is_some();
