@@ -308,9 +308,16 @@ impl Client {
     /// Ends the session: pending requests fail, the transport closes
     /// gracefully (stdio: stdin, SIGTERM, SIGKILL; HTTP: DELETE).
     pub async fn close(&self) {
+        let _ = self.closing().await;
+    }
+
+    /// Asks the session to end ([`Client::close`]); the receiver resolves
+    /// once it has (at once if it had already ended: the refused command
+    /// drops its sender). A plain receiver, not an async fn, so that the
+    /// crate's own callers and the JS face await no state machine of it.
+    pub(crate) fn closing(&self) -> oneshot::Receiver<()> {
         let (done, closed) = oneshot::channel();
-        if self.command(Command::Close { done }).is_ok() {
-            let _ = closed.await;
-        }
+        let _ = self.command(Command::Close { done });
+        closed
     }
 }

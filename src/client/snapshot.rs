@@ -363,10 +363,15 @@ impl Client {
     /// DELETE): for a worker that keeps a [`Client::snapshot`] and lets a
     /// later invocation continue. Pending requests fail.
     pub async fn detach(&self) {
+        let _ = self.detaching().await;
+    }
+
+    /// Asks the session to stop ([`Client::detach`]), as
+    /// [`Client::closing`] asks it to end.
+    pub(crate) fn detaching(&self) -> crate::runtime::channel::oneshot::Receiver<()> {
         let (done, closed) = crate::runtime::channel::oneshot::channel();
-        if self.command(super::driver::Command::Detach { done }).is_ok() {
-            let _ = closed.await;
-        }
+        let _ = self.command(super::driver::Command::Detach { done });
+        closed
     }
 }
 

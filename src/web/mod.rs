@@ -17,6 +17,7 @@ mod popup;
 mod store;
 mod types;
 
+use futures::FutureExt;
 use futures::future::{LocalBoxFuture, ready};
 use js_sys::{Function, Promise};
 use serde_json::{Map, Value};
@@ -243,11 +244,7 @@ impl McpClient {
     /// requests reject. Take the snapshot first.
     #[wasm_bindgen(unchecked_return_type = "Promise<void>")]
     pub fn detach(&self) -> Promise {
-        let client = self.client.clone();
-        promise(async move {
-            client.detach().await;
-            Ok(JsValue::UNDEFINED)
-        })
+        promise(self.client.detaching().map(|_| Ok(JsValue::UNDEFINED)))
     }
 
     /// Finishes a redirect-mode authorization whose answer is `url` (the
@@ -552,11 +549,7 @@ impl McpClient {
     /// (HTTP DELETE). Resolves once the connection is closed.
     #[wasm_bindgen(unchecked_return_type = "Promise<void>")]
     pub fn close(&self) -> Promise {
-        let client = self.client.clone();
-        promise(async move {
-            client.close().await;
-            Ok(JsValue::UNDEFINED)
-        })
+        promise(self.client.closing().map(|_| Ok(JsValue::UNDEFINED)))
     }
 }
 

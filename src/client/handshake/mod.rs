@@ -71,7 +71,7 @@ impl Client {
         let version = match result.protocol_version.parse::<ProtocolVersion>() {
             Ok(version) if version.era() == Era::Handshake => version,
             _ => {
-                self.close().await;
+                let _ = self.closing().await;
                 return Err(Error::UnsupportedVersion {
                     offered: offered.to_string(),
                     answered: result.protocol_version,

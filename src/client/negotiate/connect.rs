@@ -419,7 +419,7 @@ async fn handshake(transport: impl Transport, options: ClientOptions) -> Result<
     match client.start().await {
         Ok(_) => Ok(client),
         Err(error) => {
-            client.close().await;
+            let _ = client.closing().await;
             Err(error)
         }
     }
