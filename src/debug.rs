@@ -47,6 +47,20 @@ impl Shallow<'_, '_> {
     }
 }
 
+/// `parts` with `separator` between them: what `parts.join(separator)`
+/// gives, in one small loop rather than `<[String]>::join`'s copy loops
+/// specialised per separator length (docs/size.md, session 46).
+pub(crate) fn joined(parts: &[String], separator: &str) -> String {
+    let mut text = String::new();
+    for (at, part) in parts.iter().enumerate() {
+        if at > 0 {
+            text.push_str(separator);
+        }
+        text.push_str(part);
+    }
+    text
+}
+
 /// `text` in double quotes, as `{:?}` shows a string, for error messages:
 /// `"`, `\` and control characters escaped the way `str`'s `Debug` escapes
 /// them; other characters as they are (`Debug` also escapes the unicode it

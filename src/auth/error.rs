@@ -63,7 +63,7 @@ pub enum AuthError {
     #[error(
         "OAuth: {server} requires authorization but publishes no metadata (no WWW-Authenticate Bearer challenge; \
          tried {})",
-        .tried.join(", ")
+        crate::debug::joined(.tried, ", ")
     )]
     NoMetadata {
         /// The MCP server.
@@ -72,7 +72,7 @@ pub enum AuthError {
         tried: Vec<String>,
     },
     /// No authorization server metadata anywhere it may be.
-    #[error("OAuth: no authorization server metadata for {issuer} (tried {})", .tried.join(", "))]
+    #[error("OAuth: no authorization server metadata for {issuer} (tried {})", crate::debug::joined(.tried, ", "))]
     NoAuthorizationServerMetadata {
         /// The issuer.
         issuer: String,
@@ -83,7 +83,7 @@ pub enum AuthError {
     #[error(
         "OAuth: the authorization server {issuer} does not advertise PKCE with S256 ({}), which MCP requires: \
          refusing to start an authorization code flow",
-        match .advertised { Some(m) => format!("code_challenge_methods_supported is [{}]", m.join(", ")), None => "code_challenge_methods_supported is missing".to_owned() }
+        match .advertised { Some(m) => format!("code_challenge_methods_supported is [{}]", crate::debug::joined(m, ", ")), None => "code_challenge_methods_supported is missing".to_owned() }
     )]
     PkceUnsupported {
         /// The issuer.
@@ -192,7 +192,7 @@ pub enum AuthError {
     /// Step-up authorization did not satisfy the server.
     #[error(
         "OAuth: the server keeps refusing with insufficient_scope (needs \"{}\") after {attempts} \
-         authorizations: the account or client may not be allowed these scopes", .scopes.join(" ")
+         authorizations: the account or client may not be allowed these scopes", crate::debug::joined(.scopes, " ")
     )]
     InsufficientScope {
         /// The scopes required.

@@ -29,7 +29,7 @@ pub fn contains_all(have: &[String], need: &[String]) -> bool {
 
 /// The `scope` parameter: space-separated.
 pub fn join(scopes: &[String]) -> String {
-    scopes.join(" ")
+    crate::debug::joined(scopes, " ")
 }
 
 /// A `scope` parameter's scopes, split at spaces (RFC 6749 §3.3), empty

@@ -99,7 +99,7 @@ pub enum Error {
     InvalidArgument(String),
     /// Nothing at this URL speaks MCP over HTTP: neither Streamable HTTP nor
     /// the legacy HTTP+SSE transport answered.
-    #[error("{}: not an MCP server (neither Streamable HTTP nor HTTP+SSE)", .attempts.join("; "))]
+    #[error("{}: not an MCP server (neither Streamable HTTP nor HTTP+SSE)", crate::debug::joined(.attempts, "; "))]
     NotMcpServer {
         /// The URL.
         url: String,
@@ -108,7 +108,7 @@ pub enum Error {
     },
     /// A stateless server does not speak the revision of the request
     /// (-32022). Raised only after the one corrective retry.
-    #[error("the server does not speak protocol version {requested} (it supports {})", .supported.join(", "))]
+    #[error("the server does not speak protocol version {requested} (it supports {})", crate::debug::joined(.supported, ", "))]
     UnsupportedProtocolVersion {
         /// The method.
         method: String,

@@ -227,7 +227,7 @@ impl Recoveries {
 fn still_insufficient(url: &str, challenge: &AuthChallenge) -> TransportError {
     let needed = bearer_of(challenge)
         .and_then(|b| b.scope)
-        .map(|s| format!(" (it asks for scopes {})", crate::debug::Quoted(&s.join(" "))))
+        .map(|s| format!(" (it asks for scopes {})", crate::debug::Quoted(&crate::debug::joined(&s, " "))))
         .unwrap_or_default();
     TransportError::Http {
         status: 403,

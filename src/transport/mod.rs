@@ -375,7 +375,7 @@ fn stderr_suffix(lines: &[String]) -> String {
     if lines.is_empty() {
         "; it wrote nothing to stderr".to_owned()
     } else {
-        format!("; its last stderr lines:\n  {}", lines.join("\n  "))
+        format!("; its last stderr lines:\n  {}", crate::debug::joined(lines, "\n  "))
     }
 }
 

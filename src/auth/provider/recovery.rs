@@ -116,7 +116,7 @@ impl<H: HttpClient> OAuthProvider<H> {
         let scopes = match step_up {
             Some(scopes) => {
                 let shown =
-                    |s: &Option<Vec<String>>| s.as_deref().map(|s| s.join(" ")).unwrap_or_else(|| "(none)".into());
+                    |s: &Option<Vec<String>>| s.as_deref().map(|s| crate::debug::joined(s, " ")).unwrap_or_else(|| "(none)".into());
                 log::info!(
                     "step-up: the server needs scopes {}; authorizing with {}",
                     shown(&bearer.scope),

@@ -118,7 +118,7 @@ fn walk(schema: &Value, reachable: bool, path: &mut Vec<String>, found: &mut Vec
         _ => return Ok(()),
     };
     if let Some(annotation) = object.get("x-mcp-header") {
-        let where_ = if path.is_empty() { "the schema root".to_owned() } else { path.join(".") };
+        let where_ = if path.is_empty() { "the schema root".to_owned() } else { crate::debug::joined(path, ".") };
         let Some(name) = annotation.as_str() else {
             return Err(format!("x-mcp-header on {where_} is not a string"));
         };
