@@ -138,10 +138,31 @@ pub fn supported_versions(list: Option<&serde_json::Value>) -> Vec<String> {
 
 /// The newest stateless revision this client speaks in a list the server sent.
 pub fn newest_stateless(supported: &[String]) -> Option<ProtocolVersion> {
-    supported.iter().filter_map(|v| v.parse::<ProtocolVersion>().ok()).filter(|v| v.era() == Era::Stateless).max()
+    newest_spoken(supported, Era::Stateless, None)
 }
 
 /// Whether a list the server sent names a handshake revision this client speaks.
 pub fn speaks_handshake(supported: &[String]) -> bool {
-    supported.iter().filter_map(|v| v.parse::<ProtocolVersion>().ok()).any(|v| v.era() == Era::Handshake)
+    newest_spoken(supported, Era::Handshake, None).is_some()
+}
+
+/// The newest revision of `era` this client speaks in a list the server
+/// sent, older than `below` if given. One loop for every such question, not
+/// an iterator chain per question (each its own code in the wasm).
+pub(crate) fn newest_spoken(
+    supported: &[String],
+    era: Era,
+    below: Option<ProtocolVersion>,
+) -> Option<ProtocolVersion> {
+    let mut newest: Option<ProtocolVersion> = None;
+    for text in supported {
+        if let Ok(version) = text.parse::<ProtocolVersion>()
+            && version.era() == era
+            && below.is_none_or(|below| version < below)
+            && newest.is_none_or(|newest| version > newest)
+        {
+            newest = Some(version);
+        }
+    }
+    newest
 }

@@ -17,7 +17,7 @@ use super::listen::Subscription;
 use super::{Client, Error, Negotiated, RequestOptions, SessionEvent};
 use crate::protocol::stateless::ListenFilter;
 use crate::protocol::types::InitializeResult;
-use crate::protocol::version::supported_versions;
+use crate::protocol::version::{newest_spoken, supported_versions};
 use crate::protocol::{Era, ProtocolVersion, RawResult, codes, methods, object};
 use crate::transport::TransportError;
 
@@ -45,11 +45,10 @@ impl Client {
         let result = loop {
             match self.send_initialize(version).await {
                 Err(Error::Rpc { error, .. }) if error.code == codes::INVALID_PARAMS && version == offered => {
-                    let fallback = supported_versions(error.data.as_ref().and_then(|d| d.get("supported")))
-                        .iter()
-                        .filter_map(|v| v.parse::<ProtocolVersion>().ok())
-                        .filter(|v| *v < offered)
-                        .max();
+                    // `offered` is a handshake revision, and so is every
+                    // revision older than it.
+                    let supported = supported_versions(error.data.as_ref().and_then(|d| d.get("supported")));
+                    let fallback = newest_spoken(&supported, Era::Handshake, Some(offered));
                     match fallback {
                         Some(older) => version = older,
                         None => return Err(Error::Rpc { method: methods::INITIALIZE.into(), error }),
