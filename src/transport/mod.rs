@@ -219,7 +219,9 @@ pub enum TransportEvent {
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 #[non_exhaustive]
 pub enum TransportError {
-    /// The server process could not be started.
+    /// The server process could not be started. (Only stdio starts one,
+    /// so this and `ProcessExited` are not in the wasm build.)
+    #[cfg(not(target_arch = "wasm32"))]
     #[error("could not start the server `{command}`: {reason}")]
     Spawn {
         /// The command line.
@@ -230,6 +232,7 @@ pub enum TransportError {
         reason: Cause,
     },
     /// The server process exited.
+    #[cfg(not(target_arch = "wasm32"))]
     #[error("the server process exited ({status}){}", stderr_suffix(.stderr_tail))]
     ProcessExited {
         /// Its exit status, as the OS describes it.
@@ -305,7 +308,9 @@ impl TransportError {
     /// a browser possibly CORS).
     pub fn is_connect(&self) -> bool {
         match self {
-            TransportError::Spawn { .. } | TransportError::Io(_) => true,
+            TransportError::Io(_) => true,
+            #[cfg(not(target_arch = "wasm32"))]
+            TransportError::Spawn { .. } => true,
             #[cfg(feature = "legacy-sse")]
             TransportError::Legacy(LegacyError::Unreachable { .. }) => true,
             _ => false,
@@ -316,7 +321,9 @@ impl TransportError {
     /// process exited.
     pub fn is_closed(&self) -> bool {
         match self {
-            TransportError::Closed(_) | TransportError::ProcessExited { .. } => true,
+            TransportError::Closed(_) => true,
+            #[cfg(not(target_arch = "wasm32"))]
+            TransportError::ProcessExited { .. } => true,
             #[cfg(feature = "legacy-sse")]
             TransportError::Legacy(LegacyError::Closed) => true,
             _ => false,
@@ -371,6 +378,7 @@ pub(crate) fn utf8_string(bytes: Vec<u8>) -> String {
     String::from_utf8(bytes).unwrap_or_else(|invalid| utf8_text(invalid.as_bytes()).into_owned())
 }
 
+#[cfg(not(target_arch = "wasm32"))]
 fn stderr_suffix(lines: &[String]) -> String {
     if lines.is_empty() {
         "; it wrote nothing to stderr".to_owned()
@@ -478,10 +486,13 @@ mod tests {
     fn the_predicates_say_what_kind_of_failure_it_is() {
         let io = TransportError::Io("connection refused".into());
         assert!(io.is_connect() && !io.is_closed() && !io.is_auth() && !io.is_timeout());
-        let spawn = TransportError::Spawn { command: "srv".into(), reason: "not found".into() };
-        assert!(spawn.is_connect());
-        let exited = TransportError::ProcessExited { status: "exit status: 1".into(), stderr_tail: vec![] };
-        assert!(exited.is_closed() && !exited.is_connect());
+        #[cfg(not(target_arch = "wasm32"))]
+        {
+            let spawn = TransportError::Spawn { command: "srv".into(), reason: "not found".into() };
+            assert!(spawn.is_connect());
+            let exited = TransportError::ProcessExited { status: "exit status: 1".into(), stderr_tail: vec![] };
+            assert!(exited.is_closed() && !exited.is_connect());
+        }
         assert!(TransportError::Closed("bye".into()).is_closed());
         assert!(TransportError::SessionExpired.is_session_expired());
         assert!(!TransportError::SessionExpired.is_closed());

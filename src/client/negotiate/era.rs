@@ -121,9 +121,9 @@ fn classify(outcome: Result<Value, Error>, version: ProtocolVersion, corrected: 
             TransportError::Http { status: 400..=499, .. } | TransportError::InvalidMessage(_) => {
                 Step::Done(Probed::Handshake { alive: true })
             }
-            TransportError::ProcessExited { .. } | TransportError::Closed(_) => {
-                Step::Done(Probed::Handshake { alive: false })
-            }
+            TransportError::Closed(_) => Step::Done(Probed::Handshake { alive: false }),
+            #[cfg(not(target_arch = "wasm32"))]
+            TransportError::ProcessExited { .. } => Step::Done(Probed::Handshake { alive: false }),
             // In a browser a failed fetch is an opaque TypeError, typically a
             // CORS preflight that refused the new `Mcp-Method` header: a
             // handshake-era signal (digest §2.3 step 3d, as the TS SDK does),
@@ -324,8 +324,11 @@ mod tests {
         assert!(matches!(classify(Err(rpc(-32020, json!(null))), v, false), Step::Fail(Error::HeaderMismatch { .. })));
         let timeout = Error::Timeout { method: "server/discover".into(), after: Duration::from_secs(1) };
         assert!(matches!(classify(Err(timeout), v, false), Step::Done(Probed::Handshake { alive: true })));
-        let exited = Error::Transport(TransportError::ProcessExited { status: "1".into(), stderr_tail: vec![] });
-        assert!(matches!(classify(Err(exited), v, false), Step::Done(Probed::Handshake { alive: false })));
+        #[cfg(not(target_arch = "wasm32"))]
+        {
+            let exited = Error::Transport(TransportError::ProcessExited { status: "1".into(), stderr_tail: vec![] });
+            assert!(matches!(classify(Err(exited), v, false), Step::Done(Probed::Handshake { alive: false })));
+        }
         let unauthorized = Error::Transport(TransportError::Http { status: 401, message: String::new() });
         assert!(matches!(classify(Err(unauthorized), v, false), Step::Fail(_)));
         let not_found = Error::Transport(TransportError::Http { status: 404, message: String::new() });
