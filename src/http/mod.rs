@@ -104,7 +104,7 @@ impl HttpResponse {
     /// The media type of the body, lowercase, without parameters.
     pub fn media_type(&self) -> Option<String> {
         let value = self.header("content-type")?;
-        Some(value.split(';').next().unwrap_or_default().trim().to_ascii_lowercase())
+        Some(value.split(';').next().unwrap_or_default().trim_ascii().to_ascii_lowercase())
     }
 
     /// Reads the whole body, refusing more than `limit` bytes.

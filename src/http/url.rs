@@ -152,7 +152,7 @@ impl Url {
     /// Resolves a reference (a `Location` header) against this URL
     /// (RFC 3986 §5.2, without dot-segment subtleties beyond `.` and `..`).
     pub fn join(&self, reference: &str) -> Result<Url, String> {
-        let reference = reference.trim();
+        let reference = reference.trim_ascii();
         if reference.starts_with("//") {
             return Url::parse(&format!("{}:{reference}", self.scheme));
         }

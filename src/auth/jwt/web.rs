@@ -112,7 +112,7 @@ impl Es256Key {
 
 /// The label and the decoded body of the first PEM block.
 fn pem_body(pem: &str) -> Option<(&str, Vec<u8>)> {
-    let rest = pem.trim().strip_prefix("-----BEGIN ")?;
+    let rest = pem.trim_ascii().strip_prefix("-----BEGIN ")?;
     let (label, rest) = split_once(rest, "-----")?;
     let (body, _) = split_once(rest, &format!("-----END {label}-----"))?;
     let body: String = body.chars().filter(|c| !c.is_ascii_whitespace()).collect();

@@ -169,7 +169,7 @@ pub async fn connect_url_with_http<H: HttpClient + Clone>(
     options: ConnectOptions,
     client: ClientOptions,
 ) -> Result<Client, Error> {
-    let url = url.trim();
+    let url = url.trim_ascii();
     let http = Budgeted::new(http, options.max_connections);
     let mut client = client;
     // One deadline for all of connecting; the time a person spends on an
@@ -259,7 +259,7 @@ pub(crate) fn restore_url_now<H: HttpClient>(
     options: ConnectOptions,
     client: ClientOptions,
 ) -> Result<Client, Error> {
-    let url = url.trim();
+    let url = url.trim_ascii();
     let mut client = client;
     client.era_cache_key.get_or_insert_with(|| url.to_owned());
     let http = Budgeted::new(http, options.max_connections);

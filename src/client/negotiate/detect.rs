@@ -56,7 +56,7 @@ impl FromStr for TransportChoice {
     type Err = String;
 
     fn from_str(text: &str) -> Result<Self, Self::Err> {
-        match text.trim().to_ascii_lowercase().as_str() {
+        match text.trim_ascii().to_ascii_lowercase().as_str() {
             "auto" => Ok(TransportChoice::Auto),
             "streamable-http" | "streamable" | "http" => Ok(TransportChoice::StreamableHttp),
             "sse" | "legacy" | "http+sse" => Ok(TransportChoice::Sse),
@@ -116,7 +116,7 @@ impl cache::Verdict for Verdict {
 static VERDICTS: VerdictCache<Verdict> = VerdictCache::new();
 
 fn key(url: &str) -> String {
-    url.trim().to_owned()
+    url.trim_ascii().to_owned()
 }
 
 /// Every transport verdict still trusted, with when it was reached.

@@ -92,7 +92,7 @@ pub(super) fn check_http_url(url: &str) -> Result<(), String> {
 /// The absolute URL an `endpoint` event's data names, refused unless it is
 /// on the SSE URL's origin.
 pub fn endpoint_url(sse_url: &str, data: &str) -> Result<String, LegacyError> {
-    let data = data.trim();
+    let data = data.trim_ascii();
     let invalid = |reason: &str| LegacyError::InvalidEndpoint {
         url: sse_url.to_owned(),
         endpoint: data.to_owned(),

@@ -64,7 +64,7 @@ impl<H: HttpClient> Shared<H> {
         }
         if event.event != "message" {
             log::debug!("ignoring an SSE event of type {:?}", event.event);
-        } else if !event.data.trim().is_empty() {
+        } else if !event.data.trim_ascii().is_empty() {
             self.deliver(event.data);
         }
         Ok(())

@@ -66,7 +66,7 @@ const MAX_RETRY_AFTER: std::time::Duration = std::time::Duration::from_secs(30);
 /// A `Retry-After` in seconds (an HTTP date is not honoured: it needs a
 /// clock in step with the server's), if short enough to wait for.
 fn retry_after(value: &str) -> Option<std::time::Duration> {
-    let seconds: u64 = value.trim().parse().ok()?;
+    let seconds: u64 = value.trim_ascii().parse().ok()?;
     let wait = std::time::Duration::from_secs(seconds);
     (wait <= MAX_RETRY_AFTER).then_some(wait)
 }

@@ -113,7 +113,7 @@ impl<H: HttpClient> Shared<H> {
                     .await
                     .map_err(|e| TransportError::Io(Cause::of(e)))?;
                 let text = crate::transport::utf8_string(body);
-                if text.trim().is_empty() {
+                if text.trim_ascii().is_empty() {
                     return match awaited {
                         None => Ok(()),
                         Some(id) => Err(TransportError::InvalidMessage(format!(
@@ -176,7 +176,7 @@ impl<H: HttpClient> Shared<H> {
             Some(Message::Response(Response { outcome: Err(error), .. })) => {
                 format!("the server answered with an error: {error}")
             }
-            _ if text.trim().is_empty() => status_text(status).to_owned(),
+            _ if text.trim_ascii().is_empty() => status_text(status).to_owned(),
             _ => format!("{}: {}", status_text(status), shown()),
         };
         let in_browser = cfg!(target_arch = "wasm32");

@@ -136,7 +136,7 @@ impl<H: HttpClient> Shared<H> {
                 }
                 // A priming event (an id with empty data, 2025-11-25) only
                 // gives a resumption point.
-                if event.data.trim().is_empty() {
+                if event.data.trim_ascii().is_empty() {
                     continue;
                 }
                 if event.event != "message" {
