@@ -8,7 +8,7 @@
 //! `http://host/`), and a full WHATWG parser would add size to the wasm build
 //! for nothing this module needs.
 
-pub use super::form::{encode_form, form_component, parse_form};
+pub use super::form::{encode_form, form_component, parse_form, push_pair};
 use crate::debug::Quoted;
 
 /// An absolute URL, split. Scheme and host are lowercase; everything else
@@ -432,7 +432,7 @@ pub(crate) fn origin_parts(url: &str) -> Option<(String, String, u16)> {
 }
 
 /// Appends query parameters to a URL that may already have a query.
-pub fn with_query<'a>(url: &str, pairs: impl IntoIterator<Item = (&'a str, &'a str)>) -> String {
+pub fn with_query(url: &str, pairs: &[(&str, &str)]) -> String {
     let (base, fragment) = match url.find('#') {
         Some(hash) => (&url[..hash], &url[hash..]),
         None => (url, ""),
@@ -504,8 +504,8 @@ mod tests {
 
     #[test]
     fn query_helpers() {
-        assert_eq!(with_query("https://a/x", [("a", "b c")]), "https://a/x?a=b+c");
-        assert_eq!(with_query("https://a/x?k=1", [("a", "&")]), "https://a/x?k=1&a=%26");
+        assert_eq!(with_query("https://a/x", &[("a", "b c")]), "https://a/x?a=b+c");
+        assert_eq!(with_query("https://a/x?k=1", &[("a", "&")]), "https://a/x?k=1&a=%26");
         let url = Url::parse("http://localhost/cb?code=a%20b&state=x").unwrap();
         assert_eq!(url.query_pairs(), vec![("code".into(), "a b".into()), ("state".into(), "x".into())]);
         assert_eq!(form_component("a b:c/é"), "a+b%3Ac%2F%C3%A9");

@@ -107,7 +107,7 @@ impl<H: HttpClient> OAuthProvider<H> {
             }
         }
         let request = AuthorizationRequest {
-            url: urls::with_query(&endpoint_url.to_string(), params),
+            url: urls::with_query(&endpoint_url.to_string(), &params),
             redirect_uri: redirect_uri.clone(),
             state: state.clone(),
         };

@@ -198,7 +198,10 @@ impl<H: HttpClient> OAuthProvider<H> {
             ("Content-Type".to_owned(), "application/x-www-form-urlencoded".to_owned()),
             ("Accept".to_owned(), "application/json".to_owned()),
         ];
-        let body = urls::encode_form(form.iter().map(|(k, v)| (*k, v.as_str())));
+        let mut body = String::new();
+        for (name, value) in &form {
+            urls::push_pair(&mut body, name, value);
+        }
         let answer = self
             .bounded(
                 || format!("the token exchange at {idp_token_endpoint}"),

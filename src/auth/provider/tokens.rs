@@ -71,13 +71,16 @@ impl<H: HttpClient> OAuthProvider<H> {
         let dpop = self.dpop_key(metadata).await?;
         let mut nonce_retried = false;
         loop {
-            let mut pairs: Vec<(String, String)> = form.iter().map(|(k, v)| ((*k).to_owned(), v.clone())).collect();
+            let mut body = String::new();
+            for (name, value) in &form {
+                urls::push_pair(&mut body, name, value);
+            }
             let mut headers = vec![
                 ("Content-Type".to_owned(), "application/x-www-form-urlencoded".to_owned()),
                 ("Accept".to_owned(), "application/json".to_owned()),
             ];
             if let Some(client) = client {
-                self.client_authentication(client, &metadata.issuer, &mut pairs, &mut headers).await?;
+                self.client_authentication(client, &metadata.issuer, &mut body, &mut headers).await?;
             }
             if let Some(key) = &dpop {
                 let nonce = self.state().as_nonce.clone();
@@ -86,7 +89,6 @@ impl<H: HttpClient> OAuthProvider<H> {
                     jwt::signed_dpop_proof(key, "POST", &endpoint, now_secs(), nonce.as_deref(), None).await?,
                 ));
             }
-            let body = urls::encode_form(pairs.iter().map(|(k, v)| (k.as_str(), v.as_str())));
             let answer = self
                 .bounded(|| format!("the token request to {endpoint}"), self.post(&endpoint, headers, body))
                 .await?;
@@ -118,7 +120,7 @@ impl<H: HttpClient> OAuthProvider<H> {
         &self,
         client: &ClientRegistration,
         issuer: &str,
-        pairs: &mut Vec<(String, String)>,
+        body: &mut String,
         headers: &mut Vec<(String, String)>,
     ) -> Result<(), AuthError> {
         let method = client.token_endpoint_auth_method.as_deref().unwrap_or("none");
@@ -130,20 +132,18 @@ impl<H: HttpClient> OAuthProvider<H> {
                 headers.push(("Authorization".to_owned(), format!("Basic {encoded}")));
             }
             ("client_secret_post", Some(secret)) => {
-                pairs.push(("client_id".into(), client.client_id.clone()));
-                pairs.push(("client_secret".into(), secret.clone()));
+                urls::push_pair(body, "client_id", &client.client_id);
+                urls::push_pair(body, "client_secret", secret);
             }
             ("private_key_jwt", _) => {
                 let key = self
                     .key
                     .as_ref()
                     .ok_or_else(|| AuthError::Config("private_key_jwt needs a private key (private_key_pem)".into()))?;
-                pairs.push(("client_id".into(), client.client_id.clone()));
-                pairs.push(("client_assertion_type".into(), CLIENT_ASSERTION_TYPE.into()));
-                pairs.push((
-                    "client_assertion".into(),
-                    jwt::signed_client_assertion(key, &client.client_id, issuer, now_secs()).await?,
-                ));
+                let assertion = jwt::signed_client_assertion(key, &client.client_id, issuer, now_secs()).await?;
+                urls::push_pair(body, "client_id", &client.client_id);
+                urls::push_pair(body, "client_assertion_type", CLIENT_ASSERTION_TYPE);
+                urls::push_pair(body, "client_assertion", &assertion);
             }
             ("client_secret_basic" | "client_secret_post", None) => {
                 return Err(AuthError::Config(format!(
@@ -151,7 +151,7 @@ impl<H: HttpClient> OAuthProvider<H> {
                     client.client_id
                 )));
             }
-            _ => pairs.push(("client_id".into(), client.client_id.clone())),
+            _ => urls::push_pair(body, "client_id", &client.client_id),
         }
         Ok(())
     }
