@@ -134,10 +134,12 @@ pub trait Authorizer: std::fmt::Debug + MaybeSend + MaybeSync + 'static {
 
     /// Called just before [`Authorizer::authorize`] with what finishing the
     /// flow in another page load needs. An authorizer that leaves the page
-    /// keeps it; the others ignore it (the default).
-    fn remember<'a>(&'a self, pending: &'a PendingAuthorization) -> BoxFuture<'a, Result<(), AuthError>> {
+    /// keeps it; the others ignore it (the default). Not async: what is
+    /// kept must be kept before the page is left, and a page's storage
+    /// (Web Storage) answers at once.
+    fn remember(&self, pending: &PendingAuthorization) -> Result<(), AuthError> {
         let _ = pending;
-        boxed(async { Ok(()) })
+        Ok(())
     }
 }
 

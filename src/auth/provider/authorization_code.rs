@@ -123,7 +123,7 @@ impl<H: HttpClient> OAuthProvider<H> {
             legacy: discovery.legacy,
             created_at: now_secs(),
         };
-        authorizer.remember(&pending).await?;
+        authorizer.remember(&pending)?;
         drop(pending);
         let timeout = self.config.authorization_timeout;
         let authorizing = bounded(timeout, || "the authorization step".to_owned(), authorizer.authorize(&request));

@@ -213,10 +213,10 @@ impl Authorizer for WebAuthorizer {
         }
     }
 
-    fn remember<'a>(&'a self, pending: &'a PendingAuthorization) -> BoxFuture<'a, Result<(), AuthError>> {
+    fn remember(&self, pending: &PendingAuthorization) -> Result<(), AuthError> {
         match self {
-            WebAuthorizer::Redirect => boxed(async move { save(pending) }),
-            _ => boxed(async { Ok(()) }),
+            WebAuthorizer::Redirect => save(pending),
+            _ => Ok(()),
         }
     }
 }
