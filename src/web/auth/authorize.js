@@ -273,6 +273,9 @@ export function leaveFor(url) {
   } catch (error) {
     throw new Error(`could not go to the authorization page: ${messageOf(error)}`);
   }
+  // The page is unloading: nothing to wait for (the flow's own bound ends
+  // the wait if it does not).
+  return new Promise(() => {});
 }
 
 // ## ES256 by WebCrypto

@@ -192,25 +192,27 @@ impl std::fmt::Debug for WebAuthorizer {
 
 impl Authorizer for WebAuthorizer {
     fn authorize<'a>(&'a self, request: &'a AuthorizationRequest) -> BoxFuture<'a, Result<String, AuthError>> {
-        match self {
-            WebAuthorizer::Popup(popup) => popup.authorize(request),
-            WebAuthorizer::Redirect => boxed(redirect(request)),
+        // Every way is one promise awaited by the one `answer` (a thrown
+        // string or `Error` is the authorizer's error, in its own words).
+        let started = match self {
+            WebAuthorizer::Popup(popup) => return popup.authorize(request),
+            // The pending flow was saved by `remember`; the page leaves, and
+            // the promise never settles (the flow's own bound ends the wait
+            // if the page stays).
+            WebAuthorizer::Redirect => leave_for(&request.url),
             WebAuthorizer::Callback(function) => {
-                let started = call_authorize(function, &request.url, &request.redirect_uri, &request.state);
-                boxed(answer(Ok(started), AbortOnDrop::unarmed()))
+                Ok(call_authorize(function, &request.url, &request.redirect_uri, &request.state))
             }
-            WebAuthorizer::NoWindow => boxed(async {
-                Err(AuthError::Authorizer(
-                    "this server needs a person to sign in, and there is no window here (a worker, Node or \
-                     Deno) to show the authorization page in: pass auth.authorize, a function that takes \
-                     {url, redirectUri, state}, has the user open url (e.g. by posting it to a page) and \
-                     resolves with the URL the authorization server redirected to; or use a grant without \
-                     a person (auth.grant \"client_credentials\" with clientId and clientSecret or \
-                     privateKeyPem)"
-                        .into(),
-                ))
-            }),
-        }
+            WebAuthorizer::NoWindow => Err(JsValue::from_str(
+                "this server needs a person to sign in, and there is no window here (a worker, Node or \
+                 Deno) to show the authorization page in: pass auth.authorize, a function that takes \
+                 {url, redirectUri, state}, has the user open url (e.g. by posting it to a page) and \
+                 resolves with the URL the authorization server redirected to; or use a grant without \
+                 a person (auth.grant \"client_credentials\" with clientId and clientSecret or \
+                 privateKeyPem)",
+            )),
+        };
+        boxed(answer(started, AbortOnDrop::unarmed()))
     }
 
     fn remember(&self, pending: &PendingAuthorization) -> Result<(), AuthError> {

@@ -27,17 +27,10 @@ extern "C" {
     /// Cleans the address bar when `answer` is the page's URL.
     #[wasm_bindgen(js_name = cleanPageUrl)]
     pub(super) fn clean_page_url(answer: &str);
-    /// Leaves for the authorization page.
+    /// Leaves for the authorization page: a promise that never settles
+    /// (the page is unloading).
     #[wasm_bindgen(js_name = leaveFor, catch)]
-    fn leave_for(url: &str) -> Result<(), JsValue>;
-}
-
-/// Redirect mode: the pending flow was saved by `remember`; leave the page.
-pub(super) async fn redirect(request: &AuthorizationRequest) -> Result<String, AuthError> {
-    leave_for(&request.url).map_err(|e| AuthError::Authorizer(message_of(&e)))?;
-    // The page is unloading; the flow's own bound ends this if it does not.
-    futures::future::pending::<()>().await;
-    Err(AuthError::Authorizer("the page did not leave for the authorization page".into()))
+    pub(super) fn leave_for(url: &str) -> Result<Promise, JsValue>;
 }
 
 /// Keeps the flow in `sessionStorage` while the page is away.
