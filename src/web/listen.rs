@@ -12,7 +12,7 @@ use wasm_bindgen::prelude::*;
 
 use super::convert::{WebError, object_from_js, to_js};
 use super::handlers::notify_listener;
-use crate::client::{Client, Error, ListenFilter, Subscription};
+use crate::client::{Client, ListenFilter, Subscription};
 
 /// An open subscription, made by `McpClient.listen`.
 #[wasm_bindgen(js_name = McpSubscription)]
@@ -77,44 +77,34 @@ pub(crate) fn listen(client: Client, filter: &JsValue, listener: Function) -> Pr
         let id = subscription.id().to_value();
         let granted = subscription.granted().to_value();
         let (stop, stopped) = oneshot::channel();
-        let (ended, end) = oneshot::channel();
-        // Spawning cannot fail on wasm32 (`runtime::spawn` queues the task).
-        let _ = crate::runtime::spawn(pump(subscription, listener, stopped, ended));
-        let closed = super::promise(async move {
-            match end.await {
-                Ok(Err(error)) => Err(WebError::from(error)),
-                Ok(Ok(())) | Err(_) => Ok(JsValue::UNDEFINED),
-            }
-        });
+        // The pump is the `closed` promise's own work: it settles as the
+        // subscription ends (no task and channel beside it to report that).
+        let closed = super::promise(pump(subscription, listener, stopped));
         Ok(McpSubscription { id, granted, stop: RefCell::new(Some(stop)), closed }.into())
     })
 }
 
 /// Delivers notifications until the subscription ends or is stopped; then
-/// says how it ended (an error when it broke; a `Result`, not an `Option`:
-/// the channel type of a notification's delivery report, one oneshot type
-/// fewer in the wasm).
+/// settles with how it ended (an error when it broke).
 async fn pump(
     subscription: Subscription,
     listener: Function,
     stopped: oneshot::Receiver<()>,
-    ended: oneshot::Sender<Result<(), Error>>,
-) {
+) -> Result<JsValue, WebError> {
     let mut subscription = subscription;
     let mut stopped = stopped;
-    let outcome = loop {
+    loop {
         match select(subscription.next(), &mut stopped).await {
             Either::Left((Some(Ok(notification)), _)) => notify_listener(&listener, &notification),
-            Either::Left((Some(Err(error)), _)) => break Err(error),
-            Either::Left((None, _)) => break Ok(()),
+            Either::Left((Some(Err(error)), _)) => return Err(error.into()),
+            Either::Left((None, _)) => return Ok(JsValue::UNDEFINED),
             // Stopped, or the handle was garbage-collected without closing.
             Either::Right(_) => {
                 if let Some((client, uris)) = subscription.end() {
                     crate::client::unsubscribe_all(client, uris).await;
                 }
-                break Ok(());
+                return Ok(JsValue::UNDEFINED);
             }
         }
-    };
-    let _ = ended.send(outcome);
+    }
 }
