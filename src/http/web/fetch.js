@@ -69,6 +69,19 @@ function sameOrigin(a, b) {
 // Ends an exchange whose body will not be read.
 const cancel = (response) => response?.body?.cancel().catch(() => {});
 
+// Ends an exchange the Rust side dropped without a signal to abort it (Node:
+// src/http/web/mod.rs says why): `what` is the fetch in flight, whose
+// response (`[response, ...]` once a redirect was followed) has its body
+// cancelled when it comes, or a body's reader, cancelled now. Nothing of
+// it is awaited or reported.
+export function abandon(what) {
+  if (typeof what.then === 'function') {
+    what.then((answer) => cancel(Array.isArray(answer) ? answer[0] : answer), () => {});
+  } else {
+    what.cancel().catch(() => {});
+  }
+}
+
 // A refusal of this file's own, told from a failed `fetch` by `refused`;
 // the response it refuses is cancelled.
 function refuse(response, text) {

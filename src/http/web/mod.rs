@@ -73,6 +73,9 @@ extern "C" {
     /// The `fetch` the host installed for mcp-edge (above), if any.
     #[wasm_bindgen(js_name = installedFetch)]
     fn installed_fetch() -> Option<js_sys::Function>;
+    /// Ends a dropped exchange: the fetch in flight (its response's body is
+    /// cancelled when it comes) or a body's reader (cancelled now).
+    fn abandon(what: &JsValue);
 }
 
 thread_local! {
@@ -193,9 +196,6 @@ struct AbortOnDrop {
     controller: Option<AbortController>,
     /// The fetch in flight, kept only when there is no controller.
     unanswered: Option<Promise>,
-    /// The response whose body is not read yet, kept only when there is no
-    /// controller.
-    unread: Option<Response>,
     finished: bool,
 }
 
@@ -206,38 +206,10 @@ impl Drop for AbortOnDrop {
         }
         if let Some(controller) = &self.controller {
             controller.abort();
-        } else if let Some(response) = self.unread.take() {
-            cancel_body(&response);
         } else if let Some(fetching) = self.unanswered.take() {
-            // Without a runtime to wait on (cannot happen on wasm32) the
-            // response is left to the garbage collector.
-            let _ = crate::runtime::spawn(async move {
-                // A response, or `[response, ...]` once a redirect was followed.
-                if let Ok(answered) = settled(&fetching).await {
-                    let response = match answered.dyn_into::<Array>() {
-                        Ok(found) => found.get(0),
-                        Err(response) => response,
-                    };
-                    cancel_body(response.unchecked_ref());
-                }
-            });
+            abandon(&fetching);
         }
     }
-}
-
-/// Cancels a response's body that will not be read, which ends the exchange.
-fn cancel_body(response: &Response) {
-    if let Some(body) = response.body() {
-        ignore_outcome(body.cancel());
-    }
-}
-
-/// Waits for a promise whose outcome is not needed (a cancellation), so
-/// that its rejection is not reported as unhandled.
-fn ignore_outcome(promise: Promise) {
-    let _ = crate::runtime::spawn(async move {
-        let _ = settled(&promise).await;
-    });
 }
 
 /// Whether this is Node, whose `fetch` (undici) makes a signal expensive
@@ -434,7 +406,7 @@ impl HttpClient for FetchHttp {
                 request_init(&js_text(method.as_str()), &headers?, body, credentials_mode(credentials), manual, signal);
             let failed = |e: JsValue| exchange_failure(method.as_str(), &url, &e);
             let fetching = send(installed.as_ref(), deferred, &js_url, &init).map_err(failed)?;
-            let mut guard = AbortOnDrop { controller, unanswered: None, unread: None, finished: false };
+            let mut guard = AbortOnDrop { controller, unanswered: None, finished: false };
             // The response, then what `fetch.js` read of it; outside a
             // browser that may be the promise of a redirect it followed,
             // whose answer is what was read. One `.await` for both.
@@ -458,9 +430,6 @@ impl HttpClient for FetchHttp {
             };
             let found: Array = found.unchecked_into();
             let response: Response = found.get(0).unchecked_into();
-            if guard.controller.is_none() {
-                guard.unread = Some(Clone::clone(&response));
-            }
             let status = found.get(1).as_f64().unwrap_or_default() as u16;
             // `[.., i, value, ...]`: the headers `RESPONSE_HEADERS[i]`, each
             // name at most once; the two the body's reading needs are read
@@ -483,7 +452,6 @@ impl HttpClient for FetchHttp {
                 at += 2;
             }
             // From here the body is read (or cancelled by its reader).
-            guard.unread = None;
             // A body of known length is read without asking for `body`
             // first: in a browser that getter makes the stream's JS object,
             // which `arrayBuffer()` does not need (a response without a body

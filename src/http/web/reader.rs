@@ -28,9 +28,6 @@ extern "C" {
     #[wasm_bindgen(method)]
     fn read(this: &DefaultReader) -> Promise;
 
-    #[wasm_bindgen(method)]
-    fn cancel(this: &DefaultReader) -> Promise;
-
     /// A `ReadableStream`, for `getReader` without web-sys's reader types.
     type Body;
 
@@ -91,7 +88,7 @@ impl Stream for BodyChunks {
 impl Drop for BodyChunks {
     fn drop(&mut self) {
         if let Some(reader) = self.reader.take() {
-            super::ignore_outcome(reader.cancel());
+            super::abandon(&reader);
         }
     }
 }
