@@ -284,6 +284,15 @@ const INTERNAL_ERROR = -32603;
 // Calls the app's `auth.authorize({url, redirectUri, state})` (src/web/auth
 // calls this): resolves with the URL it resolved with, rejects with an Error
 // that says why not.
+// Calls `onabort` when `signal` aborts (src/web/options.rs's `abortable`):
+// undefined if it has aborted already, else the function that stops
+// listening.
+export function watchSignal(signal, onabort) {
+  if (signal.aborted) return undefined;
+  signal.addEventListener('abort', onabort);
+  return () => signal.removeEventListener('abort', onabort);
+}
+
 export async function callAuthorize(authorize, url, redirectUri, state) {
   let answer;
   try {

@@ -69,6 +69,10 @@ extern "C" {
     /// this runs (`inPage`, `origin`) and the redirect URI it defaults to.
     #[wasm_bindgen(js_name = authOptions, catch)]
     pub(crate) fn check_auth_options(auth: &JsValue, machine_grants: bool) -> Result<JsValue, JsValue>;
+    /// Calls `onabort` when `signal` aborts: `undefined` if it has aborted
+    /// already, else the function that stops listening.
+    #[wasm_bindgen(js_name = watchSignal, catch)]
+    fn watch_signal(signal: &AbortSignal, onabort: &Function) -> Result<Option<Function>, JsValue>;
 }
 
 /// What `options.js` returned: each value is of its type or absent, so it
@@ -306,19 +310,19 @@ where
         return Either::Left(work);
     };
     let aborted = move |signal: &AbortSignal| WebError::Aborted { method, reason: signal.reason() };
-    if signal.aborted() {
-        return Either::Right(Either::Left(ready(Err(aborted(&signal)))));
-    }
     let (handle, registration) = AbortHandle::new_pair();
     let on_abort = Closure::<dyn FnMut()>::new(move || handle.abort());
-    let listener: &Function = on_abort.as_ref().unchecked_ref();
-    if let Err(e) = signal.add_event_listener_with_callback("abort", listener) {
-        let error = WebError::Type(format!("options.signal: {}", super::convert::message_of(&e)));
-        return Either::Right(Either::Left(ready(Err(error))));
-    }
+    let stop = match watch_signal(&signal, on_abort.as_ref().unchecked_ref()) {
+        Ok(Some(stop)) => stop,
+        Ok(None) => return Either::Right(Either::Left(ready(Err(aborted(&signal))))),
+        Err(e) => {
+            let error = WebError::Type(format!("options.signal: {}", super::convert::message_of(&e)));
+            return Either::Right(Either::Left(ready(Err(error))));
+        }
+    };
     Either::Right(Either::Right(Abortable::new(work, registration).map(move |outcome| {
         // The work (and so the request) is dropped by now; stop listening.
-        let _ = signal.remove_event_listener_with_callback("abort", on_abort.as_ref().unchecked_ref());
+        let _ = stop.call0(&JsValue::UNDEFINED);
         drop(on_abort);
         outcome.unwrap_or_else(|_| Err(aborted(&signal)))
     })))
