@@ -64,9 +64,8 @@ where
 /// The promise of boxed work (compiled once, not once per method, and so
 /// is the turning of its error into a JS value).
 fn start(work: LocalBoxFuture<'static, Result<JsValue, WebError>>) -> Promise {
-    let mut settle = None;
-    let promise = Promise::new(&mut |resolve, reject| settle = Some((resolve, reject)));
-    let Some((resolve, reject)) = settle else { return promise };
+    let made = pending();
+    let (resolve, reject): (Function, Function) = (made.get(1).unchecked_into(), made.get(2).unchecked_into());
     // Started now, in the caller's turn, rather than in a microtask: what
     // the work does before its first wait (a call's request handed to the
     // session loop) lets the loop run in the first microtask, where the
@@ -77,7 +76,7 @@ fn start(work: LocalBoxFuture<'static, Result<JsValue, WebError>>) -> Promise {
             Err(error) => reject.call1(&JsValue::UNDEFINED, &JsValue::from(error)),
         };
     }));
-    promise
+    made.get(0).unchecked_into()
 }
 
 /// Params that must be an object or absent.
@@ -117,6 +116,9 @@ extern "C" {
     /// its own, once done. Written in JS: the pages reach it as JS values,
     /// and the loop and its checks in Rust were some 1.5 KB of the wasm's
     /// gzip (docs/size.md, session 38).
+    /// `[promise, resolve, reject]`: a new promise and its two settlers
+    /// (`new Promise` through the glue is a closure shim of its own).
+    fn pending() -> js_sys::Array;
     #[wasm_bindgen(js_name = listAll)]
     fn list_all(client: McpClient, page: &str, method: &str, key: &str, max_pages: f64, options: &JsValue) -> Promise;
 }

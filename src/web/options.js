@@ -389,6 +389,14 @@ export function reportProgress(callback, progress, total, message) {
   }
 }
 
+// `[promise, resolve, reject]`: a new promise and its settlers, for
+// src/web/mod.rs's `start`.
+export function pending() {
+  let settlers;
+  const promise = new Promise((...both) => (settlers = both));
+  return [promise, ...settlers];
+}
+
 // Every item under `key` of every page `client[page](params, options)`
 // gives (`method`'s results), following `nextCursor`: at most `maxPages`
 // pages, and no cursor twice. `client` is a handle of its own, freed here.
