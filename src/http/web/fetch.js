@@ -69,6 +69,22 @@ function sameOrigin(a, b) {
 // Ends an exchange whose body will not be read.
 const cancel = (response) => response?.body?.cancel().catch(() => {});
 
+// A `Headers` of `list`, the JSON text of `["name", "value", ...]`
+// (src/http/web/mod.rs writes it); a name or value fetch refuses is an
+// Error that names the header.
+export function headersOf(list) {
+  const pairs = JSON.parse(list);
+  const headers = new Headers();
+  for (let at = 0; at < pairs.length; at += 2) {
+    try {
+      headers.append(pairs[at], pairs[at + 1]);
+    } catch (error) {
+      throw new Error(`header ${pairs[at]}: ${textOf(error)}`);
+    }
+  }
+  return headers;
+}
+
 // Ends an exchange the Rust side dropped without a signal to abort it (Node:
 // src/http/web/mod.rs says why): `what` is the fetch in flight, whose
 // response (`[response, ...]` once a redirect was followed) has its body

@@ -25,17 +25,6 @@ mod thrown;
 
 pub(crate) use thrown::message_of;
 
-#[wasm_bindgen]
-extern "C" {
-    /// A `Headers`, given strings that are JS strings already (see
-    /// [`js_text`]): web-sys's bindings take `&str`, which the glue decodes
-    /// anew on every call.
-    type Strings;
-
-    #[wasm_bindgen(method, catch, js_name = append)]
-    fn append(this: &Strings, name: &JsString, value: &JsString) -> Result<(), JsValue>;
-}
-
 #[wasm_bindgen(module = "/src/http/web/fetch.js")]
 extern "C" {
     /// A request's init (`fetch.js` says what each argument is).
@@ -73,6 +62,10 @@ extern "C" {
     /// The `fetch` the host installed for mcp-edge (above), if any.
     #[wasm_bindgen(js_name = installedFetch)]
     fn installed_fetch() -> Option<js_sys::Function>;
+    /// A `Headers` of `list`, the JSON text of `["name", "value", ...]`;
+    /// throws `header <name>: <why>` for a name or value `fetch` refuses.
+    #[wasm_bindgen(js_name = headersOf, catch)]
+    fn headers_of(list: &str) -> Result<Headers, JsValue>;
     /// Ends a dropped exchange: the fetch in flight (its response's body is
     /// cancelled when it comes) or a body's reader (cancelled now).
     fn abandon(what: &JsValue);
@@ -87,14 +80,15 @@ thread_local! {
 const KEPT_STRINGS: usize = 64;
 
 thread_local! {
-    /// The strings every exchange sends again (its method, URL, header names
-    /// and [`REPEATED_VALUES`]), kept as JS strings.
+    /// The strings every exchange sends again (its method and URL), kept as
+    /// JS strings.
     static JS_TEXT: std::cell::RefCell<Vec<(Box<str>, JsString)>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
 /// `text` as a JS string, made once for the strings each exchange repeats:
 /// a string handed to JS is decoded from UTF-8 every time (`TextDecoder`,
-/// about 1.5 µs a string in Chromium), and a call sent eleven of them.
+/// about 1.5 µs a string in Chromium), and every call sends its method and
+/// URL.
 /// Bounded: past [`KEPT_STRINGS`] a new string is made and not kept.
 /// Secrets (a session id, credentials, a URL's query) are never given to it.
 fn js_text(text: &str) -> JsString {
@@ -325,10 +319,6 @@ fn network_failure(method: &str, url: &str, error: &JsValue) -> HttpError {
 /// own) makes it `redirect: "manual"`.
 const ORDINARY_HEADERS: &[&str] = &["accept", "content-type", "mcp-protocol-version", "mcp-method", "mcp-name"];
 
-/// Headers whose values are the same on call after call (not `mcp-name`,
-/// which names each call's tool or resource): kept by [`js_text`].
-const REPEATED_VALUES: &[&str] = &["accept", "content-type", "mcp-protocol-version", "mcp-method"];
-
 /// `request`'s headers as a JS `Headers`: the last request's object again
 /// when the list is the same (see [`SentHeaders`]).
 fn request_headers(
@@ -340,19 +330,21 @@ fn request_headers(
     {
         return Ok(sent.headers.clone());
     }
-    let invalid = |reason: String| HttpError::InvalidUrl { url: request.url.clone(), reason };
-    let headers = Headers::new().map_err(|e| invalid(message_of(&e)))?;
+    // `["name", "value", ...]` as JSON text, one string across and one
+    // `JSON.parse` there, where a crossing per name and value was code of
+    // its own in the wasm.
+    let mut list = String::from("[");
     for (name, value) in &request.headers {
-        let value = if REPEATED_VALUES.iter().any(|h| name.eq_ignore_ascii_case(h)) {
-            js_text(value)
-        } else {
-            JsString::from(value.as_str())
-        };
-        headers
-            .unchecked_ref::<Strings>()
-            .append(&js_text(name), &value)
-            .map_err(|e| invalid(format!("header {name}: {}", message_of(&e))))?;
+        if list.len() > 1 {
+            list.push(',');
+        }
+        crate::protocol::json::write_string(name, &mut list);
+        list.push(',');
+        crate::protocol::json::write_string(value, &mut list);
     }
+    list.push(']');
+    let headers = headers_of(&list)
+        .map_err(|e| HttpError::InvalidUrl { url: request.url.clone(), reason: message_of(&e) })?;
     *last.borrow_mut() = Some(SentHeaders { list: request.headers.clone(), headers: headers.clone() });
     Ok(headers)
 }
