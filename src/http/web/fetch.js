@@ -12,6 +12,19 @@ const MAX_REDIRECTS = 10;
 // The credentials modes, by the number the Rust side passes (0: fetch's own).
 const CREDENTIALS = [undefined, 'omit', 'same-origin', 'include'];
 
+// The response headers read, in the order of src/http/mod.rs's
+// RESPONSE_HEADERS (an answer names each by its place there; a test of
+// src/http/web/mod.rs holds the two lists equal).
+export const RESPONSE_HEADERS = [
+  'content-type',
+  'content-length',
+  'mcp-session-id',
+  'www-authenticate',
+  'retry-after',
+  'dpop-nonce',
+  'location',
+];
+
 // Headers read only where a status gives them a meaning; `dpop-nonce`
 // only of a request that sent a DPoP proof.
 const READ_WHEN = {
@@ -127,13 +140,13 @@ export function send(installed, deferred, url, init) {
 
 // What the Rust side reads of the answer to a request sent to `url` with
 // `init`: `[response, status, i, value, ...]`, the value of each header
-// `names[i]` the response has and its status gives a meaning. Outside a
+// `RESPONSE_HEADERS[i]` the response has and its status gives a meaning. Outside a
 // browser a "manual" redirect is the server's own 307/308: within the
 // origin it is followed here, as natively (a promise of the same array
 // then; `hops` so far, `target` the URL this response answers), to another
 // origin refused. Throws an Error with `refused` that says why a response
 // is not taken.
-export function readAnswer(response, url, init, names, dpop, installed, hops = 0, target = url) {
+export function readAnswer(response, url, init, dpop, installed, hops = 0, target = url) {
   if (typeof Response === 'function' && !(response instanceof Response)) {
     refuse(undefined, 'fetch resolved to something that is not a Response');
   }
@@ -157,7 +170,7 @@ export function readAnswer(response, url, init, names, dpop, installed, hops = 0
     // A redirect followed here leaves this hop unread.
     cancel(response);
     return send(installed, false, next, init).then((answer) =>
-      readAnswer(answer, url, init, names, dpop, installed, hops + 1, next),
+      readAnswer(answer, url, init, dpop, installed, hops + 1, next),
     );
   }
   // An opaque redirect is a filtered response: its status reads 0.
@@ -180,8 +193,8 @@ export function readAnswer(response, url, init, names, dpop, installed, hops = 0
     );
   }
   const found = [response, status];
-  for (let i = 0; i < names.length; i++) {
-    const name = names[i];
+  for (let i = 0; i < RESPONSE_HEADERS.length; i++) {
+    const name = RESPONSE_HEADERS[i];
     if (name === 'dpop-nonce' ? !dpop : READ_WHEN[name]?.(status) === false) continue;
     const value = response.headers.get(name);
     if (value !== null) found.push(i, value);

@@ -45,14 +45,13 @@ extern "C" {
         url: &JsString,
         init: &JsValue,
     ) -> Result<Promise, JsValue>;
-    /// `[response, status, i, value, ...]` for the headers `names[i]`, or a
+    /// `[response, status, i, value, ...]` for the headers `RESPONSE_HEADERS[i]`, or a
     /// promise of it once a redirect was followed; throws a refusal.
     #[wasm_bindgen(js_name = readAnswer, catch)]
     fn read_answer(
         response: &JsValue,
         url: &JsString,
         init: &JsValue,
-        names: &Array,
         dpop: bool,
         installed: Option<&js_sys::Function>,
     ) -> Result<JsValue, JsValue>;
@@ -69,11 +68,6 @@ extern "C" {
     /// Ends a dropped exchange: the fetch in flight (its response's body is
     /// cancelled when it comes) or a body's reader (cancelled now).
     fn abandon(what: &JsValue);
-}
-
-thread_local! {
-    /// [`super::RESPONSE_HEADERS`] as a JS array, made once.
-    static NAMES: Array = super::RESPONSE_HEADERS.iter().map(|name| JsValue::from_str(name)).collect();
 }
 
 /// The most strings [`js_text`] keeps.
@@ -414,7 +408,7 @@ impl HttpClient for FetchHttp {
                     break outcome;
                 }
                 response_next = false;
-                let read = NAMES.with(|names| read_answer(&outcome, &js_url, &init, names, dpop, installed.as_ref()));
+                let read = read_answer(&outcome, &js_url, &init, dpop, installed.as_ref());
                 match read.map_err(failed)?.dyn_into::<Promise>() {
                     Ok(following) => waiting = following,
                     Err(found) => break found,
@@ -480,6 +474,18 @@ mod tests {
 
     use super::*;
     use crate::http::Method;
+
+    #[wasm_bindgen(module = "/src/http/web/fetch.js")]
+    extern "C" {
+        #[wasm_bindgen(thread_local_v2, js_name = RESPONSE_HEADERS)]
+        static READ_IN_JS: Array;
+    }
+
+    #[wasm_bindgen_test]
+    fn fetch_js_reads_the_response_headers_in_the_same_order() {
+        let read: Vec<String> = READ_IN_JS.with(|names| names.iter().filter_map(|name| name.as_string()).collect());
+        assert_eq!(read, crate::http::RESPONSE_HEADERS);
+    }
 
     #[wasm_bindgen_test]
     fn kept_strings_read_back_the_same_and_stay_bounded() {
