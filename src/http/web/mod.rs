@@ -409,10 +409,13 @@ impl HttpClient for FetchHttp {
                 }
                 response_next = false;
                 let read = read_answer(&outcome, &js_url, &init, dpop, installed.as_ref());
-                match read.map_err(failed)?.dyn_into::<Promise>() {
-                    Ok(following) => waiting = following,
-                    Err(found) => break found,
+                // An answer carries its status at [1]; a promise (a redirect
+                // followed) has nothing there: no `instanceof` check needed.
+                let read = read.map_err(failed)?;
+                if read.unchecked_ref::<Array>().get(1).as_f64().is_some() {
+                    break read;
                 }
+                waiting = read.unchecked_into();
             };
             let found: Array = found.unchecked_into();
             let response: Response = found.get(0).unchecked_into();
