@@ -188,7 +188,10 @@ impl Client {
         self.state().negotiated = None;
         self.initialize().await?;
         // The server forgot the session's resource subscriptions with it.
-        let uris: Vec<String> = self.subscribed().iter().map(|(uri, _)| uri.clone()).collect();
+        let mut uris = Vec::new();
+        for (uri, _) in self.subscribed().iter() {
+            uris.push(uri.clone());
+        }
         for uri in uris {
             let params = Some(object! { "uri": uri.as_str() });
             let mut options = RequestOptions::default();
