@@ -43,7 +43,15 @@ impl Client {
         // an older version the server names (always older, so never again).
         let mut version = offered;
         let result = loop {
-            match self.send_initialize(version).await {
+            let options = &self.inner.options;
+            let params = object! {
+                "protocolVersion": version.as_str(),
+                "capabilities": options.capabilities(),
+                "clientInfo": options.client_info.to_value(),
+            };
+            let mut request = RequestOptions { timeout: options.handshake_timeout, ..RequestOptions::default() };
+            let sent = self.send_request(methods::INITIALIZE, Some(params), &mut request).await;
+            match sent.and_then(|result| super::request::to_value(methods::INITIALIZE, &result)) {
                 Err(Error::Rpc { error, .. }) if error.code == codes::INVALID_PARAMS && version == offered => {
                     // `offered` is a handshake revision, and so is every
                     // revision older than it.
@@ -90,18 +98,6 @@ impl Client {
         state.negotiated = Some(negotiated.clone());
         state.generation += 1;
         Ok(negotiated)
-    }
-
-    async fn send_initialize(&self, version: ProtocolVersion) -> Result<Value, Error> {
-        let options = &self.inner.options;
-        let params = object! {
-            "protocolVersion": version.as_str(),
-            "capabilities": options.capabilities(),
-            "clientInfo": options.client_info.to_value(),
-        };
-        let mut request = RequestOptions { timeout: options.handshake_timeout, ..RequestOptions::default() };
-        let result = self.send_request(methods::INITIALIZE, Some(params), &mut request).await?;
-        super::request::to_value(methods::INITIALIZE, &result)
     }
 
     /// A request in a handshake-era session, started in generation
