@@ -186,7 +186,23 @@ impl Client {
                     return Ok((self.drive_task(method, result, version, limit).await?, true));
                 }
                 ResultType::InputRequired if multi_round(method) => {
-                    extra = self.answer_input(method, &result).await?;
+                    // The next round's `inputResponses` and `requestState`.
+                    extra = Map::new();
+                    let asked = InputRequired::of(&result);
+                    if let Some(requests) = asked.input_requests {
+                        let responses = self.answer_requests(method, requests.iter()).await?;
+                        extra.insert("inputResponses".into(), Value::Object(responses));
+                    }
+                    if let Some(state) = asked.request_state {
+                        // Echoed exactly as received, never read.
+                        extra.insert("requestState".into(), state.clone());
+                    }
+                    if extra.is_empty() {
+                        return Err(Error::InvalidResult {
+                            method: method.to_owned(),
+                            reason: "an input_required result with neither inputRequests nor requestState".into(),
+                        });
+                    }
                     if !extra.contains_key("inputResponses") {
                         // Only state (e.g. load shedding): retry after a short pause.
                         crate::runtime::sleep(Duration::from_millis(50 * rounds as u64)).await;
@@ -280,26 +296,5 @@ impl Client {
             }
         }
         Ok(responses)
-    }
-
-    /// The next round's `inputResponses` and `requestState`.
-    async fn answer_input(&self, method: &str, result: &Value) -> Result<Map<String, Value>, Error> {
-        let mut extra = Map::new();
-        let asked = InputRequired::of(result);
-        if let Some(requests) = asked.input_requests {
-            let responses = self.answer_requests(method, requests.iter()).await?;
-            extra.insert("inputResponses".into(), Value::Object(responses));
-        }
-        if let Some(state) = asked.request_state {
-            // Echoed exactly as received, never read.
-            extra.insert("requestState".into(), state.clone());
-        }
-        if extra.is_empty() {
-            return Err(Error::InvalidResult {
-                method: method.to_owned(),
-                reason: "an input_required result with neither inputRequests nor requestState".into(),
-            });
-        }
-        Ok(extra)
     }
 }
