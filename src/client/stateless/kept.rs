@@ -22,9 +22,10 @@ use crate::protocol::{Notification, methods};
 use crate::runtime::sleep;
 
 impl Client {
-    /// Subscribes to `uri` with a listen kept open until unsubscribed.
-    pub(crate) async fn keep_resource_listen(&self, uri: String) -> Result<(), Error> {
-        let subscription = self.listen_without_reopen(ListenFilter::resource(uri.clone())).await?;
+    /// Keeps `subscription`, the listen of `uri` just opened, open until
+    /// unsubscribed. Not async (the caller awaits the listen's opening), so
+    /// that it is no state machine of its own.
+    pub(crate) fn keep_resource_listen(&self, uri: String, subscription: Subscription) -> Result<(), Error> {
         let (stop, registration) = AbortHandle::new_pair();
         let weak = Arc::downgrade(&self.inner);
         let kept = Abortable::new(keep_listening(weak, uri.clone(), subscription), registration);

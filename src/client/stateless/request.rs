@@ -75,7 +75,9 @@ impl Client {
             // No `resources/subscribe` in this revision: a `subscriptions/listen`
             // for the one resource, kept open until unsubscribed, does the same.
             methods::RESOURCES_SUBSCRIBE => {
-                self.keep_resource_listen(uri_param(method, params.as_ref())?).await?;
+                let uri = uri_param(method, params.as_ref())?;
+                let subscription = self.listen_without_reopen(crate::protocol::stateless::ListenFilter::resource(uri.clone())).await?;
+                self.keep_resource_listen(uri, subscription)?;
                 return Ok(object! {});
             }
             methods::RESOURCES_UNSUBSCRIBE => {
