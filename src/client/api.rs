@@ -245,11 +245,18 @@ impl Client {
 
     /// Tells the server the roots changed (only if `roots.listChanged` was declared).
     pub async fn notify_roots_changed(&self) -> Result<(), Error> {
+        self.roots_changed_declared()?;
+        self.notify(methods::ROOTS_LIST_CHANGED, None).await
+    }
+
+    /// Whether `roots.listChanged` was declared, as
+    /// [`Client::notify_roots_changed`] needs.
+    pub(crate) fn roots_changed_declared(&self) -> Result<(), Error> {
         if !self.inner.options.roots_list_changed {
             return Err(Error::InvalidArgument(
                 "roots.listChanged was not declared: register roots with on_roots".into(),
             ));
         }
-        self.notify(methods::ROOTS_LIST_CHANGED, None).await
+        Ok(())
     }
 }

@@ -79,6 +79,16 @@ fn start(work: LocalBoxFuture<'static, Result<JsValue, WebError>>) -> Promise {
     made.get(0).unchecked_into()
 }
 
+/// Sends a notification (already read from JS); resolves once the server
+/// accepted it. One state machine for both methods that notify.
+fn notify(client: Client, message: Result<(String, Option<Value>), WebError>) -> Promise {
+    promise(async move {
+        let (method, params) = message?;
+        client.notify(&method, params).await?;
+        Ok(JsValue::UNDEFINED)
+    })
+}
+
 /// Params that must be an object or absent.
 fn params(value: &JsValue, what: &str) -> Result<Option<Value>, WebError> {
     Ok(object_from_js(value, what)?.map(Value::Object))
@@ -528,23 +538,14 @@ impl McpClient {
         &self,
         #[wasm_bindgen(unchecked_param_type = "{ method: string; params?: JsonObject }")] notification: JsValue,
     ) -> Promise {
-        let client = self.client.clone();
-        let parsed = object_from_js(&notification, "notification").and_then(split_message);
-        promise(async move {
-            let (method, params) = parsed?;
-            client.notify(&method, params).await?;
-            Ok(JsValue::UNDEFINED)
-        })
+        notify(self.client.clone(), object_from_js(&notification, "notification").and_then(split_message))
     }
 
     /// Tells the server the list of roots changed (needs a `roots` handler).
     #[wasm_bindgen(js_name = sendRootsListChanged, unchecked_return_type = "Promise<void>")]
     pub fn send_roots_list_changed(&self) -> Promise {
-        let client = self.client.clone();
-        promise(async move {
-            client.notify_roots_changed().await?;
-            Ok(JsValue::UNDEFINED)
-        })
+        let declared = self.client.roots_changed_declared().map_err(WebError::from);
+        notify(self.client.clone(), declared.map(|()| (methods::ROOTS_LIST_CHANGED.to_owned(), None)))
     }
 
     /// Ends the session: pending requests reject, and the server is told
