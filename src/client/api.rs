@@ -115,15 +115,15 @@ impl Client {
     /// stateless cache, the tools' header annotations) without decoding
     /// them: the typed `Tool` decoder stays out of builds that never ask
     /// for it, such as the JS face's `.wasm`.
-    pub(crate) async fn relist_tools(&self) -> Result<(), Error> {
+    /// `list_all`'s own future, not an `async fn` around it (a state
+    /// machine less); only its error is read.
+    pub(crate) fn relist_tools(&self) -> impl std::future::Future<Output = Result<Vec<()>, Error>> + '_ {
         // Read as a `Value` by the crate's reader (the only one the wasm
         // has), not by serde.
         let next_cursor = |page: Value| page.get("nextCursor").and_then(Value::as_str).map(str::to_owned);
-        self.list_all(methods::TOOLS_LIST, crate::client::request::to_value, |page: Value| {
+        self.list_all(methods::TOOLS_LIST, crate::client::request::to_value, move |page: Value| {
             (Vec::<()>::new(), next_cursor(page))
         })
-        .await
-        .map(drop)
     }
 
     /// `tools/call` with default options.
