@@ -86,7 +86,13 @@ pub(crate) async fn send(
             waiting.await?;
         }
         let mut request = attempt.build();
-        let credential = add_credentials(auth, &mut request).await?;
+        let credential = match auth {
+            Some(auth) => {
+                let headers = auth.headers(request.method, &request.url).await.map_err(TransportError::Auth)?;
+                attach(&mut request, headers)
+            }
+            None => None,
+        };
         let response = attempt.fetch(request).await?;
         if let Some(auth) = auth
             && let Some(challenge) = challenge_in(&response, credential.as_deref(), context.protocol_version())
@@ -124,20 +130,16 @@ impl Drop for Authorizing<'_> {
     }
 }
 
-/// Adds the provider's headers to `request`; returns the `Authorization`
-/// value it carries, if any, for [`challenge_in`] to fingerprint should the
+/// Adds the provider's `headers` to `request`; returns the `Authorization`
+/// value they carry, if any, for [`challenge_in`] to fingerprint should the
 /// server refuse it. Only a refusal is fingerprinted: the hash of a JWT
 /// bearer token (often a kilobyte) was some 8 µs of every authorized
 /// request in the wasm build, where a copy of the value costs well under one.
-pub(crate) async fn add_credentials(
-    auth: Option<&Arc<dyn AuthProvider>>,
-    request: &mut HttpRequest,
-) -> Result<Option<String>, TransportError> {
-    let Some(auth) = auth else { return Ok(None) };
-    let headers = auth.headers(request.method, &request.url).await.map_err(TransportError::Auth)?;
+/// Not async (the callers await the headers): no state machine of its own.
+pub(crate) fn attach(request: &mut HttpRequest, headers: Vec<(String, String)>) -> Option<String> {
     let credential = headers.iter().find(|(n, _)| n.eq_ignore_ascii_case("authorization")).map(|(_, v)| v.clone());
     request.headers.extend(headers);
-    Ok(credential)
+    credential
 }
 
 fn bearer_of(challenge: &AuthChallenge) -> Option<BearerChallenge> {

@@ -191,7 +191,10 @@ impl<H: HttpClient> Shared<H> {
     /// Sends a request with the auth provider's credentials, if any, and no
     /// recovery from a refusal (`authorize::send` has that).
     async fn fetch(&self, mut request: HttpRequest) -> Result<HttpResponse, TransportError> {
-        authorize::add_credentials(self.options.auth.as_ref(), &mut request).await?;
+        if let Some(auth) = &self.options.auth {
+            let headers = auth.headers(request.method, &request.url).await.map_err(TransportError::Auth)?;
+            authorize::attach(&mut request, headers);
+        }
         self.send_http(request).await
     }
 
