@@ -103,7 +103,8 @@ pub(crate) async fn send(
             if recoveries.allow(&challenge) {
                 drop(response);
                 let _authorizing = Authorizing::start(context);
-                recoveries.recover(auth.as_ref(), &challenge, context.url()).await?;
+                let recovery = auth.challenged(&challenge).await.map_err(TransportError::Auth)?;
+                recoveries.record(recovery, &challenge, context.url())?;
                 continue;
             }
             if challenge.status == 403 && still_insufficient_is == StillInsufficient::Fail {
@@ -201,15 +202,11 @@ impl Recoveries {
         }
     }
 
-    /// Lets the provider recover from `challenge` (call only when
+    /// Counts the provider's recovery from `challenge` (asked only when
     /// [`Recoveries::allow`] said so); the request should then be sent again.
-    async fn recover(
-        &mut self,
-        auth: &dyn AuthProvider,
-        challenge: &AuthChallenge,
-        url: &str,
-    ) -> Result<(), TransportError> {
-        match auth.challenged(challenge).await.map_err(TransportError::Auth)? {
+    /// Not async (the caller awaits the provider): no state machine of its own.
+    fn record(&mut self, recovery: Recovery, challenge: &AuthChallenge, url: &str) -> Result<(), TransportError> {
+        match recovery {
             Recovery::Nonce if self.nonces < 2 => self.nonces += 1,
             Recovery::Nonce => {}
             Recovery::Credentials if challenge.status == 401 && !self.authorized => self.authorized = true,
