@@ -156,12 +156,15 @@ pub(crate) fn challenge_in(
     credential: Option<&str>,
     protocol_version: Option<String>,
 ) -> Option<AuthChallenge> {
-    let www_authenticate: Vec<String> = response
-        .headers
-        .iter()
-        .filter(|(n, _)| n.eq_ignore_ascii_case("www-authenticate"))
-        .map(|(_, v)| v.clone())
-        .collect();
+    if response.status != 401 && response.status != 403 {
+        return None;
+    }
+    let mut www_authenticate = Vec::new();
+    for (name, value) in &response.headers {
+        if name.eq_ignore_ascii_case("www-authenticate") {
+            www_authenticate.push(value.clone());
+        }
+    }
     match response.status {
         401 => {}
         403 => {
