@@ -63,13 +63,14 @@ pub fn encode_form(pairs: &[(&str, &str)]) -> String {
 /// without two hex digits after it stays as it is), and bytes that are not
 /// UTF-8 become U+FFFD.
 pub fn parse_form(text: &str) -> Vec<(String, String)> {
-    text.split('&')
-        .filter(|pair| !pair.is_empty())
-        .map(|pair| {
+    let mut pairs = Vec::new();
+    for pair in text.split('&') {
+        if !pair.is_empty() {
             let (name, value) = pair.split_once('=').unwrap_or((pair, ""));
-            (decode(name), decode(value))
-        })
-        .collect()
+            pairs.push((decode(name), decode(value)));
+        }
+    }
+    pairs
 }
 
 fn decode(text: &str) -> String {
