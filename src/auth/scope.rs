@@ -35,7 +35,13 @@ pub fn join(scopes: &[String]) -> String {
 /// A `scope` parameter's scopes, split at spaces (RFC 6749 §3.3), empty
 /// ones left out: the one reader of a challenge's and of our own.
 pub fn words(scope: &str) -> Vec<String> {
-    scope.split(' ').filter(|s| !s.is_empty()).map(str::to_owned).collect()
+    let mut words = Vec::new();
+    for word in scope.split(' ') {
+        if !word.is_empty() {
+            words.push(word.to_owned());
+        }
+    }
+    words
 }
 
 /// Splits a `scope` parameter.
