@@ -149,11 +149,7 @@ pub fn speaks_handshake(supported: &[String]) -> bool {
 /// The newest revision of `era` this client speaks in a list the server
 /// sent, older than `below` if given. One loop for every such question, not
 /// an iterator chain per question (each its own code in the wasm).
-pub(crate) fn newest_spoken(
-    supported: &[String],
-    era: Era,
-    below: Option<ProtocolVersion>,
-) -> Option<ProtocolVersion> {
+pub(crate) fn newest_spoken(supported: &[String], era: Era, below: Option<ProtocolVersion>) -> Option<ProtocolVersion> {
     let mut newest: Option<ProtocolVersion> = None;
     for text in supported {
         if let Ok(version) = text.parse::<ProtocolVersion>()

@@ -122,13 +122,14 @@ pub(crate) fn connect_options(url: &str, options: &JsValue) -> Result<Connect, W
     };
     let mut connect = ConnectOptions::new().with_transport(choice);
     if let Some(pairs) = read.value("headers") {
-        connect.headers = Array::from(&pairs)
-            .iter()
-            .map(|pair| {
-                let pair = Array::from(&pair);
-                (pair.get(0).as_string().unwrap_or_default(), pair.get(1).as_string().unwrap_or_default())
-            })
-            .collect();
+        // `options.js` made it: an array of `[name, value]` string pairs.
+        let pairs: &Array = pairs.unchecked_ref();
+        for at in 0..pairs.length() {
+            let pair: Array = pairs.get(at).unchecked_into();
+            connect
+                .headers
+                .push((pair.get(0).as_string().unwrap_or_default(), pair.get(1).as_string().unwrap_or_default()));
+        }
     }
     if let Some(open) = read.flag("openServerStream") {
         connect.open_server_stream = open;

@@ -115,8 +115,9 @@ impl<H: HttpClient> OAuthProvider<H> {
         let discovery = self.discover(bearer.resource_metadata.as_deref(), version, asked || step_up.is_some()).await?;
         let scopes = match step_up {
             Some(scopes) => {
-                let shown =
-                    |s: &Option<Vec<String>>| s.as_deref().map(|s| crate::debug::joined(s, " ")).unwrap_or_else(|| "(none)".into());
+                let shown = |s: &Option<Vec<String>>| {
+                    s.as_deref().map(|s| crate::debug::joined(s, " ")).unwrap_or_else(|| "(none)".into())
+                };
                 log::info!(
                     "step-up: the server needs scopes {}; authorizing with {}",
                     shown(&bearer.scope),

@@ -76,7 +76,8 @@ impl Client {
             // for the one resource, kept open until unsubscribed, does the same.
             methods::RESOURCES_SUBSCRIBE => {
                 let uri = uri_param(method, params.as_ref())?;
-                let subscription = self.listen_without_reopen(crate::protocol::stateless::ListenFilter::resource(uri.clone())).await?;
+                let subscription =
+                    self.listen_without_reopen(crate::protocol::stateless::ListenFilter::resource(uri.clone())).await?;
                 self.keep_resource_listen(uri, subscription)?;
                 return Ok(object! {});
             }

@@ -337,8 +337,8 @@ fn request_headers(
         crate::protocol::json::write_string(value, &mut list);
     }
     list.push(']');
-    let headers = headers_of(&list)
-        .map_err(|e| HttpError::InvalidUrl { url: request.url.clone(), reason: message_of(&e) })?;
+    let headers =
+        headers_of(&list).map_err(|e| HttpError::InvalidUrl { url: request.url.clone(), reason: message_of(&e) })?;
     *last.borrow_mut() = Some(SentHeaders { list: request.headers.clone(), headers: headers.clone() });
     Ok(headers)
 }
