@@ -49,7 +49,10 @@ pub(super) struct Found {
 /// Takes (removes) the pending flow for `server` whose answer is in the
 /// page's URL or was recorded.
 pub(super) fn find(server: &str) -> Option<Found> {
-    for flow in answered_flows().iter() {
+    let flows = answered_flows();
+    // By index: js_sys's array iterator is code of its own, used nowhere else.
+    for at in 0..flows.length() {
+        let flow = flows.get(at);
         let text = |key: &str| property(&flow, key).and_then(|v| v.as_string()).unwrap_or_default();
         if !same_server(server, &text("server")) {
             continue;
