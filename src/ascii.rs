@@ -25,17 +25,27 @@ pub(crate) fn trim_start_any<'a>(text: &'a str, bytes: &[u8]) -> &'a str {
     text.get(skipped..).unwrap_or_default()
 }
 
+/// `text` without the trailing run of `bytes`.
+pub(crate) fn trim_end_any<'a>(text: &'a str, bytes: &[u8]) -> &'a str {
+    let mut end = text.len();
+    while end > 0 && bytes.contains(&text.as_bytes()[end - 1]) {
+        end -= 1;
+    }
+    text.get(..end).unwrap_or_default()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
     fn the_byte_tests_answer_as_the_char_patterns_do() {
-        for text in ["", "a", "a/b", "?x", "#", "é/ü", "--+1", "+", "ab%7E~"] {
+        for text in ["", "a", "a/b", "?x", "#", "é/ü", "--+1", "+", "ab%7E~", "/", "a//", "é/"] {
             assert_eq!(find_any(text, b"/?#"), text.find(['/', '?', '#']), "{text}");
             assert_eq!(has_any(text, b"%~"), text.contains(['%', '~']), "{text}");
             assert_eq!(starts_with_any(text, b"/#?"), text.starts_with(['/', '#', '?']), "{text}");
             assert_eq!(trim_start_any(text, b"-+"), text.trim_start_matches(['-', '+']), "{text}");
+            assert_eq!(trim_end_any(text, b"/"), text.trim_end_matches('/'), "{text}");
         }
     }
 }

@@ -175,7 +175,7 @@ pub fn protected_resource_urls(server_url: &str, resource_metadata: Option<&str>
         urls.push(url.to_owned());
     }
     let origin = server.origin();
-    let path = server.path.trim_end_matches('/');
+    let path = crate::ascii::trim_end_any(&server.path, b"/");
     if !path.is_empty() {
         urls.push(format!("{origin}/.well-known/oauth-protected-resource{path}"));
     }
@@ -196,7 +196,7 @@ pub fn authorization_server_urls(issuer: &str) -> Result<Vec<String>, String> {
         ));
     }
     let origin = url.origin();
-    let path = url.path.trim_end_matches('/');
+    let path = crate::ascii::trim_end_any(&url.path, b"/");
     Ok(if path.is_empty() {
         vec![
             format!("{origin}/.well-known/oauth-authorization-server"),
@@ -295,7 +295,7 @@ pub fn same_issuer(found: &str, expected: &str) -> bool {
         return true;
     }
     let bare = |s: &str| Url::parse(s).map(|u| u.path.is_empty() || u.path == "/").unwrap_or(false);
-    bare(found) && bare(expected) && found.trim_end_matches('/') == expected.trim_end_matches('/')
+    bare(found) && bare(expected) && crate::ascii::trim_end_any(found, b"/") == crate::ascii::trim_end_any(expected, b"/")
 }
 
 /// An endpoint must be an absolute https URL (http only to this machine
