@@ -407,7 +407,9 @@ fn check_number(schema: &Keywords<'_>, value: &Number, path: &str) -> Result<(),
     }
     if let Some((step, shown)) = bound(schema.multiple_of).filter(|(step, _)| *step > 0.0) {
         let quotient = n / step;
-        if !quotient.is_finite() || (quotient - quotient.round()).abs() > 1e-9 {
+        // `round_ties_even` is wasm's `f64.nearest`, where `round` is a
+        // library routine of its own; a tie is 0.5 away either way.
+        if !quotient.is_finite() || (quotient - quotient.round_ties_even()).abs() > 1e-9 {
             return fail(path, format!("{} is not a multiple of {}", Shown(value), Shown(shown)));
         }
     }
