@@ -134,7 +134,7 @@ pub(crate) const MAX_REOPEN_FAILURES: u32 = 8;
 /// to at most 30 s, with jitter (50-100 %), so clients cut at once by a
 /// proxy do not all come back at once.
 pub(crate) fn reopen_delay(failures: u32) -> Duration {
-    let base = 250.0 * 2f64.powi(failures.min(7) as i32);
+    let base = f64::from(250u32 << failures.min(7));
     Duration::from_millis((base.min(30_000.0) * (0.5 + crate::runtime::random_unit() / 2.0)) as u64)
 }
 

@@ -38,8 +38,12 @@ impl ReconnectPolicy {
         if let Some(retry) = server_retry {
             return retry;
         }
-        let exponent = attempt.saturating_sub(1).min(30) as i32;
-        let base = self.initial_delay.as_secs_f64() * self.factor.powi(exponent);
+        // The factor to the power attempt - 1 (at most 30), multiplied out:
+        // `powi` is a library routine of its own in the wasm.
+        let mut base = self.initial_delay.as_secs_f64();
+        for _ in 0..attempt.saturating_sub(1).min(30) {
+            base *= self.factor;
+        }
         let capped = base.min(self.max_delay.as_secs_f64());
         let jitter = 0.8 + 0.4 * crate::runtime::random_unit();
         crate::runtime::duration_from_millis((capped * jitter).min(self.max_delay.as_secs_f64()) * 1000.0)
