@@ -80,10 +80,15 @@ impl<V: Verdict> VerdictCache<V> {
             return;
         }
         if entries.len() >= MAX_VERDICTS {
-            let oldest = entries.iter().enumerate().min_by(|(_, a), (_, b)| a.2.total_cmp(&b.2)).map(|(i, _)| i);
-            if let Some(oldest) = oldest {
-                entries.swap_remove(oldest);
+            // The oldest (the first of the oldest) leaves; the times are
+            // finite, so `<` orders them as `total_cmp` would.
+            let mut oldest = 0;
+            for at in 1..entries.len() {
+                if entries[at].2 < entries[oldest].2 {
+                    oldest = at;
+                }
             }
+            entries.swap_remove(oldest);
         }
         entries.push((key.to_owned(), verdict, at));
     }

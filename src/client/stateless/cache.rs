@@ -80,11 +80,13 @@ impl ResultCache {
         self.entries.retain(|(kept, old)| *kept != key && now < old.stale_at);
         if self.entries.len() >= MAX_ENTRIES {
             // Full of fresh answers: the one that goes stale first leaves.
-            let soonest =
-                self.entries.iter().enumerate().min_by(|(_, a), (_, b)| a.1.stale_at.total_cmp(&b.1.stale_at));
-            if let Some((at, _)) = soonest {
-                self.entries.swap_remove(at);
+            let mut soonest = 0;
+            for at in 1..self.entries.len() {
+                if self.entries[at].1.stale_at < self.entries[soonest].1.stale_at {
+                    soonest = at;
+                }
             }
+            self.entries.swap_remove(soonest);
         }
         self.entries.push((key, entry));
     }
