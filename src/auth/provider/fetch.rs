@@ -51,7 +51,9 @@ impl<H: HttpClient> OAuthProvider<H> {
         }
         for _ in 0..=MAX_REDIRECTS {
             let mut request_headers = vec![("Accept".to_owned(), "application/json".to_owned())];
-            request_headers.extend(headers.iter().cloned());
+            for header in headers {
+                request_headers.push(header.clone());
+            }
             let request =
                 HttpRequest { method: Method::Get, url: current.to_string(), headers: request_headers, body: None };
             let response = self.exchange(request).await?;

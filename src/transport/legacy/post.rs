@@ -61,7 +61,9 @@ impl<H: HttpClient> Attempt for PostAttempt<'_, H> {
 
     fn build(&mut self) -> HttpRequest {
         let mut headers = vec![("Content-Type".to_owned(), "application/json".to_owned())];
-        headers.extend(self.shared.options.headers.iter().cloned());
+        for header in &self.shared.options.headers {
+            headers.push(header.clone());
+        }
         HttpRequest { method: Method::Post, url: self.endpoint.clone(), headers, body: Some(self.body.clone()) }
     }
 

@@ -77,7 +77,9 @@ impl<H: HttpClient> Shared<H> {
         if !last_event_id.is_empty() {
             headers.push((LAST_EVENT_ID_HEADER.to_owned(), last_event_id.to_owned()));
         }
-        headers.extend(self.options.headers.iter().cloned());
+        for header in &self.options.headers {
+            headers.push(header.clone());
+        }
         HttpRequest { method: Method::Get, url: self.options.url.clone(), headers, body: None }
     }
 

@@ -175,7 +175,9 @@ impl<H: HttpClient> Shared<H> {
         if let (Some(id), None) = (last_event_id.filter(|id| !id.is_empty()), stateless) {
             headers.push((LAST_EVENT_ID_HEADER.to_owned(), id.to_owned()));
         }
-        headers.extend(chosen.iter().cloned());
+        for header in chosen {
+            headers.push(header.clone());
+        }
         for (name, value) in &self.options.headers {
             let dropped = stateless.is_some()
                 && (name.eq_ignore_ascii_case(SESSION_HEADER)
