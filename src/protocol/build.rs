@@ -46,7 +46,14 @@ impl Builder {
 
     /// An array of strings.
     pub(crate) fn texts(&mut self, key: &str, texts: Option<&[String]>) -> &mut Self {
-        self.value(key, texts.map(|texts| Value::Array(texts.iter().map(|t| Value::from(t.as_str())).collect())))
+        let texts = texts.map(|texts| {
+            let mut items = Vec::with_capacity(texts.len());
+            for text in texts {
+                items.push(Value::from(text.as_str()));
+            }
+            Value::Array(items)
+        });
+        self.value(key, texts)
     }
 
     /// A non-negative integer.
