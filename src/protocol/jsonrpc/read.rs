@@ -145,7 +145,14 @@ fn syntax_error(payload: &str) -> DecodeError {
 /// JSON (`NaN`, `Infinity`).
 fn not_json(payload: &str, error: &JsonError) -> DecodeError {
     let rest = crate::ascii::trim_start_any(payload.get(error.offset()..).unwrap_or_default(), b"-+");
-    match ["NaN", "Infinity"].into_iter().find(|word| rest.starts_with(word)) {
+    let word = if rest.starts_with("NaN") {
+        Some("NaN")
+    } else if rest.starts_with("Infinity") {
+        Some("Infinity")
+    } else {
+        None
+    };
+    match word {
         Some(word) => DecodeError::NotJson(format!("{error} ({word} is not a JSON number)")),
         None => DecodeError::NotJson(error.to_string()),
     }
