@@ -295,7 +295,9 @@ pub fn same_issuer(found: &str, expected: &str) -> bool {
         return true;
     }
     let bare = |s: &str| Url::parse(s).map(|u| u.path.is_empty() || u.path == "/").unwrap_or(false);
-    bare(found) && bare(expected) && crate::ascii::trim_end_any(found, b"/") == crate::ascii::trim_end_any(expected, b"/")
+    bare(found)
+        && bare(expected)
+        && crate::ascii::trim_end_any(found, b"/") == crate::ascii::trim_end_any(expected, b"/")
 }
 
 /// An endpoint must be an absolute https URL (http only to this machine

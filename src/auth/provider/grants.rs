@@ -111,36 +111,41 @@ impl<H: HttpClient> OAuthProvider<H> {
         scope_param: Option<String>,
     ) -> Result<Tokens, AuthError> {
         let resource = discovery.resource.clone();
-        match grant {
+        let client = self.configured_client(discovery);
+        // Each grant's first pairs; the scope, and one token request (one
+        // `.await` of it), for all three.
+        let mut form = match grant {
             Grant::ClientCredentials => {
-                let client = self.configured_client(discovery).ok_or_else(|| {
-                    AuthError::Config("the client credentials grant needs a configured client_id".into())
-                })?;
-                let mut form = vec![("grant_type", "client_credentials".to_owned()), ("resource", resource)];
-                if let Some(scope) = &scope_param {
-                    form.push(("scope", scope.clone()));
+                if client.is_none() {
+                    return Err(AuthError::Config("the client credentials grant needs a configured client_id".into()));
                 }
-                self.token_request(&discovery.metadata, Some(&client), form).await
+                vec![("grant_type", "client_credentials".to_owned()), ("resource", resource)]
             }
             Grant::JwtBearer { assertion } => {
-                let client = self.configured_client(discovery);
-                let mut form = vec![
-                    ("grant_type", JWT_BEARER.to_owned()),
-                    ("assertion", assertion.clone()),
-                    ("resource", resource),
-                ];
-                if let Some(scope) = &scope_param {
-                    form.push(("scope", scope.clone()));
-                }
-                self.token_request(&discovery.metadata, client.as_ref(), form).await
+                vec![("grant_type", JWT_BEARER.to_owned()), ("assertion", assertion.clone()), ("resource", resource)]
             }
-            Grant::IdentityAssertion { .. } => self.identity_assertion(discovery, grant, scope_param).await,
+            Grant::IdentityAssertion { idp_token_endpoint, id_token, idp_client_id, idp_client_secret } => {
+                let idp = IdentityProvider {
+                    token_endpoint: idp_token_endpoint,
+                    id_token,
+                    client_id: idp_client_id,
+                    client_secret: idp_client_secret.as_deref(),
+                };
+                let assertion = self.id_jag(discovery, idp, scope_param.as_deref()).await?;
+                vec![("grant_type", JWT_BEARER.to_owned()), ("assertion", assertion), ("resource", resource)]
+            }
             // `authorize` runs it itself; a second call site here would
             // compile its future into this one too.
             Grant::AuthorizationCode => {
-                Err(AuthError::Config("the authorization code grant needs a person, not a machine grant".into()))
+                return Err(AuthError::Config(
+                    "the authorization code grant needs a person, not a machine grant".into(),
+                ));
             }
+        };
+        if let Some(scope) = scope_param {
+            form.push(("scope", scope));
         }
+        self.token_request(&discovery.metadata, client.as_ref(), form).await
     }
 }
 
@@ -160,19 +165,32 @@ fn no_machine_grants(grant: &Grant) -> AuthError {
     ))
 }
 
+/// What an identity assertion grant asks its identity provider with.
+#[cfg(feature = "machine-grants")]
+struct IdentityProvider<'a> {
+    token_endpoint: &'a String,
+    id_token: &'a String,
+    client_id: &'a String,
+    client_secret: Option<&'a str>,
+}
+
 #[cfg(feature = "machine-grants")]
 impl<H: HttpClient> OAuthProvider<H> {
-    /// SEP-990: ID token → ID-JAG at the identity provider (RFC 8693) → access
-    /// token at the authorization server (RFC 7523 jwt-bearer).
-    async fn identity_assertion(
+    /// SEP-990's first step: the ID token → an ID-JAG at the identity
+    /// provider (RFC 8693), the assertion the authorization server then takes
+    /// as a jwt-bearer grant (RFC 7523, in `machine_grant`).
+    async fn id_jag(
         &self,
         discovery: &Discovery,
-        grant: &Grant,
-        scope: Option<String>,
-    ) -> Result<Tokens, AuthError> {
-        let Grant::IdentityAssertion { idp_token_endpoint, id_token, idp_client_id, idp_client_secret } = grant else {
-            return Err(AuthError::Config("not an identity assertion grant".into()));
-        };
+        idp: IdentityProvider<'_>,
+        scope: Option<&str>,
+    ) -> Result<String, AuthError> {
+        let IdentityProvider {
+            token_endpoint: idp_token_endpoint,
+            id_token,
+            client_id: idp_client_id,
+            client_secret: idp_client_secret,
+        } = idp;
         metadata::check_endpoint(
             idp_token_endpoint,
             "the configuration",
@@ -189,10 +207,10 @@ impl<H: HttpClient> OAuthProvider<H> {
             ("client_id", idp_client_id.clone()),
         ];
         if let Some(secret) = idp_client_secret {
-            form.push(("client_secret", secret.clone()));
+            form.push(("client_secret", secret.to_owned()));
         }
-        if let Some(scope) = &scope {
-            form.push(("scope", scope.clone()));
+        if let Some(scope) = scope {
+            form.push(("scope", scope.to_owned()));
         }
         let headers = vec![
             ("Content-Type".to_owned(), "application/x-www-form-urlencoded".to_owned()),
@@ -227,16 +245,7 @@ impl<H: HttpClient> OAuthProvider<H> {
                 reason: "no ID-JAG in access_token".into(),
             }
         })?;
-        let client = self.configured_client(discovery);
-        let mut form = vec![
-            ("grant_type", JWT_BEARER.to_owned()),
-            ("assertion", assertion.to_owned()),
-            ("resource", discovery.resource.clone()),
-        ];
-        if let Some(scope) = &scope {
-            form.push(("scope", scope.clone()));
-        }
-        self.token_request(&discovery.metadata, client.as_ref(), form).await
+        Ok(assertion.to_owned())
     }
 }
 
