@@ -7,11 +7,14 @@
 // weighed more in the wasm than here (docs/size.md, sessions 37 and 38).
 //
 // An option of the wrong type or value throws a TypeError that names it.
-// What comes back holds what was given under the same names, each of the
+// What comes back is an array of what was given, by place (the `*_READ`
+// lists below say which name is where; src/web/options.rs reads each by its
+// index, and a test there holds its indexes to these lists), each of the
 // type the Rust side reads without checking again: strings, booleans,
 // numbers (a choice among names as the index of the one given), functions,
-// and lists. `protocolVersion` is checked in Rust, which knows the
-// protocol versions.
+// and lists. Read by place, the Rust side keeps no option's name (some 50
+// strings of the wasm). `protocolVersion` is checked in Rust, which knows
+// the protocol versions.
 
 // The text of a thrown value or a returned one, for a message: the fetch
 // seam's reader (wasm-bindgen ships both files, side by side as here).
@@ -52,6 +55,9 @@ function checkAll(owner, name, spec, read = {}) {
   for (const key in spec) read[key] = check(owner, name, key, spec[key]);
   return read;
 }
+
+// `read`'s values of `keys`, in that order: what the Rust side reads by place.
+const placed = (read, keys) => keys.map((key) => read[key]);
 
 const CONNECT = {
   transport: ['auto', 'streamable-http', 'sse'],
@@ -98,8 +104,11 @@ export function connectOptions(options, tasks, machineGrants) {
     );
   }
   read.auth = authOptions(get(options, 'auth'), machineGrants);
-  return read;
+  return placed(read, CONNECT_READ);
 }
+
+// What `connectOptions` hands back, by place.
+const CONNECT_READ = [...Object.keys(CONNECT), 'headers', 'clientInfo', 'unlimited', 'maxConnections', 'auth'];
 
 // `clientInfo`: the `Implementation` the handshake names this client by.
 const INFO = { name: 'string', version: 'string', title: 'string', description: 'string', websiteUrl: 'string' };
@@ -109,8 +118,11 @@ function clientInfo(value) {
   if (value === undefined) return undefined;
   if (value === null || typeof value !== 'object') fail(`${OWNER} must be {name, version, title?}`);
   const read = checkAll(value, OWNER, INFO);
-  return read.name === undefined ? fail(`${OWNER}.name must be a string`) : read;
+  return read.name === undefined ? fail(`${OWNER}.name must be a string`) : placed(read, INFO_READ);
 }
+
+// What `clientInfo` hands back, by place.
+const INFO_READ = Object.keys(INFO);
 
 // `headers`: a plain object, a `Headers`, or an array of pairs; as pairs.
 function headers(value) {
@@ -228,8 +240,24 @@ export function authOptions(auth, machineGrants) {
     read.store = 4;
   } else fail(`${OWNER}.store must have the methods load(key), save(key, value) and clear(key)`);
   if (read.store > 1) read.storeObject = STORES[read.store - 1] ?? store;
-  return read;
+  return placed(read, AUTH_READ);
 }
+
+// What `authOptions` hands back, by place.
+const AUTH_READ = [
+  ...Object.keys(AUTH),
+  'inPage',
+  'origin',
+  'authorize',
+  'mode',
+  'scopes',
+  'identityProvider',
+  'store',
+  'storeObject',
+];
+
+// What `identityProvider` holds, by place.
+const IDP_READ = ['tokenEndpoint', 'idToken', 'clientId', 'clientSecret'];
 
 // `grant` (an index in AUTH.grant), told by `identityProvider` or
 // `assertion` when not named, with what it needs.
@@ -253,7 +281,7 @@ function grant(auth, OWNER, read, machineGrants) {
     }
     const given = checkAll(idp, owner, { tokenEndpoint: 'string', idToken: 'string', clientId: 'string' });
     for (const key in given) given[key] ?? fail(`${owner}.${key} must be a string`);
-    read.identityProvider = checkAll(idp, owner, { clientSecret: 'string' }, given);
+    read.identityProvider = placed(checkAll(idp, owner, { clientSecret: 'string' }, given), IDP_READ);
   }
 }
 

@@ -89,45 +89,45 @@ const AUTH_METHODS: [&str; 4] = ["client_secret_basic", "client_secret_post", "p
 // transport shares providers by on every target.
 #[allow(clippy::arc_with_non_send_sync)]
 pub(crate) fn web_auth(server_url: &str, auth: &Checked) -> Result<WebAuth, WebError> {
-    let timeout = auth.millis("authorizationTimeout").unwrap_or(Duration::from_secs(300));
-    let in_page = auth.flag("inPage") == Some(true);
+    let timeout = auth.millis(place::AUTHORIZATION_TIMEOUT).unwrap_or(Duration::from_secs(300));
+    let in_page = auth.flag(place::IN_PAGE) == Some(true);
     // `options.js` made the callback page on this origin the default; without
     // a page origin only a flow with a person needs one, and it asked for it
     // where there is one (an `authorize` function).
-    let mut config = AuthConfig::new(auth.text("redirectUri").unwrap_or_default());
+    let mut config = AuthConfig::new(auth.text(place::REDIRECT_URI).unwrap_or_default());
     config.authorization_timeout = timeout;
-    config.client_id = auth.text("clientId");
-    config.client_secret = auth.text("clientSecret");
-    config.client_metadata_url = auth.text("clientMetadataUrl");
-    config.private_key_pem = auth.text("privateKeyPem");
-    config.key_id = auth.text("keyId");
+    config.client_id = auth.text(place::CLIENT_ID);
+    config.client_secret = auth.text(place::CLIENT_SECRET);
+    config.client_metadata_url = auth.text(place::CLIENT_METADATA_URL);
+    config.private_key_pem = auth.text(place::PRIVATE_KEY_PEM);
+    config.key_id = auth.text(place::KEY_ID);
     config.token_endpoint_auth_method = auth
-        .index("tokenEndpointAuthMethod")
+        .index(place::TOKEN_ENDPOINT_AUTH_METHOD)
         .and_then(|i| AUTH_METHODS.get(i as usize))
         .map(|method| (*method).to_owned());
-    if let Some(name) = auth.text("clientName") {
+    if let Some(name) = auth.text(place::CLIENT_NAME) {
         config.client_name = name;
     }
-    config.scopes = auth.text("scopes").map(|scopes| crate::auth::scope::words(&scopes));
+    config.scopes = auth.text(place::SCOPES).map(|scopes| crate::auth::scope::words(&scopes));
     config.grant = grant(auth);
-    if let Some(insecure) = auth.flag("allowInsecureHttp") {
+    if let Some(insecure) = auth.flag(place::ALLOW_INSECURE_HTTP) {
         config.allow_insecure_http = insecure;
     }
     // DPoP-bound tokens where the server does not ask for them.
-    if let Some(dpop) = auth.flag("dpop") {
+    if let Some(dpop) = auth.flag(place::DPOP) {
         config.dpop = dpop;
     }
 
-    let authorizer = match (auth.function("authorize"), auth.index("mode")) {
+    let authorizer = match (auth.function(place::AUTHORIZE), auth.index(place::MODE)) {
         (Some(function), _) => WebAuthorizer::Callback(function),
         (None, Some(0)) => WebAuthorizer::Popup(PopupAuthorizer {
             timeout,
-            features: auth.text("popupFeatures").unwrap_or_else(|| DEFAULT_FEATURES.to_owned()),
+            features: auth.text(place::POPUP_FEATURES).unwrap_or_else(|| DEFAULT_FEATURES.to_owned()),
         }),
         (None, Some(1)) => WebAuthorizer::Redirect,
         _ => WebAuthorizer::NoWindow,
     };
-    let http = ExplainCors { inner: DefaultHttp::new(), page_origin: auth.text("origin") };
+    let http = ExplainCors { inner: DefaultHttp::new(), page_origin: auth.text(place::ORIGIN) };
     let provider = OAuthProvider::with_http(http, server_url, config)
         .map_err(|e| WebError::Type(format!("{OWNER}: {e}")))?
         .with_authorizer(authorizer)
@@ -135,22 +135,59 @@ pub(crate) fn web_auth(server_url: &str, auth: &Checked) -> Result<WebAuth, WebE
     Ok(WebAuth { provider: Arc::new(provider), finish_redirects: in_page })
 }
 
+/// The places of `authOptions`' answer (`options.js`'s `AUTH_READ`).
+mod place {
+    pub(super) const AUTHORIZATION_TIMEOUT: u32 = 0;
+    pub(super) const REDIRECT_URI: u32 = 1;
+    pub(super) const CLIENT_ID: u32 = 2;
+    pub(super) const CLIENT_SECRET: u32 = 3;
+    pub(super) const CLIENT_METADATA_URL: u32 = 4;
+    pub(super) const PRIVATE_KEY_PEM: u32 = 5;
+    pub(super) const KEY_ID: u32 = 6;
+    pub(super) const TOKEN_ENDPOINT_AUTH_METHOD: u32 = 7;
+    pub(super) const CLIENT_NAME: u32 = 8;
+    #[cfg(any(feature = "machine-grants", test))]
+    pub(super) const ASSERTION: u32 = 9;
+    pub(super) const GRANT: u32 = 10;
+    pub(super) const ALLOW_INSECURE_HTTP: u32 = 11;
+    pub(super) const DPOP: u32 = 12;
+    pub(super) const POPUP_FEATURES: u32 = 13;
+    pub(super) const IN_PAGE: u32 = 14;
+    pub(super) const ORIGIN: u32 = 15;
+    pub(super) const AUTHORIZE: u32 = 16;
+    pub(super) const MODE: u32 = 17;
+    pub(super) const SCOPES: u32 = 18;
+    #[cfg(any(feature = "machine-grants", test))]
+    pub(super) const IDENTITY_PROVIDER: u32 = 19;
+    pub(super) const STORE: u32 = 20;
+    pub(super) const STORE_OBJECT: u32 = 21;
+}
+
+/// The places of `identityProvider`'s (`options.js`'s `IDP_READ`).
+#[cfg(feature = "machine-grants")]
+mod idp_place {
+    pub(super) const TOKEN_ENDPOINT: u32 = 0;
+    pub(super) const ID_TOKEN: u32 = 1;
+    pub(super) const CLIENT_ID: u32 = 2;
+    pub(super) const CLIENT_SECRET: u32 = 3;
+}
+
 /// The grant `options.js` read (its index in the file's `GRANTS`), with
 /// what it needs.
 fn grant(auth: &Checked) -> Option<Grant> {
-    match auth.index("grant")? {
+    match auth.index(place::GRANT)? {
         #[cfg(feature = "machine-grants")]
         1 => Some(Grant::ClientCredentials),
         #[cfg(feature = "machine-grants")]
-        2 => Some(Grant::JwtBearer { assertion: auth.text("assertion").unwrap_or_default() }),
+        2 => Some(Grant::JwtBearer { assertion: auth.text(place::ASSERTION).unwrap_or_default() }),
         #[cfg(feature = "machine-grants")]
         3 => {
-            let idp = Checked(auth.value("identityProvider")?);
+            let idp = Checked(auth.value(place::IDENTITY_PROVIDER)?);
             Some(Grant::IdentityAssertion {
-                idp_token_endpoint: idp.text("tokenEndpoint").unwrap_or_default(),
-                id_token: idp.text("idToken").unwrap_or_default(),
-                idp_client_id: idp.text("clientId").unwrap_or_default(),
-                idp_client_secret: idp.text("clientSecret"),
+                idp_token_endpoint: idp.text(idp_place::TOKEN_ENDPOINT).unwrap_or_default(),
+                id_token: idp.text(idp_place::ID_TOKEN).unwrap_or_default(),
+                idp_client_id: idp.text(idp_place::CLIENT_ID).unwrap_or_default(),
+                idp_client_secret: idp.text(idp_place::CLIENT_SECRET),
             })
         }
         // Without `machine-grants`, `options.js` refused the others.
@@ -162,9 +199,9 @@ fn grant(auth: &Checked) -> Option<Grant> {
 /// page that may use it, else memory): what `store.js` keeps the records
 /// in, or memory.
 fn store(auth: &Checked) -> Arc<dyn TokenStore> {
-    match auth.value("storeObject") {
+    match auth.value(place::STORE_OBJECT) {
         // 3: `localStorage`, shared by the origin's tabs.
-        Some(target) => Arc::new(JsStore::new(target, auth.index("store") == Some(3))),
+        Some(target) => Arc::new(JsStore::new(target, auth.index(place::STORE) == Some(3))),
         None => Arc::new(MemoryTokenStore::new()),
     }
 }
@@ -229,4 +266,62 @@ extern "C" {
     /// URL it resolved with; rejects with an `Error` that says why not.
     #[wasm_bindgen(js_name = callAuthorize)]
     fn call_authorize(authorize: &Function, url: &str, redirect_uri: &str, state: &str) -> Promise;
+}
+
+// Run in Chromium by `cargo xtask test` (the library's wasm-bindgen suite).
+#[cfg(test)]
+mod tests {
+    use wasm_bindgen_test::wasm_bindgen_test;
+
+    use super::*;
+    use crate::web::options::check_auth_options;
+
+    /// Every `options.auth` value `options.js` hands back is where `place`
+    /// says it is: each is given a value no other place holds.
+    #[wasm_bindgen_test]
+    fn each_auth_option_is_read_from_its_place() {
+        let auth = js_sys::JSON::parse(
+            r#"{"authorizationTimeout": 7000, "redirectUri": "https://app.example/cb", "clientId": "id",
+                "clientSecret": "secret", "clientMetadataUrl": "https://app.example/cimd.json",
+                "privateKeyPem": "pem", "keyId": "kid", "tokenEndpointAuthMethod": "none",
+                "clientName": "name", "assertion": "jwt", "allowInsecureHttp": true, "dpop": false,
+                "popupFeatures": "width=1", "scope": ["a", "b"], "store": "memory"}"#,
+        )
+        .unwrap_or_else(|e| panic!("bad test JSON: {e:?}"));
+        let authorize = Function::new_no_args("");
+        let _ = js_sys::Reflect::set(&auth, &JsValue::from_str("authorize"), &authorize);
+        let read = match check_auth_options(&auth, true) {
+            Ok(read) => Checked(read),
+            Err(e) => panic!("authOptions threw: {e:?}"),
+        };
+        assert_eq!(read.number(place::AUTHORIZATION_TIMEOUT), Some(7000.0));
+        let texts = [
+            (place::REDIRECT_URI, "https://app.example/cb"),
+            (place::CLIENT_ID, "id"),
+            (place::CLIENT_SECRET, "secret"),
+            (place::CLIENT_METADATA_URL, "https://app.example/cimd.json"),
+            (place::PRIVATE_KEY_PEM, "pem"),
+            (place::KEY_ID, "kid"),
+            (place::CLIENT_NAME, "name"),
+            (place::ASSERTION, "jwt"),
+            (place::POPUP_FEATURES, "width=1"),
+            (place::SCOPES, "a b"),
+        ];
+        for (at, text) in texts {
+            assert_eq!(read.text(at).as_deref(), Some(text), "at {at}");
+        }
+        assert_eq!(read.index(place::TOKEN_ENDPOINT_AUTH_METHOD), Some(3));
+        // Told by `assertion`: jwt_bearer.
+        assert_eq!(read.index(place::GRANT), Some(2));
+        assert_eq!(read.flag(place::ALLOW_INSECURE_HTTP), Some(true));
+        assert_eq!(read.flag(place::DPOP), Some(false));
+        // The tests run in a page.
+        assert_eq!(read.flag(place::IN_PAGE), Some(true));
+        assert!(read.text(place::ORIGIN).is_some_and(|origin| origin.starts_with("http")));
+        assert!(read.function(place::AUTHORIZE).is_some());
+        assert_eq!(read.index(place::MODE), None);
+        assert!(read.value(place::IDENTITY_PROVIDER).is_none());
+        assert_eq!(read.index(place::STORE), Some(1));
+        assert!(read.value(place::STORE_OBJECT).is_none());
+    }
 }
