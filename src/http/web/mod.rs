@@ -61,6 +61,10 @@ extern "C" {
     /// The `fetch` the host installed for mcp-edge (above), if any.
     #[wasm_bindgen(js_name = installedFetch)]
     fn installed_fetch() -> Option<js_sys::Function>;
+    /// The bytes of what a body gave: `whole`, an `ArrayBuffer`; else a
+    /// stream reader's `{done, value}` (`undefined` once done).
+    #[wasm_bindgen(js_name = bytesOf)]
+    fn bytes_of(read: &JsValue, whole: bool) -> Option<Uint8Array>;
     /// A `Headers` of `list`, the JSON text of `["name", "value", ...]`;
     /// throws `header <name>: <why>` for a name or value `fetch` refuses.
     #[wasm_bindgen(js_name = headersOf, catch)]
@@ -239,13 +243,15 @@ impl Stream for FetchBody {
         let polled = match &mut this.chunks {
             Chunks::Whole(None) => Poll::Ready(None),
             Chunks::Whole(Some(read)) => {
-                let read = read.poll_unpin(cx).map(|read| Some(read.map(|buffer| Uint8Array::new(&buffer))));
+                let read = read
+                    .poll_unpin(cx)
+                    .map(|read| Some(read.map(|buffer| bytes_of(&buffer, true).unwrap_or_default())));
                 if read.is_ready() {
                     this.chunks = Chunks::Whole(None);
                 }
                 read
             }
-            Chunks::Streamed(stream) => stream.poll_next_unpin(cx).map(|chunk| chunk.map(|chunk| chunk.map(bytes_of))),
+            Chunks::Streamed(stream) => stream.poll_next_unpin(cx),
         };
         match polled {
             Poll::Pending => Poll::Pending,
@@ -262,12 +268,6 @@ impl Stream for FetchBody {
             Poll::Ready(Some(Err(e))) => Poll::Ready(Some(Err(body_error(&e)))),
         }
     }
-}
-
-/// A body stream's chunk as bytes: the `Uint8Array` it is (the Fetch
-/// standard's byte streams give nothing else), or a view of anything else.
-fn bytes_of(chunk: JsValue) -> Uint8Array {
-    chunk.dyn_into::<Uint8Array>().unwrap_or_else(|other| Uint8Array::new(&other))
 }
 
 fn body_error(e: &JsValue) -> HttpError {

@@ -10,7 +10,7 @@ use std::pin::Pin;
 use std::task::{Context, Poll, ready};
 
 use futures::{FutureExt, Stream};
-use js_sys::Promise;
+use js_sys::{Promise, Uint8Array};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::{JsCast, JsValue};
 use web_sys::ReadableStream;
@@ -31,17 +31,9 @@ extern "C" {
     /// A `ReadableStream`, for `getReader` without web-sys's reader types.
     type Body;
 
-    /// What `read()` resolves to: `{done, value}`.
-    type ReadResult;
-
-    #[wasm_bindgen(method, getter)]
-    fn done(this: &ReadResult) -> bool;
-
-    #[wasm_bindgen(method, getter)]
-    fn value(this: &ReadResult) -> JsValue;
 }
 
-/// The chunks of a body stream: each a `Uint8Array` (as a `JsValue`).
+/// The chunks of a body stream: each a `Uint8Array`.
 pub(super) struct BodyChunks {
     /// `None` once the stream ended, failed or could not be locked.
     reader: Option<DefaultReader>,
@@ -58,7 +50,7 @@ impl BodyChunks {
 }
 
 impl Stream for BodyChunks {
-    type Item = Result<JsValue, JsValue>;
+    type Item = Result<Uint8Array, JsValue>;
 
     fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
         let this = self.get_mut();
@@ -67,15 +59,14 @@ impl Stream for BodyChunks {
         let outcome = ready!(reading.poll_unpin(cx));
         this.reading = None;
         match outcome {
-            Ok(result) => {
-                let result: ReadResult = result.unchecked_into();
-                if result.done() {
+            // `{done, value}`: the chunk's bytes, or none once done.
+            Ok(result) => match super::bytes_of(&result, false) {
+                Some(bytes) => Poll::Ready(Some(Ok(bytes))),
+                None => {
                     this.reader = None;
                     Poll::Ready(None)
-                } else {
-                    Poll::Ready(Some(Ok(result.value())))
                 }
-            }
+            },
             // An errored stream is released with its error: nothing to cancel.
             Err(error) => {
                 this.reader = None;
