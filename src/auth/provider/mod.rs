@@ -144,15 +144,21 @@ impl InteractionClock {
         self.spent.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
-    /// Counts the time `wait` takes.
-    pub(crate) async fn count<T>(&self, wait: impl std::future::Future<Output = T>) -> T {
+    /// Counts the time `wait` takes, from now (the caller awaits it at
+    /// once). A combinator, not an `async fn`: no state machine of its own.
+    pub(crate) fn count<'a, T>(
+        &'a self,
+        wait: impl std::future::Future<Output = T> + 'a,
+    ) -> impl std::future::Future<Output = T> + 'a {
+        use futures::FutureExt;
         self.spent().1 = Some(crate::runtime::now_millis());
-        let outcome = wait.await;
-        let mut spent = self.spent();
-        if let Some(began) = spent.1.take() {
-            spent.0 += (crate::runtime::now_millis() - began).max(0.0);
-        }
-        outcome
+        wait.map(move |outcome| {
+            let mut spent = self.spent();
+            if let Some(began) = spent.1.take() {
+                spent.0 += (crate::runtime::now_millis() - began).max(0.0);
+            }
+            outcome
+        })
     }
 
     /// Everything counted so far, the wait under way included.
