@@ -50,10 +50,14 @@ impl<H: HttpClient> Shared<H> {
             return Err(self.session_lost(carried));
         }
         if !(200..300).contains(&status) {
-            // Boxed, like the SSE reader below: rare or long-lived paths
-            // kept out of the future every POST in flight carries.
+            // Its body read here (the reading of a JSON reply is in this
+            // future already), then judged by a plain call.
             let stateless_id = stateless.is_some().then_some(awaited).flatten();
-            return Box::pin(self.refused(response, stateless_id, carried_session.is_some())).await;
+            let answers =
+                (400..=499).contains(&status) && response.media_type().as_deref() == Some("application/json");
+            let www_authenticate = response.header("www-authenticate").map(str::to_owned);
+            let body = response.read_body(64 * 1024).await.unwrap_or_default();
+            return self.refusal(status, answers, www_authenticate, &body, stateless_id, carried_session.is_some());
         }
         if is_initialize {
             self.adopt_session(&response)?;
@@ -150,17 +154,17 @@ impl<H: HttpClient> Shared<H> {
     /// the engine sees the server's error (-32022, -32021, -32020, -32602,
     /// -32601), not an HTTP status. Anything else becomes an error a user
     /// can act on.
-    pub(super) async fn refused(
+    /// `answers`: a 4xx JSON body, which may hold a JSON-RPC error.
+    pub(super) fn refusal(
         &self,
-        response: HttpResponse,
+        status: u16,
+        answers: bool,
+        www_authenticate: Option<String>,
+        body: &[u8],
         stateless_id: Option<RequestId>,
         carried_session: bool,
     ) -> Result<(), TransportError> {
-        let status = response.status;
-        let answers = (400..=499).contains(&status) && response.media_type().as_deref() == Some("application/json");
-        let www_authenticate = response.header("www-authenticate").map(str::to_owned);
-        let body = response.read_body(64 * 1024).await.unwrap_or_default();
-        let text = crate::transport::utf8_text(&body);
+        let text = crate::transport::utf8_text(body);
         let shown = || text.chars().take(300).collect::<String>();
         let error = decode(&text).ok().and_then(|mut m| m.pop()).and_then(Result::ok);
         if let (true, Some(id)) = (answers, stateless_id) {
