@@ -53,8 +53,7 @@ impl<H: HttpClient> Shared<H> {
             // Its body read here (the reading of a JSON reply is in this
             // future already), then judged by a plain call.
             let stateless_id = stateless.is_some().then_some(awaited).flatten();
-            let answers =
-                (400..=499).contains(&status) && response.media_type().as_deref() == Some("application/json");
+            let answers = (400..=499).contains(&status) && response.media_type().as_deref() == Some("application/json");
             let www_authenticate = response.header("www-authenticate").map(str::to_owned);
             let body = response.read_body(64 * 1024).await.unwrap_or_default();
             return self.refusal(status, answers, www_authenticate, &body, stateless_id, carried_session.is_some());
@@ -74,43 +73,13 @@ impl<H: HttpClient> Shared<H> {
                 _ => Ok(()),
             };
         }
-        // A stateless server sets no event ids, so its broken stream ends
-        // the request; one that does is of the handshake era (this was a
-        // probe) and its stream is resumed as that era does.
-        self.read_reply(response, awaited, carried_session).await
-    }
-
-    /// One request through the authorization loop of both HTTP transports
-    /// (`authorize::send`): a 401 runs the flow and the request goes again
-    /// at once, a 403 `insufficient_scope` steps up. Returns the answer and
-    /// the session id the request carried. `stateless`: the request-metadata
-    /// headers of a 2026-07-28 POST. `opened` is told (once) as soon as an
-    /// answer comes, before any authorization it leads to. The POSTs of both
-    /// eras and the GET stream share it, so the loop is compiled once.
-    pub(super) async fn send_authorized(
-        &self,
-        method: Method,
-        body: Option<String>,
-        last_event_id: Option<&str>,
-        stateless: Option<&[(String, String)]>,
-        opened: Option<&Opened>,
-    ) -> Result<(HttpResponse, Option<String>), TransportError> {
-        let mut attempt =
-            PostAttempt { shared: self, method, body, last_event_id, stateless, opened, carried_session: None };
-        let response = authorize::send(self, StillInsufficient::Fail, &mut attempt).await?;
-        Ok((response, attempt.carried_session))
-    }
-
-    /// A 2xx answer with a body: an SSE stream, read (and resumed within
-    /// `session`, if it has one) until it ends, or one JSON payload.
-    pub(super) async fn read_reply(
-        &self,
-        response: HttpResponse,
-        awaited: Option<RequestId>,
-        session: Option<String>,
-    ) -> Result<(), TransportError> {
+        // A 2xx answer with a body: an SSE stream, read (and resumed within
+        // the session it carried, if any) until it ends, or one JSON
+        // payload. A stateless server sets no event ids, so its broken
+        // stream ends the request; one that does is of the handshake era
+        // (this was a probe) and its stream is resumed as that era does.
         match response.media_type().as_deref() {
-            Some("text/event-stream") => Box::pin(self.read_stream(response, awaited, session)).await,
+            Some("text/event-stream") => Box::pin(self.read_stream(response, awaited, carried_session)).await,
             Some("application/json") => {
                 let body = response
                     .read_body(self.options.max_message_bytes)
@@ -146,6 +115,27 @@ impl<H: HttpClient> Shared<H> {
                 other.unwrap_or("no Content-Type")
             ))),
         }
+    }
+
+    /// One request through the authorization loop of both HTTP transports
+    /// (`authorize::send`): a 401 runs the flow and the request goes again
+    /// at once, a 403 `insufficient_scope` steps up. Returns the answer and
+    /// the session id the request carried. `stateless`: the request-metadata
+    /// headers of a 2026-07-28 POST. `opened` is told (once) as soon as an
+    /// answer comes, before any authorization it leads to. The POSTs of both
+    /// eras and the GET stream share it, so the loop is compiled once.
+    pub(super) async fn send_authorized(
+        &self,
+        method: Method,
+        body: Option<String>,
+        last_event_id: Option<&str>,
+        stateless: Option<&[(String, String)]>,
+        opened: Option<&Opened>,
+    ) -> Result<(HttpResponse, Option<String>), TransportError> {
+        let mut attempt =
+            PostAttempt { shared: self, method, body, last_event_id, stateless, opened, carried_session: None };
+        let response = authorize::send(self, StillInsufficient::Fail, &mut attempt).await?;
+        Ok((response, attempt.carried_session))
     }
 
     /// A non-2xx answer. For a stateless request (`stateless_id`: its id), a
