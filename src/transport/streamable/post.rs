@@ -41,8 +41,11 @@ impl<H: HttpClient> Shared<H> {
         drop(message);
         // A stateless POST carries no session (see `Shared::request`), so
         // what follows reads its answer by that era's rules too.
-        let (response, carried_session) =
-            self.send_authorized(Method::Post, Some(body), None, stateless.as_deref(), None).await?;
+        let (response, carried_session) = {
+            let mut attempt = PostAttempt::new(&self, Method::Post, Some(body), None, stateless.as_deref(), None);
+            let response = authorize::send(&*self, StillInsufficient::Fail, &mut attempt).await?;
+            (response, attempt.carried_session)
+        };
         let status = response.status;
         if let (404, Some(carried)) = (status, &carried_session) {
             // The server forgot the session: drop it, so the engine's new
@@ -117,27 +120,6 @@ impl<H: HttpClient> Shared<H> {
         }
     }
 
-    /// One request through the authorization loop of both HTTP transports
-    /// (`authorize::send`): a 401 runs the flow and the request goes again
-    /// at once, a 403 `insufficient_scope` steps up. Returns the answer and
-    /// the session id the request carried. `stateless`: the request-metadata
-    /// headers of a 2026-07-28 POST. `opened` is told (once) as soon as an
-    /// answer comes, before any authorization it leads to. The POSTs of both
-    /// eras and the GET stream share it, so the loop is compiled once.
-    pub(super) async fn send_authorized(
-        &self,
-        method: Method,
-        body: Option<String>,
-        last_event_id: Option<&str>,
-        stateless: Option<&[(String, String)]>,
-        opened: Option<&Opened>,
-    ) -> Result<(HttpResponse, Option<String>), TransportError> {
-        let mut attempt =
-            PostAttempt { shared: self, method, body, last_event_id, stateless, opened, carried_session: None };
-        let response = authorize::send(self, StillInsufficient::Fail, &mut attempt).await?;
-        Ok((response, attempt.carried_session))
-    }
-
     /// A non-2xx answer. For a stateless request (`stateless_id`: its id), a
     /// JSON-RPC error in a 4xx JSON body answers the request (its id, or no
     /// id at all, as servers that fail before reading the body send it), so
@@ -210,7 +192,14 @@ fn status_text(status: u16) -> &'static str {
 }
 
 /// One request of [`Shared::send_authorized`], for the authorization loop.
-struct PostAttempt<'a, H> {
+/// One request through the authorization loop of both HTTP transports
+/// (`authorize::send`): a 401 runs the flow and the request goes again at
+/// once, a 403 `insufficient_scope` steps up; `carried_session` is then the
+/// session id the request carried. `stateless`: the request-metadata
+/// headers of a 2026-07-28 POST. `opened` is told (once) as soon as an
+/// answer comes, before any authorization it leads to. Kept in a block of
+/// its caller's, so that its body does not live on across later awaits.
+pub(super) struct PostAttempt<'a, H> {
     shared: &'a Shared<H>,
     method: Method,
     body: Option<String>,
@@ -218,7 +207,20 @@ struct PostAttempt<'a, H> {
     stateless: Option<&'a [(String, String)]>,
     opened: Option<&'a Opened>,
     /// The session id the last attempt carried.
-    carried_session: Option<String>,
+    pub(super) carried_session: Option<String>,
+}
+
+impl<'a, H> PostAttempt<'a, H> {
+    pub(super) fn new(
+        shared: &'a Shared<H>,
+        method: Method,
+        body: Option<String>,
+        last_event_id: Option<&'a str>,
+        stateless: Option<&'a [(String, String)]>,
+        opened: Option<&'a Opened>,
+    ) -> Self {
+        PostAttempt { shared, method, body, last_event_id, stateless, opened, carried_session: None }
+    }
 }
 
 impl<H: HttpClient> Attempt for PostAttempt<'_, H> {

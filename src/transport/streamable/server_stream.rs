@@ -7,9 +7,11 @@ use crate::runtime::channel::oneshot;
 
 use super::super::sse::SseParser;
 use super::Shared;
+use super::post::PostAttempt;
 use super::resume::SeenEvents;
 use crate::http::{HttpClient, Method};
 use crate::runtime::sleep;
+use crate::transport::authorize::{self, StillInsufficient};
 
 /// Whoever waits for the GET stream to be possible: told once, when the
 /// first GET is answered, whatever the answer.
@@ -44,7 +46,7 @@ impl<H: HttpClient> Shared<H> {
                     return;
                 }
             }
-            // Through the authorization loop (`send_authorized`): what it
+            // Through the authorization loop (`PostAttempt`): what it
             // cannot recover from comes back as an answer or an error,
             // counted below. A client restored from a snapshot resumes
             // where the other left off.
@@ -52,14 +54,17 @@ impl<H: HttpClient> Shared<H> {
                 "" => self.state().stream_last_event_id.clone().unwrap_or_default(),
                 id => id.to_owned(),
             };
-            let answered = self.send_authorized(Method::Get, None, Some(&last_event_id), None, Some(&opened)).await;
+            let answered = {
+                let mut attempt = PostAttempt::new(&self, Method::Get, None, Some(&last_event_id), None, Some(&opened));
+                authorize::send(&*self, StillInsufficient::Fail, &mut attempt).await
+            };
             opened.tell();
             match answered {
-                Ok((response, _)) if response.status == 405 || response.status == 404 => {
+                Ok(response) if response.status == 405 || response.status == 404 => {
                     log::debug!("the server offers no GET stream (HTTP {})", response.status);
                     return;
                 }
-                Ok((mut response, _))
+                Ok(mut response)
                     if (200..300).contains(&response.status)
                         && response.media_type().as_deref() == Some("text/event-stream") =>
                 {
@@ -71,7 +76,7 @@ impl<H: HttpClient> Shared<H> {
                     }
                     parser.finish();
                 }
-                Ok((response, _)) => {
+                Ok(response) => {
                     log::warn!("the server stream was refused with HTTP {}", response.status);
                     failures += 1;
                 }
