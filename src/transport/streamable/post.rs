@@ -191,7 +191,6 @@ fn status_text(status: u16) -> &'static str {
     }
 }
 
-/// One request of [`Shared::send_authorized`], for the authorization loop.
 /// One request through the authorization loop of both HTTP transports
 /// (`authorize::send`): a 401 runs the flow and the request goes again at
 /// once, a 403 `insufficient_scope` steps up; `carried_session` is then the
