@@ -64,7 +64,7 @@ use crate::protocol::types::InitializeResult;
 use crate::protocol::{Era, Notification, ProtocolVersion, RawResult};
 use crate::runtime::turns::Turns;
 use crate::runtime::{MaybeSend, MaybeSync};
-use crate::transport::{SessionView, Transport, TransportKind};
+use crate::transport::{SessionView, Transport, TransportError, TransportKind};
 use driver::{Command, SessionLoop};
 
 /// What the handshake settled.
@@ -276,7 +276,49 @@ impl Client {
             // (rounds, tasks) is far larger than the handshake era's, and
             // every request in flight would otherwise carry room for it.
             (_, Some(version)) => self.stateless_request(method, params, options, version).await.map(RawResult::from),
-            (generation, None) => self.handshake_request(method, params, options, generation).await,
+            // A handshake-era request (here, not in a function of its own:
+            // one state machine less in every request): shared resource
+            // subscriptions counted, a forgotten session restarted and the
+            // request retried once.
+            (generation, None) => match self.shared_subscription(method, params.as_ref()) {
+                Ok(answered) => Ok(answered),
+                Err(uri) => {
+                    let mut options = options;
+                    // Kept for the one retry a forgotten session gets, as
+                    // text: a call in flight then holds a few dozen bytes
+                    // rather than a second `Value` tree of its params (about
+                    // 300 bytes of wasm memory for a small `tools/call`).
+                    let mut kept = params.as_ref().map(crate::protocol::json_text);
+                    let mut params = params;
+                    let mut retried = false;
+                    // One call site for both sends (a loop, not a second
+                    // `.await`): each is a state of this future with its own
+                    // moves and drops.
+                    let outcome = loop {
+                        match self.send_request(method, params, &mut options).await {
+                            Err(Error::Transport(TransportError::SessionExpired)) if !retried => {
+                                retried = true;
+                                // Boxed: a new handshake is rare, and inline its
+                                // future would make every request in flight
+                                // that much larger.
+                                Box::pin(self.restart_session(generation)).await?;
+                                // Text this crate wrote parses back; should it
+                                // not (nesting deeper than the parser allows),
+                                // the retry is not made.
+                                params = match kept.take().map(|text| crate::protocol::json::parse(&text)).transpose() {
+                                    Ok(params) => params,
+                                    Err(_) => break Err(Error::Transport(TransportError::SessionExpired)),
+                                };
+                            }
+                            other => break other,
+                        }
+                    };
+                    if let (crate::protocol::methods::RESOURCES_SUBSCRIBE, Some(uri), Ok(_)) = (method, uri, &outcome) {
+                        self.count_subscription(uri);
+                    }
+                    outcome
+                }
+            },
         }?;
         if self.inner.options.validate_structured_content {
             let call = match (tool.as_deref(), first_list_page) {

@@ -19,7 +19,6 @@ use crate::protocol::stateless::ListenFilter;
 use crate::protocol::types::InitializeResult;
 use crate::protocol::version::{newest_spoken, supported_versions};
 use crate::protocol::{Era, ProtocolVersion, RawResult, codes, methods, object};
-use crate::transport::TransportError;
 
 /// The longest `initialize` waits for the server's stream to open.
 const SERVER_STREAM_WAIT: std::time::Duration = std::time::Duration::from_secs(10);
@@ -100,20 +99,17 @@ impl Client {
         Ok(negotiated)
     }
 
-    /// A request in a handshake-era session, started in generation
-    /// `generation`: shared resource subscriptions counted, a forgotten
-    /// session restarted and the request retried once.
-    pub(crate) async fn handshake_request(
+    /// A handshake-era request's first step: several subscriptions
+    /// (`listen`, `subscribe_resource`) may share a resource, and the server
+    /// hears of the first and of the last only. `Some` answer when this
+    /// request need not go out; else the resource it names, if any, for
+    /// [`Client::count_subscription`] once it is answered.
+    pub(crate) fn shared_subscription(
         &self,
         method: &str,
-        params: Option<Value>,
-        options: RequestOptions,
-        generation: u64,
-    ) -> Result<RawResult, Error> {
-        let mut options = options;
-        let uri = params.as_ref().and_then(|p| p.get("uri")).and_then(Value::as_str).map(str::to_owned);
-        // Several subscriptions (`listen`, `subscribe_resource`) may share a
-        // resource: the server hears of the first and of the last only.
+        params: Option<&Value>,
+    ) -> Result<RawResult, Option<String>> {
+        let uri = params.and_then(|p| p.get("uri")).and_then(Value::as_str).map(str::to_owned);
         if let Some(uri) = &uri {
             let mut subscribed = self.subscribed();
             let count = subscribed.iter_mut().find(|(subscribed, _)| subscribed == uri).map(|(_, count)| count);
@@ -132,41 +128,17 @@ impl Client {
                 _ => {}
             }
         }
-        // Kept for the one retry a forgotten session gets, as text: a call
-        // in flight then holds a few dozen bytes rather than a second
-        // `Value` tree of its params (about 300 bytes of wasm memory for a
-        // small `tools/call`).
-        let mut kept = params.as_ref().map(crate::protocol::json_text);
-        let mut params = params;
-        let mut retried = false;
-        // One call site for both sends (a loop, not a second `.await`): each
-        // is a state of this future with its own moves and drops.
-        let outcome = loop {
-            match self.send_request(method, params, &mut options).await {
-                Err(Error::Transport(TransportError::SessionExpired)) if !retried => {
-                    retried = true;
-                    // Boxed: a new handshake is rare, and inline its future
-                    // would make every request in flight that much larger.
-                    Box::pin(self.restart_session(generation)).await?;
-                    // Text this crate wrote parses back; should it not (nesting
-                    // deeper than the parser allows), the retry is not made.
-                    params = match kept.take().map(|text| crate::protocol::json::parse(&text)).transpose() {
-                        Ok(params) => params,
-                        Err(_) => return Err(Error::Transport(TransportError::SessionExpired)),
-                    };
-                }
-                other => break other,
-            }
-        };
-        // What a new session must subscribe to again.
-        if let (methods::RESOURCES_SUBSCRIBE, Some(uri), Ok(_)) = (method, uri, &outcome) {
-            let mut subscribed = self.subscribed();
-            match subscribed.iter_mut().find(|(subscribed, _)| *subscribed == uri) {
-                Some((_, count)) => *count += 1,
-                None => subscribed.push((uri, 1)),
-            }
+        Err(uri)
+    }
+
+    /// Counts a resource subscription the server accepted: what a new
+    /// session must subscribe to again.
+    pub(crate) fn count_subscription(&self, uri: String) {
+        let mut subscribed = self.subscribed();
+        match subscribed.iter_mut().find(|(subscribed, _)| *subscribed == uri) {
+            Some((_, count)) => *count += 1,
+            None => subscribed.push((uri, 1)),
         }
-        outcome
     }
 
     pub(crate) fn subscribed(&self) -> std::sync::MutexGuard<'_, Vec<(String, usize)>> {
@@ -176,7 +148,7 @@ impl Client {
 
     /// Starts a new session after the server forgot ours. Concurrent callers
     /// that saw the same generation expire share one restart.
-    async fn restart_session(&self, expired_generation: u64) -> Result<(), Error> {
+    pub(crate) async fn restart_session(&self, expired_generation: u64) -> Result<(), Error> {
         let _one_at_a_time = self.inner.restart_lock.clone().acquire().await;
         if self.state().generation != expired_generation {
             return Ok(());
