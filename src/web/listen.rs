@@ -52,12 +52,9 @@ impl McpSubscription {
         if let Some(stop) = self.stop.borrow_mut().take() {
             let _ = stop.send(());
         }
-        let closed = self.closed.clone();
         // Closing never rejects: how it ended is `closed`'s to tell.
-        super::promise(async move {
-            let _ = crate::runtime::settled(&closed).await;
-            Ok(JsValue::UNDEFINED)
-        })
+        use futures::FutureExt;
+        super::promise(crate::runtime::settled(&self.closed).map(|_| Ok(JsValue::UNDEFINED)))
     }
 }
 
