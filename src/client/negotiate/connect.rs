@@ -194,7 +194,23 @@ pub async fn connect_url_with_http<H: HttpClient + Clone>(
                 }
                 connected
             }
-            Plan::Probe => probe(http, url, &options, client).await,
+            // Streamable HTTP first; HTTP+SSE if the POST was answered as
+            // only a legacy server would (here, not in a function of its
+            // own: one state machine less).
+            Plan::Probe => {
+                let status = match streamable(http.clone(), url, &options, client.clone()).await {
+                    Ok(connected) => {
+                        detect::remember(url, Verdict::StreamableHttp);
+                        return Ok(connected);
+                    }
+                    Err(Error::Transport(error)) => match detect::legacy_signal(&error) {
+                        Some(status) => status,
+                        None => return Err(Error::Transport(error)),
+                    },
+                    Err(other) => return Err(other),
+                };
+                legacy_fallback(http, url, &options, client, status).await
+            }
         }
     };
     let limit = deadline::wait(budget, clock);
@@ -267,26 +283,6 @@ pub(crate) fn restore_url_now<H: HttpClient>(
     // What the snapshot says the URL speaks holds for transport detection too.
     detect::remember(url, Verdict::StreamableHttp);
     Client::restore_spawned(session_transport(transport), client, snapshot)
-}
-
-async fn probe<H: HttpClient + Clone>(
-    http: H,
-    url: &str,
-    options: &ConnectOptions,
-    client: ClientOptions,
-) -> Result<Client, Error> {
-    let status = match streamable(http.clone(), url, options, client.clone()).await {
-        Ok(connected) => {
-            detect::remember(url, Verdict::StreamableHttp);
-            return Ok(connected);
-        }
-        Err(Error::Transport(error)) => match detect::legacy_signal(&error) {
-            Some(status) => status,
-            None => return Err(Error::Transport(error)),
-        },
-        Err(other) => return Err(other),
-    };
-    legacy_fallback(http, url, options, client, status).await
 }
 
 /// After a POST answered as only a legacy server would: try HTTP+SSE.
