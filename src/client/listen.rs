@@ -494,7 +494,27 @@ impl Client {
         }
         match negotiated.version.era() {
             Era::Stateless => self.listen_stateless(filter, offered, negotiated.version).await,
-            Era::Handshake => self.listen_on_session(filter, offered).await,
+            // The handshake era: list changes come on the session's own
+            // stream; the resources asked for are subscribed with
+            // `resources/subscribe` (here, not in a function of its own: one
+            // state machine less).
+            Era::Handshake => {
+                let uris = offered.resource_subscriptions.clone();
+                let mut subscription = self.subscription(filter, offered.clone(), Some(offered));
+                subscription.subscribed = Some((self.clone(), Vec::new()));
+                for uri in uris {
+                    // On failure the subscription is dropped, unsubscribing
+                    // the rest. `request_raw` itself: its result is not read,
+                    // so neither `subscribe_resource` nor `request` wraps it.
+                    let params = Some(crate::protocol::object! { "uri": uri.as_str() });
+                    let method = crate::protocol::methods::RESOURCES_SUBSCRIBE;
+                    self.request_raw(method, params, super::RequestOptions::default()).await?;
+                    if let Some((_, done)) = subscription.subscribed.as_mut() {
+                        done.push(uri);
+                    }
+                }
+                Ok(subscription)
+            }
         }
     }
 

@@ -173,27 +173,4 @@ impl Client {
         }
         Ok(())
     }
-
-    /// A subscription on the session's own stream: list changes come on
-    /// it; the resources asked for are subscribed with `resources/subscribe`.
-    pub(crate) async fn listen_on_session(
-        &self,
-        requested: ListenFilter,
-        offered: ListenFilter,
-    ) -> Result<Subscription, Error> {
-        let uris = offered.resource_subscriptions.clone();
-        let mut subscription = self.subscription(requested, offered.clone(), Some(offered));
-        subscription.subscribed = Some((self.clone(), Vec::new()));
-        for uri in uris {
-            // On failure the subscription is dropped, unsubscribing the rest.
-            // `request_raw` itself: its result is not read, so neither
-            // `subscribe_resource` nor `request` wraps it here.
-            let params = Some(object! { "uri": uri.as_str() });
-            self.request_raw(methods::RESOURCES_SUBSCRIBE, params, RequestOptions::default()).await?;
-            if let Some((_, done)) = subscription.subscribed.as_mut() {
-                done.push(uri);
-            }
-        }
-        Ok(subscription)
-    }
 }
