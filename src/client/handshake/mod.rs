@@ -13,9 +13,7 @@ use crate::runtime::channel::oneshot;
 use serde_json::Value;
 
 use super::driver::Command;
-use super::listen::Subscription;
 use super::{Client, Error, Negotiated, RequestOptions, SessionEvent};
-use crate::protocol::stateless::ListenFilter;
 use crate::protocol::types::InitializeResult;
 use crate::protocol::version::{newest_spoken, supported_versions};
 use crate::protocol::{Era, ProtocolVersion, RawResult, codes, methods, object};
