@@ -97,7 +97,35 @@ impl<H: HttpClient> OAuthProvider<H> {
             });
         }
         match &discovery.metadata.registration_endpoint {
-            Some(endpoint) if register => self.register(discovery, endpoint).await,
+            // RFC 7591 dynamic client registration (here, not in a function
+            // of its own: one state machine less). A loopback IP redirect URI
+            // is registered in its port-less form too, so the registration
+            // serves later runs on other ports (RFC 8252 §7.3); an
+            // authorization server that refuses that form gets the exact URI
+            // alone.
+            Some(endpoint) if register => {
+                let exact = self.config.redirect_uri.clone();
+                let (mut redirect_uris, mut fallback) = match portless_loopback(&exact) {
+                    Some(bare) => (vec![bare, exact.clone()], true),
+                    None => (vec![exact.clone()], false),
+                };
+                // A loop, not a second `.await` of the registration: each is
+                // a state of this future with its own moves and drops.
+                loop {
+                    match self.register_with(discovery, endpoint, redirect_uris).await {
+                        Err(AuthError::Registration { error: Some(error), .. })
+                            if fallback && (error == "invalid_redirect_uri" || error == "invalid_client_metadata") =>
+                        {
+                            log::info!(
+                                "{endpoint} refused the port-less loopback redirect URI ({error}): registering \
+                                 {exact} alone"
+                            );
+                            (redirect_uris, fallback) = (vec![exact.clone()], false);
+                        }
+                        other => return other,
+                    }
+                }
+            }
             _ => Err(AuthError::ClientRegistrationNeeded {
                 issuer: issuer.clone(),
                 redirect_uri: self.config.redirect_uri.clone(),
@@ -106,33 +134,6 @@ impl<H: HttpClient> OAuthProvider<H> {
                     None => String::new(),
                 },
             }),
-        }
-    }
-
-    /// RFC 7591 dynamic client registration. A loopback IP redirect URI is
-    /// registered in its port-less form too, so the registration serves later
-    /// runs on other ports (RFC 8252 §7.3); an authorization server that
-    /// refuses that form gets the exact URI alone.
-    async fn register(&self, discovery: &Discovery, endpoint: &str) -> Result<ClientRegistration, AuthError> {
-        let exact = self.config.redirect_uri.clone();
-        let (mut redirect_uris, mut fallback) = match portless_loopback(&exact) {
-            Some(bare) => (vec![bare, exact.clone()], true),
-            None => (vec![exact.clone()], false),
-        };
-        // A loop, not a second `.await` of the registration: each is a
-        // state of this future with its own moves and drops.
-        loop {
-            match self.register_with(discovery, endpoint, redirect_uris).await {
-                Err(AuthError::Registration { error: Some(error), .. })
-                    if fallback && (error == "invalid_redirect_uri" || error == "invalid_client_metadata") =>
-                {
-                    log::info!(
-                        "{endpoint} refused the port-less loopback redirect URI ({error}): registering {exact} alone"
-                    );
-                    (redirect_uris, fallback) = (vec![exact.clone()], false);
-                }
-                other => return other,
-            }
         }
     }
 
