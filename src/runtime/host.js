@@ -54,15 +54,3 @@ export function timerWanted(wanted) {
   timer = undefined;
   return true;
 }
-
-// Watches `promise` for src/runtime/promise.rs: `settle(slot * 2 + 1,
-// value)` once it fulfils, `settle(slot * 2, reason)` once it rejects. The
-// pair of callbacks of each of the first 256 slots is made once and kept, so
-// a slot used again watches its next promise with nothing made but the
-// `then` (a slot serves one promise at a time, and a promise settles once).
-const watchers = [];
-export function watch(promise, slot, settle) {
-  const pair = watchers[slot] ?? [(value) => settle(slot * 2 + 1, value), (reason) => settle(slot * 2, reason)];
-  if (slot < 256) watchers[slot] = pair;
-  promise.then(pair[0], pair[1]);
-}

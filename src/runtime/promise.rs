@@ -7,15 +7,15 @@
 //! own, with nothing of Rust's below it on the stack, so here it runs the
 //! woken task itself ([`super::tasks::wake_and_run`]).
 //!
-//! Every promise is watched through one Rust callback, made once, by
-//! `host.js`'s `watch`, which calls it with the promise's slot and how it
-//! settled: a fresh pair of Rust closures per promise costs each an
-//! allocation, a JS wrapper registered with a `FinalizationRegistry` and its
-//! release, four times a call. `host.js` keeps the pair of JS callbacks of
-//! each of the first 256 slots, so a slot used again watches its next
-//! promise with nothing made but the `then`.
+//! Every promise is watched through the same two callbacks, made once and
+//! bound to the promise's slot (`Function.prototype.bind`): a fresh pair of
+//! Rust closures per promise costs each an allocation, a JS wrapper
+//! registered with a `FinalizationRegistry` and its release, four times a
+//! call. The bound pair is kept with its slot (the first [`KEPT_PAIRS`]
+//! slots), so a slot used again watches its next promise with no call
+//! into JS but `then`.
 
-use std::cell::{OnceCell, RefCell};
+use std::cell::RefCell;
 use std::future::Future;
 use std::pin::Pin;
 use std::task::{Context, Poll, Waker};
@@ -35,25 +35,46 @@ enum Slot {
     Free,
 }
 
+/// How many slots keep their bound callbacks: more than a session has
+/// exchanges in flight most of the time, few enough that a burst of calls
+/// does not leave thousands of functions behind.
+const KEPT_PAIRS: usize = 256;
+
 struct Slots {
     slots: Vec<Slot>,
     free: Vec<u32>,
+    /// The callbacks bound to slot `i`, for the first [`KEPT_PAIRS`] slots.
+    /// A slot is free only once its promise settled, and a promise settles
+    /// once, so its pair is never called for the promise before.
+    bound: Vec<(Callback, Callback)>,
+    /// The shared callbacks, made on first use and kept for the module's
+    /// life: `(fulfilled, rejected)`, each called with a slot and a value.
+    callbacks: Option<(Callback, Callback)>,
 }
 
 // A `const` start: no lazy set-up code for the module to carry.
 thread_local! {
-    static SLOTS: RefCell<Slots> = const { RefCell::new(Slots { slots: Vec::new(), free: Vec::new() }) };
-    /// The one callback every watched promise settles through, made on
-    /// first use and kept for the module's life: called with the slot
-    /// times two, plus one when the promise fulfilled, and the value.
-    static SETTLE: OnceCell<JsValue> = const { OnceCell::new() };
+    static SLOTS: RefCell<Slots> = const {
+        RefCell::new(Slots { slots: Vec::new(), free: Vec::new(), bound: Vec::new(), callbacks: None })
+    };
 }
 
-#[wasm_bindgen(module = "/src/runtime/host.js")]
+#[wasm_bindgen]
 extern "C" {
-    /// `promise.then(...)`, calling `settle(slot * 2 + 1, value)` or
-    /// `settle(slot * 2, reason)`.
-    fn watch(promise: &Promise, slot: u32, settle: &JsValue);
+    /// One of the shared callbacks, or one bound to a slot.
+    #[derive(Clone)]
+    type Callback;
+
+    /// `callback.bind(undefined, slot)`.
+    #[wasm_bindgen(method, js_name = bind)]
+    fn bind_slot(this: &Callback, context: &JsValue, slot: u32) -> Callback;
+
+    /// A promise, seen only for its `then`.
+    type Thenable;
+
+    /// `promise.then(fulfilled, rejected)`, the promise it makes unused.
+    #[wasm_bindgen(method, js_name = then)]
+    fn watch(this: &Thenable, fulfilled: &Callback, rejected: &Callback);
 }
 
 /// What `promise` settles to; see the module.
@@ -81,9 +102,9 @@ pub(crate) fn outcome(started: Result<Promise, JsValue>) -> impl Future<Output =
 
 /// Waits for `promise`.
 pub(crate) fn settled(promise: &Promise) -> Settled {
-    let slot = SLOTS.with(|slots| {
+    let (slot, fulfilled, rejected) = SLOTS.with(|slots| {
         let mut slots = slots.borrow_mut();
-        match slots.free.pop() {
+        let slot = match slots.free.pop() {
             Some(slot) => {
                 slots.slots[slot as usize] = Slot::Waiting(None);
                 slot
@@ -92,18 +113,33 @@ pub(crate) fn settled(promise: &Promise) -> Settled {
                 slots.slots.push(Slot::Waiting(None));
                 (slots.slots.len() - 1) as u32
             }
+        };
+        if let Some((fulfilled, rejected)) = slots.bound.get(slot as usize) {
+            return (slot, fulfilled.clone(), rejected.clone());
         }
+        let (fulfilled, rejected) = slots.callbacks.get_or_insert_with(callbacks);
+        let undefined = JsValue::UNDEFINED;
+        let pair = (fulfilled.bind_slot(&undefined, slot), rejected.bind_slot(&undefined, slot));
+        // Slots are numbered in the order they are first used, so the
+        // next one to keep is always `bound.len()`.
+        if slot as usize == slots.bound.len() && slots.bound.len() < KEPT_PAIRS {
+            slots.bound.push(pair.clone());
+        }
+        (slot, pair.0, pair.1)
     });
-    SETTLE.with(|callback| {
-        let callback = callback.get_or_init(|| {
-            Closure::<dyn FnMut(u32, JsValue)>::new(|code: u32, value: JsValue| {
-                settle(code >> 1, if code & 1 == 1 { Ok(value) } else { Err(value) })
-            })
-            .into_js_value()
-        });
-        watch(promise, slot, callback);
-    });
+    promise.unchecked_ref::<Thenable>().watch(&fulfilled, &rejected);
     Settled { slot: Some(slot) }
+}
+
+fn callbacks() -> (Callback, Callback) {
+    let make = |ok: bool| {
+        Closure::<dyn FnMut(u32, JsValue)>::new(move |slot: u32, value: JsValue| {
+            settle(slot, if ok { Ok(value) } else { Err(value) })
+        })
+        .into_js_value()
+        .unchecked_into::<Callback>()
+    };
+    (make(true), make(false))
 }
 
 fn settle(slot: u32, outcome: Result<JsValue, JsValue>) {
