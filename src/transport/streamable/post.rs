@@ -42,7 +42,15 @@ impl<H: HttpClient> Shared<H> {
         // A stateless POST carries no session (see `Shared::request`), so
         // what follows reads its answer by that era's rules too.
         let (response, carried_session) = {
-            let mut attempt = PostAttempt::new(&self, Method::Post, Some(body), None, stateless.as_deref(), None);
+            let mut attempt = PostAttempt {
+                shared: &self,
+                method: Method::Post,
+                body: Some(body),
+                last_event_id: None,
+                stateless: stateless.as_deref(),
+                opened: None,
+                carried_session: None,
+            };
             let response = authorize::send(&*self, StillInsufficient::Fail, &mut attempt).await?;
             (response, attempt.carried_session)
         };
@@ -199,27 +207,14 @@ fn status_text(status: u16) -> &'static str {
 /// answer comes, before any authorization it leads to. Kept in a block of
 /// its caller's, so that its body does not live on across later awaits.
 pub(super) struct PostAttempt<'a, H> {
-    shared: &'a Shared<H>,
-    method: Method,
-    body: Option<String>,
-    last_event_id: Option<&'a str>,
-    stateless: Option<&'a [(String, String)]>,
-    opened: Option<&'a Opened>,
+    pub(super) shared: &'a Shared<H>,
+    pub(super) method: Method,
+    pub(super) body: Option<String>,
+    pub(super) last_event_id: Option<&'a str>,
+    pub(super) stateless: Option<&'a [(String, String)]>,
+    pub(super) opened: Option<&'a Opened>,
     /// The session id the last attempt carried.
     pub(super) carried_session: Option<String>,
-}
-
-impl<'a, H> PostAttempt<'a, H> {
-    pub(super) fn new(
-        shared: &'a Shared<H>,
-        method: Method,
-        body: Option<String>,
-        last_event_id: Option<&'a str>,
-        stateless: Option<&'a [(String, String)]>,
-        opened: Option<&'a Opened>,
-    ) -> Self {
-        PostAttempt { shared, method, body, last_event_id, stateless, opened, carried_session: None }
-    }
 }
 
 impl<H: HttpClient> Attempt for PostAttempt<'_, H> {

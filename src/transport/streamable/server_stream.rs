@@ -55,7 +55,15 @@ impl<H: HttpClient> Shared<H> {
                 id => id.to_owned(),
             };
             let answered = {
-                let mut attempt = PostAttempt::new(&self, Method::Get, None, Some(&last_event_id), None, Some(&opened));
+                let mut attempt = PostAttempt {
+                    shared: &self,
+                    method: Method::Get,
+                    body: None,
+                    last_event_id: Some(&last_event_id),
+                    stateless: None,
+                    opened: Some(&opened),
+                    carried_session: None,
+                };
                 authorize::send(&*self, StillInsufficient::Fail, &mut attempt).await
             };
             opened.tell();
