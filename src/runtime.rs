@@ -110,8 +110,9 @@ pub(crate) fn host() -> u32 {
     host_kind()
 }
 
-// 1, a browser by its `navigator.userAgent` ("Mozilla/..."), is read by
-// `host.js`'s timer alone.
+/// A browser by its `navigator.userAgent` ("Mozilla/...").
+#[cfg(target_arch = "wasm32")]
+pub(crate) const HOST_BROWSER_AGENT: u32 = 1;
 /// Node 21 or later ("Node.js/..."), whose `fetch` (undici) makes a signal
 /// expensive.
 #[cfg(target_arch = "wasm32")]

@@ -21,36 +21,3 @@ export function hostKind() {
     (script ? 8 : 0)
   );
 }
-
-// The Rust side's one timer (src/runtime/timers.rs), set for the earliest
-// deadline of its queue. While no sleep waits, a browser keeps it set
-// (nothing stays alive for it), Node and Bun keep it `unref()`ed, other hosts
-// (Deno, workerd) have it cleared. The timer's handle stays here: the wasm
-// holds no host object for it.
-let timer;
-// 0: kept set; 1: `unref()`ed; 2: cleared. Found out when first set.
-let idle;
-
-// Sets the timer to call `fire` after `millis`, in place of any set.
-export function setTimer(fire, millis) {
-  clearTimeout(timer);
-  timer = setTimeout(() => {
-    timer = undefined;
-    fire();
-  }, millis);
-  idle ??= hostKind() & 1 ? 0 : typeof timer?.unref === 'function' ? 1 : 2;
-}
-
-// A sleep waits on the timer that is set (`wanted`), or none does any more:
-// true when that cleared the timer.
-export function timerWanted(wanted) {
-  if (idle === 1) {
-    if (wanted) timer?.ref();
-    else timer?.unref();
-    return false;
-  }
-  if (wanted || idle === 0) return false;
-  clearTimeout(timer);
-  timer = undefined;
-  return true;
-}

@@ -147,28 +147,60 @@ mod host {
     use std::rc::Rc;
     use std::task::{Context, Poll};
 
+    use wasm_bindgen::JsCast;
     use wasm_bindgen::prelude::*;
 
     use super::{Queue, Slot};
 
-    #[wasm_bindgen(module = "/src/runtime/host.js")]
+    #[wasm_bindgen]
     extern "C" {
-        /// Sets the one timer to call `fire` after `millis`, in place of
-        /// any set. `host.js` keeps its handle, and what becomes of it while
-        /// no sleep waits (set in a browser, `unref()`ed in Node and Bun,
-        /// cleared elsewhere).
-        #[wasm_bindgen(js_name = setTimer)]
-        fn set_timer(fire: &JsValue, millis: i32);
-        /// A sleep waits on the timer that is set (`wanted`), or none does
-        /// any more: true when that cleared the timer.
-        #[wasm_bindgen(js_name = timerWanted)]
-        fn timer_wanted(wanted: bool) -> bool;
+        #[wasm_bindgen(js_name = setTimeout)]
+        fn set_timeout(callback: &js_sys::Function, millis: i32) -> JsValue;
+        #[wasm_bindgen(js_name = clearTimeout)]
+        fn clear_timeout(handle: &JsValue);
+
+        /// Node's and Bun's `Timeout` object.
+        type Timeout;
+        /// The timer keeps the process alive again.
+        #[wasm_bindgen(method, js_name = ref)]
+        fn hold(this: &Timeout);
+        /// The timer no longer keeps the process alive.
+        #[wasm_bindgen(method, js_name = unref)]
+        fn release(this: &Timeout);
+    }
+
+    /// What becomes of the timer while no sleep waits.
+    #[derive(Clone, Copy, PartialEq, Eq)]
+    enum Idle {
+        /// Stays set (browsers: nothing stays alive for it).
+        KeepSet,
+        /// Stays set, `unref()`ed (Node, Bun: `setTimeout` returns an object
+        /// with `ref` and `unref`); `held` says whether it is `ref()`ed.
+        Unref { held: bool },
+        /// Cleared (Deno, workerd, any other host).
+        Clear,
+    }
+
+    struct Host {
+        queue: Queue,
+        /// What `setTimeout` returned for the timer that is set.
+        handle: Option<JsValue>,
+        /// `None` until the first timer is set (a browser names itself; Node
+        /// is told by its handle).
+        idle: Option<Idle>,
     }
 
     thread_local! {
-        static QUEUE: RefCell<Queue> = const { RefCell::new(Queue::new()) };
+        // A `const` start (no lazy set-up code); `arm` finds out the host.
+        static HOST: RefCell<Host> = const { RefCell::new(Host { queue: Queue::new(), handle: None, idle: None }) };
         /// The timer's callback, made once and kept for the module's life.
         static FIRED: OnceCell<Closure<dyn FnMut()>> = const { OnceCell::new() };
+    }
+
+    /// A page or a browser worker: every browser names itself "Mozilla/5.0
+    /// ..."; Node ("Node.js/"), Deno ("Deno/"), Bun and workerd do not.
+    fn browser() -> bool {
+        crate::runtime::host() & crate::runtime::HOST_BROWSER_AGENT != 0
     }
 
     /// The clock of the deadlines (and of the runtime's `sleep`):
@@ -177,20 +209,47 @@ mod host {
         js_sys::Date::now().max(0.0) as u64
     }
 
-    fn arm(queue: &mut Queue, deadline: u64) {
+    fn arm(host: &mut Host, deadline: u64) {
+        if let Some(handle) = host.handle.take() {
+            clear_timeout(&handle);
+        }
         // `setTimeout` takes an i32; a longer wait is set again when the
         // timer goes off early.
         let millis = deadline.saturating_sub(now()).min(i32::MAX as u64) as i32;
-        FIRED.with(|fired| set_timer(fired.get_or_init(|| Closure::new(fire)).as_ref(), millis));
-        queue.armed = Some(deadline);
+        let handle = FIRED.with(|fired| {
+            let callback = fired.get_or_init(|| Closure::new(fire));
+            set_timeout(callback.as_ref().unchecked_ref(), millis)
+        });
+        match host.idle {
+            None if browser() => host.idle = Some(Idle::KeepSet),
+            None if handle.is_object() && js_sys::Reflect::has(&handle, &"unref".into()).unwrap_or(false) => {
+                host.idle = Some(Idle::Unref { held: true });
+            }
+            None => host.idle = Some(Idle::Clear),
+            // A new timer keeps the process alive.
+            Some(Idle::Unref { .. }) => host.idle = Some(Idle::Unref { held: true }),
+            Some(_) => {}
+        }
+        host.handle = Some(handle);
+        host.queue.armed = Some(deadline);
+    }
+
+    /// A sleep joined the timer that is set: in Node it keeps the process
+    /// alive again.
+    fn hold(host: &mut Host) {
+        if let (Some(Idle::Unref { held: false }), Some(handle)) = (host.idle, &host.handle) {
+            handle.unchecked_ref::<Timeout>().hold();
+            host.idle = Some(Idle::Unref { held: true });
+        }
     }
 
     fn fire() {
-        let wakers = QUEUE.with(|queue| {
-            let mut queue = queue.borrow_mut();
-            let (wakers, next) = queue.expire(now());
+        let wakers = HOST.with(|host| {
+            let mut host = host.borrow_mut();
+            host.handle = None;
+            let (wakers, next) = host.queue.expire(now());
             if let Some(deadline) = next {
-                arm(&mut queue, deadline);
+                arm(&mut host, deadline);
             }
             wakers
         });
@@ -207,15 +266,11 @@ mod host {
     /// Resolves at `deadline` (milliseconds of `Date.now()`).
     fn sleep_until(deadline: u64) -> Sleep {
         let slot = Rc::new(RefCell::new(Slot::default()));
-        QUEUE.with(|queue| {
-            let mut queue = queue.borrow_mut();
-            match queue.insert(deadline, &slot) {
-                Some(deadline) => arm(&mut queue, deadline),
-                // It joined the timer that is set: in Node that timer keeps
-                // the process alive again.
-                None => {
-                    timer_wanted(true);
-                }
+        HOST.with(|host| {
+            let mut host = host.borrow_mut();
+            match host.queue.insert(deadline, &slot) {
+                Some(deadline) => arm(&mut host, deadline),
+                None => hold(&mut host),
             }
         });
         Sleep { slot }
@@ -245,10 +300,24 @@ mod host {
         fn drop(&mut self) {
             // `try_with`: a sleep dropped while the thread's storage is torn
             // down has no queue to leave.
-            let _ = QUEUE.try_with(|queue| {
-                let mut queue = queue.borrow_mut();
-                if queue.forget(&self.slot.borrow()) && timer_wanted(false) {
-                    queue.armed = None;
+            let _ = HOST.try_with(|host| {
+                let mut host = host.borrow_mut();
+                if !host.queue.forget(&self.slot.borrow()) {
+                    return;
+                }
+                match (host.idle, &host.handle) {
+                    (Some(Idle::KeepSet), _) => {}
+                    (Some(Idle::Unref { held: true }), Some(handle)) => {
+                        handle.unchecked_ref::<Timeout>().release();
+                        host.idle = Some(Idle::Unref { held: false });
+                    }
+                    (Some(Idle::Unref { .. }), _) => {}
+                    _ => {
+                        if let Some(handle) = host.handle.take() {
+                            clear_timeout(&handle);
+                        }
+                        host.queue.armed = None;
+                    }
                 }
             });
         }
