@@ -98,31 +98,19 @@ pub(crate) use promise::{Settled, settled};
 #[cfg(all(target_arch = "wasm32", feature = "js"))]
 pub(crate) use tasks::spawn_started;
 
-/// What the wasm build's host is, where hosts behave differently: the
-/// `HOST_*` bits `host.js` sets (one call, no string across).
+/// `navigator.userAgent`, where the global object has a `navigator`: how
+/// the wasm build tells its hosts apart where their behaviour differs.
 #[cfg(target_arch = "wasm32")]
-pub(crate) fn host() -> u32 {
-    #[wasm_bindgen::prelude::wasm_bindgen(module = "/src/runtime/host.js")]
+pub(crate) fn user_agent() -> Option<String> {
+    #[wasm_bindgen::prelude::wasm_bindgen]
     extern "C" {
-        #[wasm_bindgen(js_name = hostKind)]
-        fn host_kind() -> u32;
+        // The glue reads it once, as `typeof navigator === 'undefined' ?
+        // null : navigator?.userAgent`: no global object walked from here.
+        #[wasm_bindgen(thread_local_v2, js_namespace = navigator, js_name = userAgent)]
+        static USER_AGENT: Option<js_sys::JsString>;
     }
-    host_kind()
+    USER_AGENT.with(|agent| agent.as_ref().and_then(|agent| agent.as_string()))
 }
-
-/// A browser by its `navigator.userAgent` ("Mozilla/...").
-#[cfg(target_arch = "wasm32")]
-pub(crate) const HOST_BROWSER_AGENT: u32 = 1;
-/// Node 21 or later ("Node.js/..."), whose `fetch` (undici) makes a signal
-/// expensive.
-#[cfg(target_arch = "wasm32")]
-pub(crate) const HOST_NODE: u32 = 2;
-/// workerd ("Cloudflare-Workers").
-#[cfg(target_arch = "wasm32")]
-pub(crate) const HOST_WORKERD: u32 = 4;
-/// Not Node, Deno nor Bun by their globals: a page, a worker, workerd.
-#[cfg(target_arch = "wasm32")]
-pub(crate) const HOST_SCRIPT: u32 = 8;
 
 /// A number in `[0, 1)` for jitter; not for anything secret.
 #[cfg(not(target_arch = "wasm32"))]

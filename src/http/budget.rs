@@ -34,7 +34,7 @@ pub fn default_max_connections() -> Option<usize> {
 /// Whether this is workerd, which names itself in `navigator.userAgent`.
 #[cfg(target_arch = "wasm32")]
 fn in_workerd() -> bool {
-    crate::runtime::host() & crate::runtime::HOST_WORKERD != 0
+    crate::runtime::user_agent().is_some_and(|agent| agent == "Cloudflare-Workers")
 }
 
 #[cfg(not(target_arch = "wasm32"))]

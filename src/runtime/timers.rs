@@ -200,7 +200,7 @@ mod host {
     /// A page or a browser worker: every browser names itself "Mozilla/5.0
     /// ..."; Node ("Node.js/"), Deno ("Deno/"), Bun and workerd do not.
     fn browser() -> bool {
-        crate::runtime::host() & crate::runtime::HOST_BROWSER_AGENT != 0
+        crate::runtime::user_agent().is_some_and(|agent| agent.starts_with("Mozilla/"))
     }
 
     /// The clock of the deadlines (and of the runtime's `sleep`):

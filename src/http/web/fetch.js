@@ -57,6 +57,12 @@ export function textOf(value) {
   }
 }
 
+// Whether this is a browser (a page or a worker), not Node, Deno or Bun.
+export const inBrowser = () =>
+  typeof globalThis.process?.versions?.node !== 'string' &&
+  globalThis.Deno === undefined &&
+  globalThis.Bun === undefined;
+
 // The `fetch` a host installed for mcp-edge under
 // `Symbol.for('mcp-edge.fetch')` (host.rs says why), if it did.
 export function installedFetch() {

@@ -55,6 +55,9 @@ extern "C" {
         dpop: bool,
         installed: Option<&js_sys::Function>,
     ) -> Result<JsValue, JsValue>;
+    /// Whether this is a browser (a page or a worker), not Node, Deno or Bun.
+    #[wasm_bindgen(js_name = inBrowser)]
+    fn in_browser() -> bool;
     /// The `fetch` the host installed for mcp-edge (above), if any.
     #[wasm_bindgen(js_name = installedFetch)]
     fn installed_fetch() -> Option<js_sys::Function>;
@@ -125,7 +128,7 @@ pub struct FetchHttp {
     /// local server took 100-220 µs longer each, and 1,000 calls at once
     /// 5-9% longer, than the same calls made from a microtask (A/B pages,
     /// docs/speed.md). Node, Deno and Bun call it directly; pages, workers
-    /// and workerd (which `HOST_SCRIPT` does not tell from a browser) defer.
+    /// and workerd (which `in_browser` does not tell from a browser) defer.
     deferred: bool,
     /// The last request's headers, as sent and as a JS `Headers`.
     last_headers: std::rc::Rc<std::cell::RefCell<Option<SentHeaders>>>,
@@ -150,10 +153,8 @@ impl Default for FetchHttp {
         let installed = installed_fetch();
         // An installed `fetch` takes a signal for what it costs natively
         // (Node's `node:http` ends the request on it), not undici's price.
-        let host = crate::runtime::host();
-        let signals = host & crate::runtime::HOST_NODE == 0 || installed.is_some();
-        let deferred = host & crate::runtime::HOST_SCRIPT != 0;
-        FetchHttp { credentials: None, signals, deferred, last_headers: Default::default(), installed }
+        let signals = !in_node() || installed.is_some();
+        FetchHttp { credentials: None, signals, deferred: in_browser(), last_headers: Default::default(), installed }
     }
 }
 
@@ -201,6 +202,13 @@ impl Drop for AbortOnDrop {
             abandon(&fetching);
         }
     }
+}
+
+/// Whether this is Node, whose `fetch` (undici) makes a signal expensive
+/// (see [`AbortOnDrop`]). Node 21 and later name themselves in
+/// `navigator.userAgent`; Deno, Bun, workerd and browsers do not.
+fn in_node() -> bool {
+    crate::runtime::user_agent().is_some_and(|agent| agent.starts_with("Node.js/"))
 }
 
 /// The largest body read in one go (`arrayBuffer()`) rather than chunk by
@@ -290,7 +298,7 @@ fn network_failure(method: &str, url: &str, error: &JsValue) -> HttpError {
     };
     let text = match cause_text {
         Some(cause) => format!("{method} {url} failed ({thrown}): {cause}"),
-        None if crate::runtime::host() & crate::runtime::HOST_SCRIPT != 0 => format!(
+        None if in_browser() => format!(
             "{method} {url} failed ({thrown}). The browser gives no detail: the server may be unreachable, \
              or its CORS policy may not allow this origin, method or headers"
         ),
